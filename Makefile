@@ -1,0 +1,35 @@
+# The two commands: `make test` and `make train`. Each builds (or refreshes) a local
+# virtualenv in .venv from pyproject.toml pinned by constraints.txt, then runs.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+GAME   ?=
+# pytest workers: the CI machine has 2 cores.
+WORKERS ?= 2
+
+.PHONY: test train bench lint clean venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest -n $(WORKERS) --dist loadgroup tests
+
+train: $(STAMP)
+	$(PY) -m train.run $(if $(GAME),--env $(GAME),)
+
+bench: $(STAMP)
+	$(PY) benchmarks/throughput.py --env duel --batch 1024 --compare-pgx
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check tcgjax train tests benchmarks
+	$(VENV)/bin/ruff format --check tcgjax train tests benchmarks
+
+clean:
+	rm -rf $(VENV) .jax_cache .pytest_cache

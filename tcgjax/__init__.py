@@ -1,0 +1,55 @@
+"""tcgjax: JAX-native functional environments for trading-card games and wargames.
+
+>>> import jax, tcgjax
+>>> env = tcgjax.make("duel")
+>>> state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), 1024))
+"""
+
+from tcgjax.core import replay
+from tcgjax.core.actions import ActionLayout
+from tcgjax.core.board import Board, BoardLayout
+from tcgjax.core.cards import CardRegistry, CardSchema
+from tcgjax.core.checked import checked_step
+from tcgjax.core.env import Env, State
+from tcgjax.core.errors import (
+    CardDataError,
+    ConfigError,
+    IllegalActionError,
+    ReplayError,
+    SerializationError,
+    TcgjaxError,
+)
+from tcgjax.core.observation import ObservationLayout
+from tcgjax.core.serialization import from_json, to_json
+from tcgjax.core.visibility import is_visible_to
+from tcgjax.core.zones import ZoneType, ZoneTypeRegistry
+from tcgjax.registry import available_envs, make, register
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "make",
+    "available_envs",
+    "register",
+    "Env",
+    "State",
+    "checked_step",
+    "to_json",
+    "from_json",
+    "replay",
+    "is_visible_to",
+    "ActionLayout",
+    "ObservationLayout",
+    "Board",
+    "BoardLayout",
+    "CardRegistry",
+    "CardSchema",
+    "ZoneType",
+    "ZoneTypeRegistry",
+    "TcgjaxError",
+    "ConfigError",
+    "CardDataError",
+    "IllegalActionError",
+    "SerializationError",
+    "ReplayError",
+]

@@ -1,0 +1,65 @@
+"""Action layouts: one discrete action space declared once as named contiguous ranges.
+
+>>> layout = ActionLayout([("play", 6), ("attack", 3), ("end_turn", 1)])
+>>> layout.encode("attack", 2)
+8
+>>> layout.decode(8)
+('attack', 2)
+>>> layout.name(8)
+'attack[2]'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tcgjax.core.errors import ConfigError
+
+__all__ = ["ActionLayout"]
+
+
+class ActionLayout:
+    """Named contiguous ranges ``[start, start + size)`` that tile ``[0, num_actions)``."""
+
+    def __init__(self, ranges: Sequence[tuple[str, int]]):
+        self.ranges: dict[str, tuple[int, int]] = {}
+        start = 0
+        for name, size in ranges:
+            if name in self.ranges or size <= 0:
+                raise ConfigError(f"action range {name!r}: names must be unique, sizes positive")
+            self.ranges[name] = (start, size)
+            start += size
+        self.num_actions = start
+
+    def start(self, name: str) -> int:
+        return self.ranges[name][0]
+
+    def size(self, name: str) -> int:
+        return self.ranges[name][1]
+
+    def encode(self, name: str, offset: int = 0) -> int:
+        """Action index of ``offset`` inside range ``name``."""
+        start, size = self.ranges[name]
+        if not 0 <= offset < size:
+            raise ConfigError(f"offset {offset} outside action range {name!r} of size {size}")
+        return start + offset
+
+    def decode(self, action: int) -> tuple[str, int]:
+        """``(range name, offset)`` of an action index."""
+        action = int(action)
+        for name, (start, size) in self.ranges.items():
+            if start <= action < start + size:
+                return name, action - start
+        raise ConfigError(f"action {action} outside [0, {self.num_actions})")
+
+    def name(self, action: int) -> str:
+        """Readable name, ``range`` for size-1 ranges, ``range[offset]`` otherwise."""
+        name, offset = self.decode(action)
+        return name if self.ranges[name][1] == 1 else f"{name}[{offset}]"
+
+    def table(self) -> str:
+        """Markdown table of the ranges (used by the game READMEs)."""
+        rows = ["| range | indices | size |", "|---|---|---|"]
+        for name, (start, size) in self.ranges.items():
+            rows.append(f"| `{name}` | {start}–{start + size - 1} | {size} |")
+        return "\n".join(rows)

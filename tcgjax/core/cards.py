@@ -1,0 +1,223 @@
+"""Card definitions: a validated data file compiled into a frozen struct-of-arrays.
+
+A game declares a :class:`CardSchema` (the fields every card definition has, with their types). A
+:class:`CardRegistry` loads a JSON or YAML file of the form::
+
+    cards:
+      - {id: goblin, name: Goblin, kind: creature, cost: 1, power: 1}
+      - ...
+
+validates every entry, and compiles the numeric fields into read-only arrays, one per field, indexed by
+definition index. Index 0 is a padding row (all zeros, id ``""``); real cards take indices ``1..N`` in
+sorted order of their id (decision G3), so the same file always gives the same indices. Rules look
+values up by gather: ``registry["cost"][board.definition]``.
+
+Validation errors raise :class:`~tcgjax.core.errors.CardDataError` naming the file, the card id and the
+field: a missing field, an unknown field, a wrong type, a value out of range or not in the enum, a
+duplicate id.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import types
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+import yaml
+
+from tcgjax.core.errors import CardDataError, ConfigError
+
+__all__ = ["IntField", "EnumField", "FlagsField", "TextField", "CardSchema", "CardRegistry"]
+
+
+@dataclasses.dataclass(frozen=True)
+class IntField:
+    """An integer in ``[min, max]`` stored as ``dtype``."""
+
+    name: str
+    min: int
+    max: int
+    dtype: Any = np.int16
+
+    def parse(self, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected an integer, got {value!r}")
+        if not self.min <= value <= self.max:
+            raise ValueError(f"{value} is outside [{self.min}, {self.max}]")
+        return value
+
+
+@dataclasses.dataclass(frozen=True)
+class EnumField:
+    """One of ``values`` (strings), stored as its index (int8)."""
+
+    name: str
+    values: tuple[str, ...]
+    dtype: Any = np.int8
+
+    def parse(self, value):
+        if value not in self.values:
+            raise ValueError(f"unknown value {value!r}; expected one of {list(self.values)}")
+        return self.values.index(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class FlagsField:
+    """A list of distinct ``values`` (e.g. keywords), stored as a bit mask (int32)."""
+
+    name: str
+    values: tuple[str, ...]
+    dtype: Any = np.int32
+
+    def parse(self, value):
+        if not isinstance(value, list):
+            raise ValueError(f"expected a list, got {value!r}")
+        mask = 0
+        for item in value:
+            if item not in self.values:
+                raise ValueError(f"unknown value {item!r}; expected any of {list(self.values)}")
+            if mask & (1 << self.values.index(item)):
+                raise ValueError(f"{item!r} is listed twice")
+            mask |= 1 << self.values.index(item)
+        return mask
+
+
+@dataclasses.dataclass(frozen=True)
+class TextField:
+    """A string kept host-side only (names, rules text); not compiled into an array."""
+
+    name: str
+
+    def parse(self, value):
+        if not isinstance(value, str):
+            raise ValueError(f"expected a string, got {value!r}")
+        return value
+
+
+Field = IntField | EnumField | FlagsField | TextField
+
+
+@dataclasses.dataclass(frozen=True)
+class CardSchema:
+    """The fields every card definition has. Every field is required; ``id`` is implicit."""
+
+    fields: tuple[Field, ...]
+
+    def __post_init__(self):
+        names = [f.name for f in self.fields]
+        if "id" in names or len(set(names)) != len(names):
+            raise ConfigError(f"card schema field names must be unique and not 'id': {names}")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields)
+
+
+def _read_data_file(path: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise CardDataError(path, None, None, f"cannot read file: {exc.strerror}") from exc
+    try:
+        if os.path.splitext(path)[1].lower() == ".json":
+            return json.loads(text)
+        return yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise CardDataError(path, None, None, f"not valid JSON/YAML: {exc}") from exc
+
+
+class CardRegistry:
+    """Frozen, validated card definitions (see the module docstring).
+
+    Attributes:
+      source: the file (or label) the definitions came from.
+      schema: the :class:`CardSchema`.
+      ids: card ids by definition index; ``ids[0] == ""`` is the padding row.
+    """
+
+    def __init__(self, schema: CardSchema, entries: Sequence[Any], *, source: str = "<memory>"):
+        self.source, self.schema = source, schema
+        if not isinstance(entries, list):
+            raise CardDataError(source, None, "cards", "expected a list of card definitions")
+        parsed: dict[str, dict[str, Any]] = {}
+        for i, entry in enumerate(entries):
+            label = f"entry #{i}"
+            if not isinstance(entry, Mapping):
+                raise CardDataError(source, label, None, f"expected a mapping, got {entry!r}")
+            cid = entry.get("id")
+            if not isinstance(cid, str) or not cid:
+                raise CardDataError(source, label, "id", f"missing or not a non-empty string: {cid!r}")
+            if cid in parsed:
+                raise CardDataError(source, cid, "id", "duplicate card id")
+            unknown = sorted(set(entry) - set(schema.names) - {"id"})
+            if unknown:
+                raise CardDataError(
+                    source, cid, unknown[0], f"unknown field; the schema has {list(schema.names)}"
+                )
+            row = {}
+            for field in schema.fields:
+                if field.name not in entry:
+                    raise CardDataError(source, cid, field.name, "missing required field")
+                try:
+                    row[field.name] = field.parse(entry[field.name])
+                except ValueError as exc:
+                    raise CardDataError(source, cid, field.name, str(exc)) from None
+            parsed[cid] = row
+        if not parsed:
+            raise CardDataError(source, None, "cards", "no card definitions")
+        self.ids: tuple[str, ...] = ("",) + tuple(sorted(parsed))
+        self._rows = types.MappingProxyType({cid: types.MappingProxyType(r) for cid, r in parsed.items()})
+        self._index = {cid: i for i, cid in enumerate(self.ids) if cid}
+        columns: dict[str, np.ndarray] = {}
+        for field in schema.fields:
+            if isinstance(field, TextField):
+                continue
+            col = np.zeros(len(self.ids), field.dtype)
+            for cid, i in self._index.items():
+                col[i] = parsed[cid][field.name]
+            col.setflags(write=False)
+            columns[field.name] = col
+        self.numpy = types.MappingProxyType(columns)
+        self._device = {name: jnp.asarray(col) for name, col in columns.items()}
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, schema: CardSchema) -> CardRegistry:
+        """Load and validate a JSON (``.json``) or YAML file with a top-level ``cards`` list."""
+        path = os.fspath(path)
+        data = _read_data_file(path)
+        if not isinstance(data, Mapping):
+            raise CardDataError(path, None, None, "top level must be a mapping with a 'cards' list")
+        unknown = sorted(set(data) - {"cards"})
+        if unknown:
+            raise CardDataError(path, None, unknown[0], "unknown top-level key; expected 'cards'")
+        if "cards" not in data:
+            raise CardDataError(path, None, "cards", "missing top-level 'cards' list")
+        return cls(schema, data["cards"], source=path)
+
+    def __len__(self) -> int:
+        """Number of definition indices, padding row included."""
+        return len(self.ids)
+
+    def __getitem__(self, field: str) -> jnp.ndarray:
+        """Device constant of ``field`` indexed by definition index: ``[len(self)]``."""
+        try:
+            return self._device[field]
+        except KeyError:
+            raise ConfigError(f"no numeric card field {field!r}; have {sorted(self._device)}") from None
+
+    def index(self, card_id: str) -> int:
+        """Definition index of ``card_id``."""
+        try:
+            return self._index[card_id]
+        except KeyError:
+            raise ConfigError(f"{self.source}: unknown card id {card_id!r}") from None
+
+    def definition(self, card_id: str) -> Mapping[str, Any]:
+        """The validated row of ``card_id`` (enum values as indices, text as strings)."""
+        return self._rows[card_id]

@@ -1,0 +1,263 @@
+"""The env template: ``State`` and ``Env``, owning every cross-game convention once.
+
+A game subclasses :class:`Env` and implements only its rules hooks (``_init_game``, ``_apply_action``,
+``_legal_action_mask``, ``_observe``, ``_current_player``, ``_is_terminal``, optionally
+``_action_error``). The core owns, for every game:
+
+* **Absorbing terminals.** Stepping a terminated or truncated state returns it unchanged with zero
+  rewards.
+* **Terminal mask.** At terminal (or truncated) states ``legal_action_mask`` is all True (Pgx's
+  convention: any action is a no-op there, and a policy never divides by an empty mask). Elsewhere it
+  is the game's mask, which is never all False.
+* **Illegal actions**, including ids outside ``[0, num_actions)``. ``illegal_action="reject"``
+  (default): every game field and ``step_count`` unchanged, rewards zero, ``error``
+  set to the code of the broken rule. ``illegal_action="lose"``: the actor loses (reward -1, the others
+  share +1), the episode terminates, ``error`` names the rule.
+* **Truncation** once ``step_count`` reaches ``max_steps`` (an env option; each game has a default).
+* **Derived fields.** ``current_player``, ``observation`` and ``legal_action_mask`` are recomputed from
+  the rules state after every step; a game never writes them.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from tcgjax.core import errors
+from tcgjax.core.actions import ActionLayout
+from tcgjax.core.observation import ObservationLayout
+
+__all__ = ["State", "Env", "StepResult", "tree_where", "ILLEGAL_ACTION_POLICIES"]
+
+ILLEGAL_ACTION_POLICIES = ("reject", "lose")
+
+
+def tree_where(condition: jax.Array, on_true: Any, on_false: Any) -> Any:
+    """Leafwise ``jnp.where(condition, on_true, on_false)`` over two pytrees of the same structure."""
+    return jax.tree.map(lambda a, b: jnp.where(condition, a, b), on_true, on_false)
+
+
+@struct.dataclass
+class State:
+    """The state of one game. Shape letters: ``P`` players, ``A`` actions, ``O`` observation.
+
+    Attributes:
+      current_player: int32[] — the player to act (derived from the rules state).
+      observation: float32[O] — ``observe(state, current_player)``.
+      legal_action_mask: bool[A] — True = legal; all True at terminal/truncated states.
+      rewards: float32[P] — rewards produced by the last step.
+      terminated: bool[] — the game ended by its rules (or an illegal action under ``"lose"``).
+      truncated: bool[] — the step limit was reached first.
+      step_count: int32[] — applied steps since ``init``.
+      error: int32[] — error code of the last step (0 = none); see ``env.error_codes``.
+      game: the game's rules state (a pytree of fixed-shape arrays, usually holding a ``Board``).
+    """
+
+    current_player: jax.Array
+    observation: jax.Array
+    legal_action_mask: jax.Array
+    rewards: jax.Array
+    terminated: jax.Array
+    truncated: jax.Array
+    step_count: jax.Array
+    error: jax.Array
+    game: Any
+
+
+class StepResult(NamedTuple):
+    """What a game's ``_apply_action`` returns: the new rules state and rewards float32[P]."""
+
+    game: Any
+    rewards: jax.Array
+
+
+class Env(abc.ABC):
+    """Base class of every tcgjax environment (Pgx-compatible names).
+
+    Subclasses set, in ``__init__`` before calling ``super().__init__``: ``id``, ``version``,
+    ``num_players``, ``action_layout`` (an :class:`ActionLayout`), ``observation_layout`` (an
+    :class:`ObservationLayout`), ``default_max_steps``, ``rule_errors`` (their error codes) and, for
+    card games, ``board_layout``.
+
+    Args (keyword-only, common to every env):
+      illegal_action: ``"reject"`` (default) or ``"lose"``.
+      max_steps: truncation limit; ``None`` takes the game's ``default_max_steps``.
+    """
+
+    id: str
+    version: str
+    num_players: int
+    action_layout: ActionLayout
+    observation_layout: ObservationLayout
+    default_max_steps: int
+    rule_errors: tuple[errors.RuleError, ...] = ()
+    board_layout: Any = None
+
+    def __init__(self, *, illegal_action: str = "reject", max_steps: int | None = None, **options):
+        if illegal_action not in ILLEGAL_ACTION_POLICIES:
+            raise errors.ConfigError(
+                f"env {self.id!r}: option illegal_action={illegal_action!r} is not one of "
+                f"{ILLEGAL_ACTION_POLICIES}"
+            )
+        if max_steps is None:
+            max_steps = self.default_max_steps
+        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps <= 0:
+            raise errors.ConfigError(
+                f"env {self.id!r}: option max_steps={max_steps!r} must be a positive int"
+            )
+        self.illegal_action = illegal_action
+        self.max_steps = max_steps
+        self.options = {"illegal_action": illegal_action, "max_steps": max_steps, **options}
+        self.error_codes = errors.ErrorCodes(self.rule_errors)
+
+    # ----------------------------------------------------------------------------------------------
+    # Metadata
+
+    @property
+    def num_actions(self) -> int:
+        return self.action_layout.num_actions
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return self.observation_layout.shape
+
+    def action_name(self, action: int) -> str:
+        """Readable name of an action index (for logs, replays and failure messages)."""
+        if not 0 <= int(action) < self.num_actions:
+            return f"<out of range: {int(action)}>"
+        return self.action_layout.name(int(action))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, version={self.version!r}, options={self.options})"
+
+    # ----------------------------------------------------------------------------------------------
+    # Public API (pure, jittable, vmappable)
+
+    def init(self, key: jax.Array) -> State:
+        """A new game. ``key``: PRNG key (consumed). Returns ``State``."""
+        game = self._init_game(key)
+        num_p = self.num_players
+        state = State(
+            current_player=jnp.int32(0),
+            observation=jnp.zeros(self.observation_shape, jnp.float32),
+            legal_action_mask=jnp.ones(self.num_actions, jnp.bool_),
+            rewards=jnp.zeros(num_p, jnp.float32),
+            terminated=jnp.asarray(self._is_terminal(game), jnp.bool_),
+            truncated=jnp.bool_(False),
+            step_count=jnp.int32(0),
+            error=jnp.int32(errors.OK),
+            game=game,
+        )
+        return self.finalize(state)
+
+    def step(self, state: State, action: jax.Array, key: jax.Array) -> State:
+        """Apply ``action`` (int) for ``state.current_player``; ``key`` is consumed by chance events.
+
+        See the module docstring for terminal, illegal-action and truncation conventions.
+        """
+        action = jnp.asarray(action, jnp.int32)
+        zeros = jnp.zeros(self.num_players, jnp.float32)
+        error = self.action_error(state, action)
+        illegal = error != errors.OK
+        safe_action = jnp.clip(action, 0, self.num_actions - 1)
+
+        game, rewards = self._apply_action(state.game, safe_action, key)
+        step_count = state.step_count + 1
+        terminated = jnp.asarray(self._is_terminal(game), jnp.bool_)
+        stepped = state.replace(
+            game=game,
+            rewards=rewards.astype(jnp.float32),
+            terminated=terminated,
+            truncated=~terminated & (step_count >= self.max_steps),
+            step_count=step_count,
+            error=jnp.int32(errors.OK),
+        )
+        stepped = self.finalize(stepped)
+
+        if self.illegal_action == "reject":
+            failed = state.replace(rewards=zeros, error=error)
+        else:  # "lose": the actor loses; the rules state stays as it was.
+            share = 1.0 / max(self.num_players - 1, 1)
+            lose_rewards = jnp.where(
+                jnp.arange(self.num_players) == state.current_player, -1.0, share
+            ).astype(jnp.float32)
+            failed = state.replace(
+                rewards=lose_rewards,
+                terminated=jnp.bool_(True),
+                step_count=step_count,
+                error=error,
+                legal_action_mask=jnp.ones_like(state.legal_action_mask),
+            )
+        new = tree_where(illegal, failed, stepped)
+        done = state.terminated | state.truncated
+        return tree_where(done, state.replace(rewards=zeros), new)
+
+    def observe(self, state: State, player) -> jax.Array:
+        """Observation of ``state`` from ``player``'s point of view (respects visibility). float32[O]."""
+        return self._observe(state.game, jnp.asarray(player, jnp.int32))
+
+    def legal_action_mask(self, state: State) -> jax.Array:
+        """The game's mask for ``state`` (recomputed, not the cached field). bool[A]."""
+        done = state.terminated | state.truncated
+        return jnp.where(done, True, self._legal_action_mask(state.game))
+
+    def action_error(self, state: State, action: jax.Array) -> jax.Array:
+        """Error code ``action`` would get in ``state`` (0 = legal, out of range included). int32[]."""
+        action = jnp.asarray(action, jnp.int32)
+        in_range = (action >= 0) & (action < self.num_actions)
+        safe_action = jnp.clip(action, 0, self.num_actions - 1)
+        code = self._action_error(state.game, safe_action)
+        return jnp.where(in_range, code, errors.ACTION_OUT_OF_RANGE).astype(jnp.int32)
+
+    def finalize(self, state: State) -> State:
+        """Recompute the derived fields (``current_player``, ``observation``, mask) of ``state``."""
+        player = jnp.asarray(self._current_player(state.game), jnp.int32)
+        return state.replace(
+            current_player=player,
+            observation=self._observe(state.game, player).astype(jnp.float32),
+            legal_action_mask=self.legal_action_mask(state),
+        )
+
+    # ----------------------------------------------------------------------------------------------
+    # Game hooks
+
+    @abc.abstractmethod
+    def _init_game(self, key: jax.Array) -> Any:
+        """A new rules state."""
+
+    @abc.abstractmethod
+    def _apply_action(self, game: Any, action: jax.Array, key: jax.Array) -> StepResult:
+        """Apply an action the core has checked as legal (it must not crash on others: the result
+        is computed for every game in a batch and discarded where illegal)."""
+
+    @abc.abstractmethod
+    def _legal_action_mask(self, game: Any) -> jax.Array:
+        """bool[A], never all False for a non-terminal rules state."""
+
+    @abc.abstractmethod
+    def _observe(self, game: Any, player: jax.Array) -> jax.Array:
+        """float32[O] from ``player``'s point of view."""
+
+    @abc.abstractmethod
+    def _current_player(self, game: Any) -> jax.Array:
+        """int32[] player to act."""
+
+    @abc.abstractmethod
+    def _is_terminal(self, game: Any) -> jax.Array:
+        """bool[] whether the rules say the game is over."""
+
+    def _action_error(self, game: Any, action: jax.Array) -> jax.Array:
+        """int32[] error code of an in-range action; default: mask-based ``action_not_legal``.
+
+        Games override it to name the precise rule; it must be 0 exactly where the mask is True.
+        """
+        legal = self._legal_action_mask(game)[action]
+        return jnp.where(legal, errors.OK, errors.ACTION_NOT_LEGAL).astype(jnp.int32)
+
+    def _check_action_host(self, state: State, action: int) -> None:
+        """Host-side hook of :func:`tcgjax.checked_step` for game-specific exceptions (e.g. a
+        deadlock). Runs before the generic legality check; default does nothing."""

@@ -1,0 +1,367 @@
+"""JSON view of a state (engine_data_model.md, SERIALISATION) with an exact round trip.
+
+``to_json(env, state)`` writes the spec's shape::
+
+    {"envId", "envVersion", "version",
+     "players":   {"player1": {"id", "name", "attributes": {...}}, ...},
+     "cards":     {"card_001": {"id", "definitionId", "ownerId", "zoneId", "position",
+                                "visibilityOverride", "attributes": {...}}, ...},
+     "zones":     {"deck_player1": {"id", "zoneTypeId", "ownerId"}, ...},
+     "turnState": {"activePlayerId", "turnNumber", "phase"},
+     "env":       {"rewards", "terminated", "truncated", "stepCount", "error"},
+     "game":      {other rules-state fields by name}}
+
+Maps are ``{id: entity}`` objects keyed by the E1 ids. ``from_json(env, text)`` rebuilds a ``State``
+whose every array equals the original: derived fields (observation, mask, current player) are
+recomputed by the env, exactly as ``step`` computes them. Anything malformed or not matching the env
+raises :class:`SerializationError` naming the field path (e.g. ``cards.card_007.zoneId``).
+
+A game whose rules state has no ``board`` field serializes everything under ``"game"``; an env can
+override ``to_json_game`` / ``from_json_game`` for a domain-specific view (the deployment game does).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tcgjax.core.board import Board, card_id, parse_card_id, parse_player_id, player_id
+from tcgjax.core.env import Env, State
+from tcgjax.core.errors import SerializationError
+from tcgjax.core.zones import NO_OVERRIDE, VISIBILITY_NAMES
+
+__all__ = ["to_json", "from_json", "state_to_dict", "state_from_dict"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Generic pytree <-> JSON values
+
+
+def _array_to_json(x) -> Any:
+    return np.asarray(x).tolist()
+
+
+def _array_from_json(value: Any, template, path: str) -> jax.Array:
+    dtype = np.dtype(template.dtype)
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise SerializationError(f"{path}: not an array: {exc}") from None
+    if arr.shape != tuple(template.shape):
+        raise SerializationError(f"{path}: shape {arr.shape} != expected {tuple(template.shape)}")
+    if dtype == np.bool_:
+        if arr.size and arr.dtype != np.bool_:
+            raise SerializationError(f"{path}: expected booleans, got {arr.dtype}")
+    elif np.issubdtype(dtype, np.integer):
+        if arr.size and (arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer)):
+            raise SerializationError(f"{path}: expected integers, got {arr.dtype}")
+        info = np.iinfo(dtype)
+        if arr.size and (arr.min() < info.min or arr.max() > info.max):
+            raise SerializationError(f"{path}: value outside the {dtype} range")
+    elif np.issubdtype(dtype, np.floating):
+        if arr.size and not (np.issubdtype(arr.dtype, np.number) and arr.dtype != np.bool_):
+            raise SerializationError(f"{path}: expected numbers, got {arr.dtype}")
+    return jnp.asarray(arr.astype(dtype))
+
+
+def _is_struct(x) -> bool:
+    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+
+
+def tree_to_json(tree) -> Any:
+    """A struct dataclass of arrays (nested allowed) as a dict of lists."""
+    if _is_struct(tree):
+        return {f.name: tree_to_json(getattr(tree, f.name)) for f in dataclasses.fields(tree)}
+    return _array_to_json(tree)
+
+
+def tree_from_json(value: Any, template, path: str):
+    """Inverse of :func:`tree_to_json` against ``template`` (a tree of ``ShapeDtypeStruct``)."""
+    if _is_struct(template):
+        if not isinstance(value, dict):
+            raise SerializationError(f"{path}: expected an object")
+        names = [f.name for f in dataclasses.fields(template)]
+        _check_keys(value, names, path)
+        return template.replace(
+            **{n: tree_from_json(value[n], getattr(template, n), f"{path}.{n}") for n in names}
+        )
+    return _array_from_json(value, template, path)
+
+
+def _check_keys(obj: dict, expected, path: str) -> None:
+    missing = [k for k in expected if k not in obj]
+    if missing:
+        raise SerializationError(f"{path}.{missing[0]}: missing field")
+    unknown = sorted(set(obj) - set(expected))
+    if unknown:
+        raise SerializationError(f"{path}.{unknown[0]}: unknown field")
+
+
+def _get(obj: Any, key: str, path: str) -> Any:
+    if not isinstance(obj, dict):
+        raise SerializationError(f"{path}: expected an object")
+    if key not in obj:
+        raise SerializationError(f"{path}.{key}: missing field")
+    return obj[key]
+
+
+# --------------------------------------------------------------------------------------------------
+# Board <-> spec shape
+
+
+def _board_to_json(env: Env, board: Board) -> dict:
+    layout = env.board_layout
+    b = jax.tree.map(np.asarray, board)
+    players = {
+        player_id(p): {
+            "id": player_id(p),
+            "name": player_id(p),
+            "attributes": {
+                name: int(b.player_attributes[p, k]) for k, name in enumerate(layout.player_attributes)
+            },
+        }
+        for p in range(layout.num_players)
+    }
+    cards = {}
+    for c in range(layout.num_cards):
+        override = int(b.visibility[c])
+        cards[card_id(c)] = {
+            "id": card_id(c),
+            "definitionId": layout.cards.ids[int(b.definition[c])],
+            "ownerId": player_id(int(b.owner[c])),
+            "zoneId": layout.zone_id(int(b.zone[c])),
+            "position": int(b.position[c]),
+            "visibilityOverride": None if override == NO_OVERRIDE else VISIBILITY_NAMES[override],
+            "attributes": {
+                name: int(b.card_attributes[c, k]) for k, name in enumerate(layout.card_attributes)
+            },
+        }
+    zones = {}
+    for z, (type_id, owner) in enumerate(layout.zones):
+        zid = layout.zone_id(z)
+        zones[zid] = {
+            "id": zid,
+            "zoneTypeId": type_id,
+            "ownerId": None if owner is None else player_id(owner),
+        }
+    turn = {
+        "activePlayerId": player_id(int(b.active_player)),
+        "turnNumber": int(b.turn_number),
+        "phase": layout.phases[int(b.phase)],
+    }
+    return {"version": int(b.version), "players": players, "cards": cards, "zones": zones,
+            "turnState": turn}
+
+
+def _parse(fn, text, path):
+    try:
+        return fn(text)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise SerializationError(f"{path}: {exc}") from None
+
+
+def _board_from_json(env: Env, data: dict, template: Board) -> Board:
+    layout = env.board_layout
+    num_p, num_c = layout.num_players, layout.num_cards
+
+    players = _get(data, "players", "$")
+    if not isinstance(players, dict):
+        raise SerializationError("players: expected an object")
+    _check_keys(players, [player_id(p) for p in range(num_p)], "players")
+    p_attrs = np.zeros((num_p, len(layout.player_attributes)), np.int64)
+    for p in range(num_p):
+        path = f"players.{player_id(p)}"
+        entry = players[player_id(p)]
+        _check_keys(entry, ["id", "name", "attributes"], path)
+        if entry["id"] != player_id(p):
+            raise SerializationError(f"{path}.id: {entry['id']!r} != key {player_id(p)!r}")
+        attrs = entry["attributes"]
+        _check_keys(attrs, layout.player_attributes, f"{path}.attributes")
+        for k, name in enumerate(layout.player_attributes):
+            p_attrs[p, k] = _int(attrs[name], f"{path}.attributes.{name}")
+
+    cards = _get(data, "cards", "$")
+    if not isinstance(cards, dict):
+        raise SerializationError("cards: expected an object")
+    _check_keys(cards, [card_id(c) for c in range(num_c)], "cards")
+    fields = ["id", "definitionId", "ownerId", "zoneId", "position", "visibilityOverride",
+              "attributes"]
+    cols = {k: np.zeros(num_c, np.int64) for k in ("definition", "owner", "zone", "position", "vis")}
+    c_attrs = np.zeros((num_c, len(layout.card_attributes)), np.int64)
+    for c in range(num_c):
+        path = f"cards.{card_id(c)}"
+        entry = cards[card_id(c)]
+        if not isinstance(entry, dict):
+            raise SerializationError(f"{path}: expected an object")
+        _check_keys(entry, fields, path)
+        if entry["id"] != card_id(c):
+            raise SerializationError(f"{path}.id: {entry['id']!r} != key {card_id(c)!r}")
+        cols["definition"][c] = _parse(layout.cards.index, entry["definitionId"],
+                                       f"{path}.definitionId")
+        cols["owner"][c] = _parse(lambda t: parse_player_id(t, num_p), entry["ownerId"],
+                                  f"{path}.ownerId")
+        cols["zone"][c] = _parse(layout.zone_index_by_id, entry["zoneId"], f"{path}.zoneId")
+        cols["position"][c] = _int(entry["position"], f"{path}.position")
+        override = entry["visibilityOverride"]
+        cols["vis"][c] = NO_OVERRIDE if override is None else _parse(
+            VISIBILITY_NAMES.index, override, f"{path}.visibilityOverride"
+        )
+        attrs = entry["attributes"]
+        _check_keys(attrs, layout.card_attributes, f"{path}.attributes")
+        for k, name in enumerate(layout.card_attributes):
+            c_attrs[c, k] = _int(attrs[name], f"{path}.attributes.{name}")
+    for z in range(layout.num_zones):
+        positions = np.sort(cols["position"][cols["zone"] == z])
+        if not np.array_equal(positions, np.arange(len(positions))):
+            raise SerializationError(
+                f"cards: positions in zone {layout.zone_id(z)!r} are {positions.tolist()}, "
+                f"not 0..{len(positions) - 1}"
+            )
+        if len(positions) > layout.zone_max_size[z]:
+            raise SerializationError(f"zones.{layout.zone_id(z)}: over max_size")
+
+    zones = _get(data, "zones", "$")
+    if not isinstance(zones, dict):
+        raise SerializationError("zones: expected an object")
+    _check_keys(zones, [layout.zone_id(z) for z in range(layout.num_zones)], "zones")
+    for z, (type_id, owner) in enumerate(layout.zones):
+        zid = layout.zone_id(z)
+        expected = {"id": zid, "zoneTypeId": type_id,
+                    "ownerId": None if owner is None else player_id(owner)}
+        if zones[zid] != expected:
+            raise SerializationError(f"zones.{zid}: {zones[zid]!r} != the env's {expected!r}")
+
+    turn = _get(data, "turnState", "$")
+    _check_keys(turn, ["activePlayerId", "turnNumber", "phase"], "turnState")
+    active = _parse(lambda t: parse_player_id(t, num_p), turn["activePlayerId"],
+                    "turnState.activePlayerId")
+    phase = _parse(layout.phases.index, turn["phase"], "turnState.phase")
+
+    def arr(value, name):
+        return _array_from_json(value, getattr(template, name), name)
+
+    return Board(
+        definition=arr(cols["definition"], "definition"),
+        owner=arr(cols["owner"], "owner"),
+        zone=arr(cols["zone"], "zone"),
+        position=arr(cols["position"], "position"),
+        visibility=arr(cols["vis"], "visibility"),
+        card_attributes=arr(c_attrs, "card_attributes"),
+        player_attributes=arr(p_attrs, "player_attributes"),
+        active_player=arr(active, "active_player"),
+        turn_number=arr(_int(turn["turnNumber"], "turnState.turnNumber"), "turn_number"),
+        phase=arr(phase, "phase"),
+        version=arr(_int(_get(data, "version", "$"), "version"), "version"),
+    )
+
+
+def _int(value, path) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SerializationError(f"{path}: expected an integer, got {value!r}")
+    return value
+
+
+# --------------------------------------------------------------------------------------------------
+# State
+
+
+def _template(env: Env) -> State:
+    return jax.eval_shape(env.init, jax.random.PRNGKey(0))
+
+
+def state_to_dict(env: Env, state: State) -> dict:
+    """The JSON-ready dict of one game's ``state`` (see the module docstring)."""
+    if np.ndim(state.terminated) != 0:
+        raise SerializationError("state: to_json takes one game, not a batch")
+    out: dict[str, Any] = {"envId": env.id, "envVersion": env.version}
+    game = state.game
+    if hasattr(env, "to_json_game"):
+        out.update(env.to_json_game(game))
+    elif _is_struct(game) and any(f.name == "board" for f in dataclasses.fields(game)):
+        out.update(_board_to_json(env, game.board))
+        rest = {f.name: tree_to_json(getattr(game, f.name))
+                for f in dataclasses.fields(game) if f.name != "board"}
+        out["game"] = rest
+    else:
+        out["game"] = tree_to_json(game)
+    out["env"] = {
+        "rewards": _array_to_json(state.rewards),
+        "terminated": bool(state.terminated),
+        "truncated": bool(state.truncated),
+        "stepCount": int(state.step_count),
+        "error": int(state.error),
+    }
+    return out
+
+
+def state_from_dict(env: Env, data: Any) -> State:
+    """Inverse of :func:`state_to_dict`; raises ``SerializationError`` naming the bad field."""
+    if not isinstance(data, dict):
+        raise SerializationError("$: expected a JSON object")
+    if _get(data, "envId", "$") != env.id:
+        raise SerializationError(f"envId: {data['envId']!r} != this env's {env.id!r}")
+    if _get(data, "envVersion", "$") != env.version:
+        raise SerializationError(f"envVersion: {data['envVersion']!r} != this env's {env.version!r}")
+    template = _template(env)
+    game_t = template.game
+    if hasattr(env, "from_json_game"):
+        known = set(env.json_game_keys) | {"envId", "envVersion", "env"}
+        game = env.from_json_game(data, game_t)
+    elif _is_struct(game_t) and any(f.name == "board" for f in dataclasses.fields(game_t)):
+        known = {"envId", "envVersion", "version", "players", "cards", "zones", "turnState", "env",
+                 "game"}
+        board = _board_from_json(env, data, game_t.board)
+        rest_names = [f.name for f in dataclasses.fields(game_t) if f.name != "board"]
+        rest = _get(data, "game", "$")
+        if not isinstance(rest, dict):
+            raise SerializationError("game: expected an object")
+        _check_keys(rest, rest_names, "game")
+        game = game_t.replace(
+            board=board,
+            **{n: tree_from_json(rest[n], getattr(game_t, n), f"game.{n}") for n in rest_names},
+        )
+    else:
+        known = {"envId", "envVersion", "env", "game"}
+        game = tree_from_json(_get(data, "game", "$"), game_t, "game")
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise SerializationError(f"{unknown[0]}: unknown field")
+    env_part = _get(data, "env", "$")
+    _check_keys(env_part, ["rewards", "terminated", "truncated", "stepCount", "error"], "env")
+    state = State(
+        current_player=jnp.int32(0),
+        observation=jnp.zeros(template.observation.shape, template.observation.dtype),
+        legal_action_mask=jnp.ones(template.legal_action_mask.shape, jnp.bool_),
+        rewards=_array_from_json(env_part["rewards"], template.rewards, "env.rewards"),
+        terminated=_array_from_json(env_part["terminated"], template.terminated, "env.terminated"),
+        truncated=_array_from_json(env_part["truncated"], template.truncated, "env.truncated"),
+        step_count=_array_from_json(_int(env_part["stepCount"], "env.stepCount"),
+                                    template.step_count, "env.stepCount"),
+        error=_array_from_json(_int(env_part["error"], "env.error"), template.error, "env.error"),
+        game=game,
+    )
+    return env.finalize(state)
+
+
+def to_json(env: Env, state: State, *, indent: int | None = None) -> str:
+    """``state`` (one game) as a JSON string in the spec's shape."""
+    return json.dumps(state_to_dict(env, state), indent=indent)
+
+
+def from_json(env: Env, text: str) -> State:
+    """Parse :func:`to_json` output back into a ``State`` equal array-by-array to the original.
+
+    Raises:
+      SerializationError: invalid JSON, a missing/unknown/ill-typed field, ids or values that do not
+        exist in ``env``, zone positions that are not dense; the message names the field path.
+    """
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise SerializationError(f"$: not valid JSON: {exc}") from None
+    return state_from_dict(env, data)

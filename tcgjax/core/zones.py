@@ -1,0 +1,297 @@
+"""Zones: the zone-type registry, zone instances, and the pure commands that move cards.
+
+This is the only mechanism that changes which zone a card is in (engine_data_model.md, OWNERSHIP). Every
+game uses it; no game edits ``Board.zone`` or ``Board.position`` directly.
+
+Representation (card-major, decision E2 "one source of truth"): each card stores its zone index and its
+position inside that zone. Positions in a zone are always dense, ``0 .. count-1``; position ``count-1`` is
+the *top* (the card a draw takes). Zone contents and counts are derived from these two arrays, never
+stored twice. Unordered zones keep dense positions too (they name board slots) but their order carries no
+rule meaning.
+
+Every command returns ``CommandResult(board, error)``: when ``error != 0`` the board is returned
+unchanged (never a silent drop, never a partial move); when the command applies, ``board.version`` is
+incremented by one. All commands are pure, jittable and vmappable; the layout is static.
+
+Shape letters: ``C`` cards, ``Z`` zone instances, ``P`` players.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from tcgjax.core import errors
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tcgjax.core.board import Board, BoardLayout
+
+__all__ = [
+    "PUBLIC",
+    "OWNER",
+    "HIDDEN",
+    "NO_OVERRIDE",
+    "VISIBILITY_NAMES",
+    "TOP",
+    "BOTTOM",
+    "ZoneType",
+    "ZoneTypeRegistry",
+    "CommandResult",
+    "commit",
+    "zone_counts",
+    "zone_count",
+    "zone_slots",
+    "card_at",
+    "top_card",
+    "contains",
+    "move_card",
+    "draw",
+    "shuffle",
+]
+
+# Visibility values (zone-type defaults and per-card overrides).
+PUBLIC, OWNER, HIDDEN = 0, 1, 2
+NO_OVERRIDE = -1
+VISIBILITY_NAMES = ("public", "owner", "hidden")
+
+# Insertion positions for move_card: TOP appends above the current top; BOTTOM inserts at position 0.
+TOP = -1
+BOTTOM = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class ZoneType:
+    """A zone type declared by a game before play (engine_data_model.md, ZONE TYPE REGISTRY).
+
+    Attributes:
+      id: unique name, e.g. ``"deck"``; zone instance ids are ``<id>_<ownerId>`` (decision E1).
+      ordered: whether card order carries meaning (decks, hands) or not (a board).
+      visibility: default visibility, ``"public"``, ``"owner"`` or ``"hidden"``.
+      max_size: capacity of each instance, or ``None`` for no limit beyond the number of cards.
+    """
+
+    id: str
+    ordered: bool
+    visibility: str
+    max_size: int | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.id, str) or not self.id.isidentifier():
+            raise errors.ConfigError(f"zone type id must be an identifier, got {self.id!r}")
+        if self.visibility not in VISIBILITY_NAMES:
+            raise errors.ConfigError(
+                f"zone type {self.id!r}: visibility {self.visibility!r} is not one of "
+                f"{VISIBILITY_NAMES}"
+            )
+        if self.max_size is not None and (not isinstance(self.max_size, int) or self.max_size < 0):
+            raise errors.ConfigError(
+                f"zone type {self.id!r}: max_size must be a non-negative int or None, "
+                f"got {self.max_size!r}"
+            )
+
+
+class ZoneTypeRegistry:
+    """Zone types, registered at game build time and frozen before play.
+
+    >>> reg = ZoneTypeRegistry()
+    >>> reg.register(ZoneType("deck", ordered=True, visibility="hidden"))
+    >>> reg.freeze()
+    """
+
+    def __init__(self):
+        self._types: dict[str, ZoneType] = {}
+        self._frozen = False
+
+    def register(self, zone_type: ZoneType) -> None:
+        if self._frozen:
+            raise errors.ConfigError(
+                f"zone type registry is frozen; cannot register {zone_type.id!r} during play"
+            )
+        if zone_type.id in self._types:
+            raise errors.ConfigError(f"zone type {zone_type.id!r} is already registered")
+        self._types[zone_type.id] = zone_type
+
+    def freeze(self) -> ZoneTypeRegistry:
+        self._frozen = True
+        return self
+
+    @property
+    def frozen(self) -> bool:
+        return self._frozen
+
+    def __getitem__(self, type_id: str) -> ZoneType:
+        try:
+            return self._types[type_id]
+        except KeyError:
+            raise errors.ConfigError(
+                f"unknown zone type {type_id!r}; registered: {sorted(self._types)}"
+            ) from None
+
+    def __contains__(self, type_id: str) -> bool:
+        return type_id in self._types
+
+    def __iter__(self):
+        return iter(self._types.values())
+
+    def __len__(self) -> int:
+        return len(self._types)
+
+    def index(self, type_id: str) -> int:
+        self[type_id]
+        return list(self._types).index(type_id)
+
+
+class CommandResult(NamedTuple):
+    """Result of a command: the (possibly unchanged) board and an int32 error code (0 = applied)."""
+
+    board: Board
+    error: jax.Array
+
+
+# ---------------------------------------------------------------------------------------------------
+# Queries (derived, never stored)
+
+
+def zone_counts(layout: BoardLayout, board: Board) -> jax.Array:
+    """Number of cards in every zone. Returns int32[Z]."""
+    zone_ids = jnp.arange(layout.num_zones, dtype=board.zone.dtype)
+    return jnp.sum(board.zone[None, :] == zone_ids[:, None], axis=1, dtype=jnp.int32)
+
+
+def zone_count(board: Board, zone) -> jax.Array:
+    """Number of cards in ``zone`` (int scalar). Returns int32[]."""
+    return jnp.sum(board.zone == zone, dtype=jnp.int32)
+
+
+def contains(board: Board, zone, card) -> jax.Array:
+    """Whether ``card`` is in ``zone``. Returns bool[]."""
+    return board.zone[card] == zone
+
+
+def card_at(board: Board, zone, position) -> jax.Array:
+    """Card index at ``position`` of ``zone``, or -1 when there is none. Returns int32[]."""
+    hit = (board.zone == zone) & (board.position == position)
+    return jnp.where(jnp.any(hit), jnp.argmax(hit), -1).astype(jnp.int32)
+
+
+def top_card(board: Board, zone) -> jax.Array:
+    """The top card (highest position) of ``zone``, or -1 if empty. Returns int32[]."""
+    return card_at(board, zone, zone_count(board, zone) - 1)
+
+
+def zone_slots(board: Board, zone, num_slots: int) -> jax.Array:
+    """Card index at each position ``0..num_slots-1`` of ``zone``, -1 padded. Returns int32[num_slots].
+
+    ``num_slots`` is static; cards at positions ``>= num_slots`` are not returned.
+    """
+    slots = jnp.arange(num_slots, dtype=board.position.dtype)
+    hit = (board.zone[None, :] == zone) & (board.position[None, :] == slots[:, None])  # [S, C]
+    return jnp.where(jnp.any(hit, axis=1), jnp.argmax(hit, axis=1), -1).astype(jnp.int32)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Commands
+
+
+def commit(old: Board, new: Board, error: jax.Array) -> CommandResult:
+    """Command epilogue shared by every command: keep ``new`` (with version + 1) when ``error == 0``, else ``old`` unchanged."""
+    ok = error == errors.OK
+    new = new.replace(version=new.version + 1)
+    board = jax.tree.map(lambda a, b: jnp.where(ok, a, b), new, old)
+    return CommandResult(board, error.astype(jnp.int32))
+
+
+def _first_error(*checks) -> jax.Array:
+    """The code of the first failing check; ``checks`` are ``(failed: bool[], code: int)`` pairs."""
+    err = jnp.int32(errors.OK)
+    for failed, code in reversed(checks):
+        err = jnp.where(failed, jnp.int32(code), err)
+    return err
+
+
+def move_card(layout: BoardLayout, board: Board, card, to_zone, position=TOP) -> CommandResult:
+    """Move ``card`` into ``to_zone`` at ``position`` (``TOP``, ``BOTTOM`` or an index).
+
+    The source zone closes the gap (cards above move down one); the destination opens one (cards at or
+    above ``position`` move up one). Moving within the same zone re-inserts the card.
+
+    Errors: ``card_out_of_range``, ``zone_out_of_range``, ``zone_full`` (destination at ``max_size``),
+    ``position_out_of_range`` (``position`` beyond the destination's new top).
+
+    Args:
+      layout: the game's static ``BoardLayout``.
+      board: the board to change.
+      card: int[] card index in ``[0, C)``.
+      to_zone: int[] zone index in ``[0, Z)``.
+      position: int[]; ``TOP`` (-1) to put the card on top, ``BOTTOM`` (0) or any index in
+        ``[0, count]`` where ``count`` is the destination size without the card.
+
+    Returns:
+      ``CommandResult(board, error)``.
+    """
+    card = jnp.asarray(card, jnp.int32)
+    to_zone = jnp.asarray(to_zone, jnp.int32)
+    position = jnp.asarray(position, jnp.int32)
+    num_cards = board.zone.shape[0]
+    card_ok = (card >= 0) & (card < num_cards)
+    zone_ok = (to_zone >= 0) & (to_zone < layout.num_zones)
+    safe_card = jnp.clip(card, 0, num_cards - 1)
+    safe_zone = jnp.clip(to_zone, 0, layout.num_zones - 1)
+
+    src_zone = board.zone[safe_card].astype(jnp.int32)
+    src_pos = board.position[safe_card].astype(jnp.int32)
+    same = src_zone == safe_zone
+    dest_count = zone_count(board, safe_zone) - same.astype(jnp.int32)
+    max_size = jnp.asarray(layout.zone_max_size)[safe_zone]
+    insert_at = jnp.where(position == TOP, dest_count, position)
+    error = _first_error(
+        (~card_ok, errors.CARD_OUT_OF_RANGE),
+        (~zone_ok, errors.ZONE_OUT_OF_RANGE),
+        (dest_count >= max_size, errors.ZONE_FULL),
+        ((insert_at < 0) | (insert_at > dest_count), errors.POSITION_OUT_OF_RANGE),
+    )
+
+    pos = board.position.astype(jnp.int32)
+    zone = board.zone.astype(jnp.int32)
+    others = jnp.arange(num_cards) != safe_card
+    # Close the gap in the source zone.
+    pos = jnp.where(others & (zone == src_zone) & (pos > src_pos), pos - 1, pos)
+    # Open a slot in the destination zone.
+    pos = jnp.where(others & (zone == safe_zone) & (pos >= insert_at), pos + 1, pos)
+    pos = pos.at[safe_card].set(insert_at)
+    zone = zone.at[safe_card].set(safe_zone)
+    new = board.replace(
+        zone=zone.astype(board.zone.dtype), position=pos.astype(board.position.dtype)
+    )
+    return commit(board, new, error)
+
+
+def draw(layout: BoardLayout, board: Board, from_zone, to_zone) -> CommandResult:
+    """Move the top card of ``from_zone`` onto the top of ``to_zone``.
+
+    Errors: ``zone_empty`` when ``from_zone`` has no card, then those of :func:`move_card`.
+    """
+    card = top_card(board, from_zone)
+    moved = move_card(layout, board, jnp.maximum(card, 0), to_zone, TOP)
+    error = jnp.where(card < 0, jnp.int32(errors.ZONE_EMPTY), moved.error)
+    return CommandResult(jax.tree.map(lambda a, b: jnp.where(error == 0, a, b), moved.board, board),
+                         error)
+
+
+def shuffle(layout: BoardLayout, board: Board, zone, key: jax.Array) -> CommandResult:
+    """Uniformly permute the positions of the cards in ``zone`` using ``key`` (consumed).
+
+    Errors: ``zone_out_of_range``.
+    """
+    zone = jnp.asarray(zone, jnp.int32)
+    in_zone = board.zone == zone
+    # Cards outside the zone sort after every card inside it; ranks of the keys give a permutation.
+    noise = jax.random.uniform(key, board.zone.shape)
+    order = jnp.argsort(jnp.where(in_zone, noise, 2.0))
+    rank = jnp.zeros_like(order).at[order].set(jnp.arange(order.shape[0], dtype=order.dtype))
+    pos = jnp.where(in_zone, rank, board.position).astype(board.position.dtype)
+    error = _first_error(((zone < 0) | (zone >= layout.num_zones), errors.ZONE_OUT_OF_RANGE))
+    return commit(board, board.replace(position=pos), error)

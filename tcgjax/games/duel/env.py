@@ -1,0 +1,115 @@
+"""The *duel* env: a thin adapter from ``rules.DuelRules`` to the core ``Env`` template.
+
+Observation (``observation_layout.table()``), from the viewer's side: ``me`` first, then the opponent.
+Hidden cards (the opponent's hand, both decks) are never encoded; only zone sizes, which are public.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from tcgjax.core import visibility, zones
+from tcgjax.core.env import Env, StepResult
+from tcgjax.core.observation import ObservationLayout
+from tcgjax.games.duel import rules
+from tcgjax.games.duel.rules import ACTIONS, BOARD_SIZE, HAND_SIZE, DuelState
+
+OBSERVATION = ObservationLayout(
+    [
+        ("life", (2,), "life of me, opponent / 12"),
+        ("mana", (2, 2), "(mana, max_mana) of me, opponent / 5"),
+        ("my_turn", (1,), "1 if the viewer is the player to act"),
+        ("turn", (1,), "turn number / 30"),
+        ("hand", (HAND_SIZE, 4), "my hand by position: present, cost/5, power/6, is_creature"),
+        ("hand_counts", (2,), "hand sizes of me, opponent / 6"),
+        ("deck_counts", (2,), "deck sizes of me, opponent / 12"),
+        ("boards", (2, BOARD_SIZE, 3), "board slots of me, opponent: present, power/6, exhausted"),
+        ("discard_counts", (2,), "discard sizes of me, opponent / 12"),
+    ]
+)
+
+
+class DuelEnv(Env):
+    """Two-player minimal card duel (see ``rules`` for the rules). ``tcgjax.make("duel")``."""
+
+    id = "duel"
+    version = "1"
+    num_players = 2
+    action_layout = ACTIONS
+    observation_layout = OBSERVATION
+    default_max_steps = 1000
+    rule_errors = rules.RULE_ERRORS
+
+    def __init__(self, *, illegal_action: str = "reject", max_steps: int | None = None):
+        self.rules = rules.DuelRules()
+        self.board_layout = self.rules.layout
+        super().__init__(illegal_action=illegal_action, max_steps=max_steps)
+
+    def _init_game(self, key: jax.Array) -> DuelState:
+        return self.rules.init(key)
+
+    def _apply_action(self, game: DuelState, action: jax.Array, key: jax.Array) -> StepResult:
+        del key  # duel has no chance event after setup
+        return StepResult(*self.rules.apply(game, action))
+
+    def _legal_action_mask(self, game: DuelState) -> jax.Array:
+        return self.rules.legal_action_mask(game)
+
+    def _action_error(self, game: DuelState, action: jax.Array) -> jax.Array:
+        return self.rules.action_errors(game)[action]
+
+    def _current_player(self, game: DuelState) -> jax.Array:
+        return game.board.active_player.astype(jnp.int32)
+
+    def _is_terminal(self, game: DuelState) -> jax.Array:
+        return game.winner >= 0
+
+    def _observe(self, game: DuelState, player: jax.Array) -> jax.Array:
+        board, layout, cards = game.board, self.board_layout, self.rules.cards
+        seats = jnp.stack([player, 1 - player])  # me, opponent
+        attrs = board.player_attributes[seats].astype(jnp.float32)
+        counts = zones.zone_counts(layout, board).reshape(2, len(rules.ZONE_KINDS))[seats]
+        seen = visibility.visible_definitions(layout, board, player)  # -1 where hidden
+
+        hand = zones.zone_slots(board, rules.zone_of("hand", player), HAND_SIZE)
+        hand_def = jnp.where(hand >= 0, seen[jnp.maximum(hand, 0)], -1)
+        known = hand_def >= 0
+        safe_def = jnp.maximum(hand_def, 0)
+        hand_features = jnp.stack(
+            [
+                known,
+                cards["cost"][safe_def] / 5.0,
+                cards["power"][safe_def] / 6.0,
+                cards["kind"][safe_def] == rules.CREATURE,
+            ],
+            axis=-1,
+        ) * known[:, None]
+
+        def board_features(seat):
+            slot = zones.zone_slots(board, rules.zone_of("board", seat), BOARD_SIZE)
+            present = slot >= 0
+            card = jnp.maximum(slot, 0)
+            seen_def = jnp.maximum(seen[card], 0)
+            return jnp.stack(
+                [
+                    present,
+                    cards["power"][seen_def] / 6.0 * present,
+                    board.card_attributes[card, rules.EXHAUSTED] * present,
+                ],
+                axis=-1,
+            )
+
+        return OBSERVATION.pack(
+            {
+                "life": attrs[:, rules.LIFE] / rules.START_LIFE,
+                "mana": attrs[:, rules.MANA : rules.MAX_MANA_ATTR + 1] / rules.MAX_MANA,
+                "my_turn": (board.active_player == player)[None],
+                "turn": board.turn_number[None] / 30.0,
+                "hand": hand_features,
+                "hand_counts": counts[:, 1] / HAND_SIZE,
+                "deck_counts": counts[:, 0] / len(rules.DECKLIST),
+                "boards": jax.vmap(board_features)(seats),
+                "discard_counts": counts[:, 3] / len(rules.DECKLIST),
+            }
+        )
