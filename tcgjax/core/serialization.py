@@ -23,6 +23,7 @@ override ``to_json_game`` / ``from_json_game`` for a domain-specific view (the d
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from typing import Any
 
@@ -270,8 +271,15 @@ def _int(value, path) -> int:
 # State
 
 
+@functools.lru_cache(maxsize=32)
+def _compiled(env: Env):
+    """Per-env: the abstract ``init`` state (shapes/dtypes) and a jitted ``finalize``, so derived
+    fields are computed by compiled code exactly as ``jit(step)`` computes them."""
+    return jax.eval_shape(env.init, jax.random.PRNGKey(0)), jax.jit(env.finalize)
+
+
 def _template(env: Env) -> State:
-    return jax.eval_shape(env.init, jax.random.PRNGKey(0))
+    return _compiled(env)[0]
 
 
 def state_to_dict(env: Env, state: State) -> dict:
@@ -345,7 +353,7 @@ def state_from_dict(env: Env, data: Any) -> State:
         error=_array_from_json(_int(env_part["error"], "env.error"), template.error, "env.error"),
         game=game,
     )
-    return env.finalize(state)
+    return _compiled(env)[1](state)
 
 
 def to_json(env: Env, state: State, *, indent: int | None = None) -> str:

@@ -1,0 +1,234 @@
+"""``api_test``: the conformance harness every tcgjax env passes (Pgx's ``api_test``, extended).
+
+It plays random legal games, single (host loop through :class:`tcgjax.replay.Recorder`) and batched
+(``jit(vmap(step))`` inside ``lax.scan`` with auto-reset), and checks on every state met:
+
+* dtypes and shapes of every ``State`` field; the mask is never all False;
+* ``action_error`` is 0 exactly where the mask is True (one source of truth for legality);
+* rewards are finite, zero outside terminal steps... and sum to zero for two players;
+* illegal and out-of-range actions under ``"reject"`` leave the state unchanged but ``error``;
+* terminal states are absorbing (any action: same state, zero rewards);
+* no retracing (``chex.assert_max_traces``);
+* card conservation (dense positions, capacities, definitions unchanged) for board games;
+* JSON round trip on states met along the way, and replay reproduction of every finished episode.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tcgjax.core import errors, replay
+from tcgjax.core.env import Env, State
+from tcgjax.core.serialization import from_json, to_json
+from tcgjax.wrappers import random_legal_action, reset_if_done
+
+__all__ = ["api_test", "ApiTestReport", "assert_states_equal", "assert_card_conservation"]
+
+
+@dataclasses.dataclass
+class ApiTestReport:
+    """What ``api_test`` saw, so callers can assert the run was meaningful."""
+
+    single_steps: int = 0
+    episodes_finished: int = 0
+    replays_checked: int = 0
+    json_round_trips: int = 0
+    illegal_actions_checked: int = 0
+    batched_steps: int = 0
+    batched_episodes_finished: int = 0
+
+
+def assert_states_equal(a: State, b: State, what: str = "states") -> None:
+    """Every array of ``a`` equals the corresponding array of ``b`` (same dtypes)."""
+    leaves_a, tree_a = jax.tree.flatten_with_path(a)
+    leaves_b, tree_b = jax.tree.flatten(b)
+    assert jax.tree.structure(a) == tree_b, f"{what}: different tree structure"
+    del tree_a
+    for (path, x), y in zip(leaves_a, leaves_b, strict=True):
+        name = jax.tree_util.keystr(path)
+        assert x.dtype == y.dtype, f"{what}: {name} dtype {x.dtype} != {y.dtype}"
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y), err_msg=f"{what}: {name}")
+
+
+def assert_card_conservation(env: Env, state: State, initial: State | None = None) -> None:
+    """No card lost or duplicated: in every zone positions are exactly ``0..n-1`` and ``n`` is within
+    ``max_size``; zone and owner indices are valid; definitions unchanged since ``initial``."""
+    layout = env.board_layout
+    if layout is None:
+        return
+    board = jax.tree.map(np.asarray, state.game.board)
+    assert board.zone.shape == (layout.num_cards,)
+    assert np.all((board.zone >= 0) & (board.zone < layout.num_zones)), "zone index out of range"
+    assert np.all((board.owner >= 0) & (board.owner < layout.num_players)), "bad owner"
+    for z in range(layout.num_zones):
+        pos = np.sort(board.position[board.zone == z])
+        np.testing.assert_array_equal(
+            pos, np.arange(len(pos)), err_msg=f"zone {layout.zone_id(z)}: positions not dense"
+        )
+        assert len(pos) <= layout.zone_max_size[z], f"zone {layout.zone_id(z)} over max_size"
+    if initial is not None:
+        np.testing.assert_array_equal(
+            board.definition, np.asarray(initial.game.board.definition), "card definitions changed"
+        )
+
+
+def _check_state(env: Env, s: State, batch: tuple[int, ...] = ()) -> None:
+    num_p, num_a = env.num_players, env.num_actions
+    expected = {
+        "current_player": (batch, jnp.int32),
+        "observation": (batch + tuple(env.observation_shape), jnp.float32),
+        "legal_action_mask": (batch + (num_a,), jnp.bool_),
+        "rewards": (batch + (num_p,), jnp.float32),
+        "terminated": (batch, jnp.bool_),
+        "truncated": (batch, jnp.bool_),
+        "step_count": (batch, jnp.int32),
+        "error": (batch, jnp.int32),
+    }
+    for name, (shape, dtype) in expected.items():
+        x = getattr(s, name)
+        assert x.shape == shape, f"{env.id}: State.{name} shape {x.shape} != {shape}"
+        assert x.dtype == dtype, f"{env.id}: State.{name} dtype {x.dtype} != {dtype}"
+    mask = np.asarray(s.legal_action_mask)
+    assert mask.any(axis=-1).all(), f"{env.id}: an all-False legal_action_mask"
+    rewards = np.asarray(s.rewards)
+    assert np.isfinite(rewards).all(), f"{env.id}: non-finite rewards {rewards}"
+    assert np.isfinite(np.asarray(s.observation)).all(), f"{env.id}: non-finite observation"
+    if num_p == 2:
+        np.testing.assert_allclose(rewards.sum(-1), 0.0, atol=1e-6, err_msg="not zero-sum")
+    done = np.asarray(s.terminated | s.truncated)
+    assert mask[done].all(), f"{env.id}: terminal mask must be all True"
+    assert not np.asarray(s.terminated & s.truncated).any(), "terminated and truncated both set"
+
+
+def api_test(
+    env: Env,
+    *,
+    num_steps: int = 300,
+    batch_size: int = 16,
+    batch_steps: int = 200,
+    json_every: int = 10,
+    seed: int = 0,
+) -> ApiTestReport:
+    """Run the conformance checks on ``env`` (see the module docstring); raise on any failure.
+
+    Args:
+      env: the env under test (built with ``illegal_action="reject"``, the default).
+      num_steps: steps of single-game random play (episodes restart when they end).
+      batch_size: ``B`` games for the ``jit(vmap(...))`` part.
+      batch_steps: steps of the batched part.
+      json_every: JSON round trip every this many single-game steps (and on every terminal state).
+      seed: PRNG seed; the checks never depend on a particular draw.
+
+    Returns:
+      An :class:`ApiTestReport` with counts, so a caller can assert episodes actually finished.
+    """
+    assert env.illegal_action == "reject", "api_test expects illegal_action='reject'"
+    report = ApiTestReport()
+    key = jax.random.PRNGKey(seed)
+
+    def step_fn(state, action, key):
+        return env.step(state, action, key)
+
+    step = jax.jit(chex.assert_max_traces(step_fn, n=1))
+    errors_fn = jax.jit(jax.vmap(env.action_error, in_axes=(None, 0)))
+    all_actions = jnp.arange(env.num_actions, dtype=jnp.int32)
+    init = jax.jit(env.init)
+
+    # ---- single game, host loop, recorded ------------------------------------------------------
+    key, sub = jax.random.split(key)
+    state = init(sub)
+    episode_start = state
+    recorder = replay.Recorder(env, state)
+    _check_state(env, state)
+    for i in range(num_steps):
+        done = bool(state.terminated | state.truncated)
+        if done:
+            # Terminal states are absorbing, whatever the action.
+            key, k1 = jax.random.split(key)
+            for action in (0, env.num_actions - 1):
+                again = step(state, action, k1)
+                assert_states_equal(again, state.replace(rewards=jnp.zeros_like(state.rewards)),
+                                    f"{env.id}: absorbing terminal")
+            # Replay of the finished episode reproduces it exactly (through JSON).
+            exported = json.loads(json.dumps(recorder.export()))
+            assert_states_equal(replay.run(exported, env), state, f"{env.id}: replay")
+            report.replays_checked += 1
+            report.episodes_finished += 1
+            key, sub = jax.random.split(key)
+            state = episode_start = init(sub)
+            recorder = replay.Recorder(env, state)
+            _check_state(env, state)
+            continue
+
+        codes = np.asarray(errors_fn(state, all_actions))
+        mask = np.asarray(state.legal_action_mask)
+        np.testing.assert_array_equal(
+            codes == 0, mask, err_msg=f"{env.id}: action_error disagrees with the mask"
+        )
+        key, k_act, k_step = jax.random.split(key, 3)
+        # An illegal (or out-of-range) action is rejected without changing anything but `error`.
+        illegal = np.flatnonzero(~mask)
+        for bad in ([int(illegal[0])] if illegal.size else []) + [-1, env.num_actions]:
+            rejected = step(state, bad, k_step)
+            expected_code = errors.ACTION_OUT_OF_RANGE if bad in (-1, env.num_actions) else codes[bad]
+            assert int(rejected.error) == expected_code != 0, f"{env.id}: illegal action {bad}"
+            assert_states_equal(
+                rejected,
+                state.replace(rewards=jnp.zeros_like(state.rewards), error=rejected.error),
+                f"{env.id}: rejected action {bad}",
+            )
+            report.illegal_actions_checked += 1
+
+        action = int(random_legal_action(k_act, state.legal_action_mask))
+        stepped = step(state, action, k_step)
+        state = recorder.step(action, k_step)
+        assert_states_equal(stepped, state, f"{env.id}: checked_step vs step")
+        assert int(state.error) == 0, f"{env.id}: legal action {action} set error {int(state.error)}"
+        _check_state(env, state)
+        assert_card_conservation(env, state, episode_start)
+        report.single_steps += 1
+        if i % json_every == 0 or bool(state.terminated | state.truncated):
+            text = to_json(env, state)
+            assert_states_equal(from_json(env, text), state, f"{env.id}: JSON round trip")
+            assert to_json(env, from_json(env, text)) == text
+            report.json_round_trips += 1
+
+    # ---- batched: jit(vmap(...)) inside lax.scan with auto-reset ---------------------------------
+    def batched_step(state, action, key):
+        return jax.vmap(env.step)(state, action, key)
+
+    traced_step = chex.assert_max_traces(batched_step, n=1)
+
+    @jax.jit
+    def rollout(state, key):
+        def body(state, key):
+            k_reset, k_act, k_step = jax.random.split(key, 3)
+            state = jax.vmap(reset_if_done, in_axes=(None, 0, 0))(
+                env.init, state, jax.random.split(k_reset, batch_size)
+            )
+            action = random_legal_action(k_act, state.legal_action_mask)
+            state = traced_step(state, action, jax.random.split(k_step, batch_size))
+            return state, state
+        return jax.lax.scan(body, state, jax.random.split(key, batch_steps))
+
+    key, k_init, k_roll = jax.random.split(key, 3)
+    states = jax.jit(jax.vmap(env.init))(jax.random.split(k_init, batch_size))
+    _check_state(env, states, (batch_size,))
+    final, trajectory = rollout(states, k_roll)
+    _check_state(env, final, (batch_size,))
+    flat = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]), trajectory)
+    _check_state(env, flat, (batch_size * batch_steps,))
+    errs = np.asarray(trajectory.error)
+    assert (errs == 0).all(), f"{env.id}: random legal play produced error codes {np.unique(errs)}"
+    report.batched_steps = batch_size * batch_steps
+    report.batched_episodes_finished = int(np.asarray(trajectory.terminated
+                                                      | trajectory.truncated).sum())
+    # Same scan again (new key): compiled once, never retraced.
+    rollout(states, jax.random.PRNGKey(seed + 1))
+    return report

@@ -1,0 +1,46 @@
+"""*duel* passes the conformance harness and works under jit, vmap and both."""
+
+import os
+
+import jax
+import numpy as np
+
+from tcgjax.testing import api_test, assert_states_equal
+
+
+def test_duel_passes_api_test(duel_env):
+    report = api_test(duel_env, num_steps=300, batch_size=16, batch_steps=200)
+    assert report.single_steps > 200
+    assert report.episodes_finished >= 3 and report.replays_checked == report.episodes_finished
+    assert report.json_round_trips >= 20
+    assert report.illegal_actions_checked > report.single_steps
+    assert report.batched_episodes_finished >= 10
+
+
+def test_jit_vmap_match_single_games(duel_env):
+    env = duel_env
+    keys = jax.random.split(jax.random.PRNGKey(7), 4)
+    batched = jax.jit(jax.vmap(env.init))(keys)
+    vmapped = jax.vmap(env.init)(keys)
+    for i in range(4):
+        single = jax.jit(env.init)(keys[i])
+        assert_states_equal(jax.tree.map(lambda x, i=i: x[i], batched), single, "jit(vmap(init))")
+        assert_states_equal(jax.tree.map(lambda x, i=i: x[i], vmapped), single, "vmap(init)")
+    actions = np.argmax(np.asarray(batched.legal_action_mask), axis=-1)
+    stepped = jax.jit(jax.vmap(env.step))(batched, actions, keys)
+    for i in range(4):
+        single = jax.jit(env.step)(jax.tree.map(lambda x, i=i: x[i], batched), actions[i], keys[i])
+        assert_states_equal(jax.tree.map(lambda x, i=i: x[i], stepped), single, "vmap(step)")
+    obs = jax.jit(jax.vmap(env.observe, in_axes=(0, None)))(stepped, 1)
+    for i in range(4):
+        np.testing.assert_array_equal(
+            obs[i], jax.jit(env.observe)(jax.tree.map(lambda x, i=i: x[i], stepped), 1)
+        )
+
+
+def test_readme_observation_and_action_tables_match_code(duel_env):
+    readme = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tcgjax", "games", "duel",
+                          "README.md")
+    text = open(readme, encoding="utf-8").read()
+    assert duel_env.observation_layout.table() in text
+    assert duel_env.action_layout.table() in text
