@@ -1,0 +1,124 @@
+"""Cross-game conventions owned once by ``tcgjax.core.env.Env`` (shown on the duel env)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tcgjax
+from tcgjax.core import errors
+from tcgjax.games.duel.rules import ACTIONS
+from tcgjax.games.duel.scenario import build_state
+from tcgjax.testing import assert_states_equal
+
+KEY = jax.random.PRNGKey(0)
+END_TURN = ACTIONS.encode("end_turn")
+PLAY0 = ACTIONS.encode("play", 0)
+
+
+@pytest.fixture(scope="module")
+def lose_env():
+    return tcgjax.make("duel", illegal_action="lose")
+
+
+def test_metadata(duel_env):
+    env = duel_env
+    assert (env.id, env.num_players, env.num_actions) == ("duel", 2, 10)
+    assert env.observation_shape == (56,)
+    assert env.init(KEY).observation.shape == env.observation_shape
+    assert env.action_name(END_TURN) == "end_turn" and env.action_name(PLAY0) == "play[0]"
+
+
+@pytest.mark.parametrize("bad", [-1, 10, 2**20])
+def test_reject_out_of_range_action_changes_nothing(duel_env, bad):
+    s = duel_env.init(KEY)
+    out = jax.jit(duel_env.step)(s, bad, KEY)
+    assert int(out.error) == errors.ACTION_OUT_OF_RANGE
+    assert_states_equal(out, s.replace(error=out.error), "rejected")
+    with pytest.raises(tcgjax.IllegalActionError, match="action_out_of_range"):
+        tcgjax.checked_step(duel_env, s, bad, KEY)
+
+
+def test_reject_illegal_action_names_the_rule(duel_env):
+    s = build_state(duel_env, [{"hand": ["dragon"], "mana": 1}, {}])
+    out = jax.jit(duel_env.step)(s, PLAY0, KEY)
+    assert duel_env.error_codes.name(int(out.error)) == "not_enough_mana"
+    assert_states_equal(out, s.replace(error=out.error), "rejected")
+    with pytest.raises(tcgjax.IllegalActionError) as info:
+        tcgjax.checked_step(duel_env, s, PLAY0, KEY)
+    assert "not_enough_mana" in str(info.value) and "player1" in str(info.value)
+    assert "play[0]" in str(info.value)
+    assert isinstance(info.value, tcgjax.TcgjaxError)
+
+
+def test_error_is_cleared_by_the_next_legal_step(duel_env):
+    s = build_state(duel_env, [{"hand": ["dragon"], "mana": 1}, {}])
+    step = jax.jit(duel_env.step)
+    s = step(s, PLAY0, KEY)
+    assert int(s.error) != 0
+    s = step(s, END_TURN, KEY)
+    assert int(s.error) == 0 and int(s.step_count) == 1
+
+
+def test_lose_policy_ends_the_game_against_the_actor(lose_env):
+    s = build_state(lose_env, [{"hand": ["dragon"], "mana": 1}, {}])
+    out = jax.jit(lose_env.step)(s, PLAY0, KEY)
+    assert bool(out.terminated) and not bool(out.truncated)
+    np.testing.assert_array_equal(out.rewards, [-1.0, 1.0])
+    assert lose_env.error_codes.name(int(out.error)) == "not_enough_mana"
+    assert bool(out.legal_action_mask.all())
+    assert_states_equal(out.game, s.game, "rules state untouched")
+    # Player 2 acting illegally loses too.
+    s2 = build_state(lose_env, [{}, {"hand": ["dragon"], "mana": 1}], active=1)
+    out2 = jax.jit(lose_env.step)(s2, 42, KEY)
+    np.testing.assert_array_equal(out2.rewards, [1.0, -1.0])
+    assert int(out2.error) == errors.ACTION_OUT_OF_RANGE
+
+
+def test_terminal_state_is_absorbing(duel_env):
+    s = build_state(duel_env, [{"board": ["wolf"]}, {"life": 1}])
+    step = jax.jit(duel_env.step)
+    end = step(s, ACTIONS.encode("attack", 0), KEY)
+    assert bool(end.terminated)
+    for action in range(duel_env.num_actions):
+        again = step(end, action, KEY)
+        assert_states_equal(again, end.replace(rewards=jnp.zeros(2)), f"absorbing {action}")
+    with pytest.raises(tcgjax.IllegalActionError, match="game is over"):
+        tcgjax.checked_step(duel_env, end, END_TURN, KEY)
+
+
+def test_truncation_at_max_steps():
+    env = tcgjax.make("duel", max_steps=3)
+    step = jax.jit(env.step)
+    s = env.init(KEY)
+    for i in range(3):
+        assert not bool(s.truncated)
+        s = step(s, END_TURN, KEY)
+        assert int(s.step_count) == i + 1
+    assert bool(s.truncated) and not bool(s.terminated)
+    assert bool(s.legal_action_mask.all())
+    np.testing.assert_array_equal(s.rewards, [0.0, 0.0])
+    assert_states_equal(step(s, END_TURN, KEY), s, "truncated is absorbing")
+
+
+def test_mask_is_never_empty_and_matches_action_error(duel_env):
+    s = build_state(duel_env, [{"hand": [], "board": []}, {}])
+    np.testing.assert_array_equal(np.flatnonzero(s.legal_action_mask), [END_TURN])
+    codes = jax.vmap(duel_env.action_error, in_axes=(None, 0))(s, jnp.arange(10))
+    np.testing.assert_array_equal(np.asarray(codes) == 0, np.asarray(s.legal_action_mask))
+
+
+def test_step_works_under_vmap_with_mixed_outcomes(duel_env):
+    """One batch mixing a legal step, a rejected action and a terminal state."""
+    env = duel_env
+    legal = build_state(env, [{"hand": ["goblin"], "mana": 1}, {}])
+    illegal = build_state(env, [{"hand": ["dragon"], "mana": 1}, {}])
+    terminal = jax.jit(env.step)(build_state(env, [{"board": ["wolf"]}, {"life": 1}]),
+                                 ACTIONS.encode("attack", 0), KEY)
+    batch = jax.tree.map(lambda *x: jnp.stack(x), legal, illegal, terminal)
+    out = jax.jit(jax.vmap(env.step))(batch, jnp.array([PLAY0, PLAY0, END_TURN]),
+                                      jax.random.split(KEY, 3))
+    for i, single in enumerate([legal, illegal, terminal]):
+        expected = jax.jit(env.step)(single, [PLAY0, PLAY0, END_TURN][i], jax.random.split(KEY, 3)[i])
+        assert_states_equal(jax.tree.map(lambda x, i=i: x[i], out), expected, f"game {i}")
+    assert list(np.asarray(out.error) != 0) == [False, True, False]

@@ -1,0 +1,119 @@
+"""JSON view (engine_data_model.md SERIALISATION, decision E1): shape, exact round trip, errors."""
+
+import json
+
+import jax
+import pytest
+
+import tcgjax
+from tcgjax.games.duel.rules import ACTIONS
+from tcgjax.games.duel.scenario import build_state
+from tcgjax.testing import assert_states_equal
+
+KEY = jax.random.PRNGKey(0)
+
+
+@pytest.fixture(scope="module")
+def mid_game(duel_env):
+    s = build_state(duel_env, [{"hand": ["goblin", "spark"], "board": ["wolf"], "mana": 3,
+                                "life": 9}, {"life": 4, "board": ["knight"], "exhausted": [0]}],
+                    turn_number=5)
+    step = jax.jit(duel_env.step)
+    s = step(s, ACTIONS.encode("play", 0), KEY)
+    return step(s, ACTIONS.encode("attack", 0), KEY)
+
+
+def test_spec_shape_and_e1_ids(duel_env, mid_game):
+    data = json.loads(tcgjax.to_json(duel_env, mid_game))
+    assert {"players", "cards", "zones", "turnState", "version"} <= set(data)
+    assert list(data["players"]) == ["player1", "player2"]
+    assert list(data["cards"])[:3] == ["card_001", "card_002", "card_003"]
+    assert len(data["cards"]) == 24 and "card_024" in data["cards"]
+    assert "deck_player1" in data["zones"] and "hand_player2" in data["zones"]
+    card = data["cards"]["card_001"]
+    assert set(card) == {"id", "definitionId", "ownerId", "zoneId", "position",
+                         "visibilityOverride", "attributes"}
+    assert data["zones"]["hand_player2"] == {"id": "hand_player2", "zoneTypeId": "hand",
+                                             "ownerId": "player2"}
+    assert data["turnState"] == {"activePlayerId": "player1", "turnNumber": 5, "phase": "main"}
+    assert data["players"]["player2"]["attributes"]["life"] == 2
+    assert data["version"] == int(mid_game.game.board.version)
+
+
+def test_exact_round_trip_init_and_mid_game(duel_env, mid_game):
+    for state in (jax.jit(duel_env.init)(KEY), mid_game):
+        text = tcgjax.to_json(duel_env, state)
+        back = tcgjax.from_json(duel_env, text)
+        assert_states_equal(back, state, "round trip")
+        assert tcgjax.to_json(duel_env, back) == text
+
+
+def _mutated(env, state, mutate):
+    data = json.loads(tcgjax.to_json(env, state))
+    mutate(data)
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda d: d.pop("cards"), "cards"),
+        (lambda d: d["cards"].pop("card_007"), "cards.card_007"),
+        (lambda d: d["cards"]["card_003"].pop("zoneId"), "cards.card_003.zoneId"),
+        (lambda d: d["cards"]["card_003"].update(zoneId="graveyard_player1"),
+         "cards.card_003.zoneId"),
+        (lambda d: d["cards"]["card_003"].update(definitionId="unicorn"),
+         "cards.card_003.definitionId"),
+        (lambda d: d["cards"]["card_003"].update(ownerId="player3"), "cards.card_003.ownerId"),
+        (lambda d: d["cards"]["card_003"].update(position="top"), "cards.card_003.position"),
+        (lambda d: d["cards"]["card_003"].update(visibilityOverride="secret"),
+         "cards.card_003.visibilityOverride"),
+        (lambda d: d["cards"]["card_003"]["attributes"].update(shiny=1),
+         "cards.card_003.attributes.shiny"),
+        (lambda d: d["cards"]["card_003"].update(id="card_004"), "cards.card_003.id"),
+        (lambda d: d["cards"].update(card_099=d["cards"]["card_001"]), "cards.card_099"),
+        (lambda d: d["players"]["player1"]["attributes"].update(life=1.5),
+         "players.player1.attributes.life"),
+        (lambda d: d["players"]["player1"]["attributes"].update(life=10**6),
+         "player_attributes"),
+        (lambda d: d["zones"]["hand_player1"].update(ownerId="player2"), "zones.hand_player1"),
+        (lambda d: d["turnState"].update(phase="combat"), "turnState.phase"),
+        (lambda d: d["turnState"].update(activePlayerId="bob"), "turnState.activePlayerId"),
+        (lambda d: d.update(version="7"), "version"),
+        (lambda d: d.update(envId="pokemon"), "envId"),
+        (lambda d: d.update(envVersion="0"), "envVersion"),
+        (lambda d: d.update(extra=1), "extra"),
+        (lambda d: d["env"].update(rewards=[0.0]), "env.rewards"),
+        (lambda d: d["env"].update(terminated=1), "env.terminated"),
+        (lambda d: d["env"].pop("stepCount"), "env.stepCount"),
+        (lambda d: d["game"].update(winner=[0]), "game.winner"),
+        (lambda d: d["game"].pop("end_reason"), "game.end_reason"),
+    ],
+)
+def test_malformed_json_names_the_field(duel_env, mid_game, mutate, field):
+    text = _mutated(duel_env, mid_game, mutate)
+    with pytest.raises(tcgjax.SerializationError) as info:
+        tcgjax.from_json(duel_env, text)
+    assert field in str(info.value)
+
+
+def test_non_dense_positions_name_the_zone(duel_env, mid_game):
+    def mutate(d):
+        for card in d["cards"].values():
+            if card["zoneId"] == "hand_player1":
+                card["position"] += 5
+    with pytest.raises(tcgjax.SerializationError, match="hand_player1"):
+        tcgjax.from_json(duel_env, _mutated(duel_env, mid_game, mutate))
+
+
+def test_invalid_json_text(duel_env):
+    with pytest.raises(tcgjax.SerializationError, match="not valid JSON"):
+        tcgjax.from_json(duel_env, "{players:")
+    with pytest.raises(tcgjax.SerializationError, match="expected a JSON object"):
+        tcgjax.from_json(duel_env, "[1, 2]")
+
+
+def test_to_json_refuses_a_batch(duel_env):
+    batch = jax.vmap(duel_env.init)(jax.random.split(KEY, 2))
+    with pytest.raises(tcgjax.SerializationError, match="batch"):
+        tcgjax.to_json(duel_env, batch)
