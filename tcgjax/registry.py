@@ -39,7 +39,9 @@ def make(env_id: str, **options) -> Env:
     try:
         entry_point = _ENTRY_POINTS[env_id]
     except KeyError:
-        raise ConfigError(f"unknown env id {env_id!r}; available: {list(available_envs())}") from None
+        raise ConfigError(
+            f"unknown env id {env_id!r}; available: {list(available_envs())}"
+        ) from None
     module_name, class_name = entry_point.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
     accepted = [

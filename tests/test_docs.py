@@ -30,6 +30,8 @@ def test_notebooks_run(capsys):
                 continue
             source = "".join(cell["source"])
             # Shell lines (Colab installs) are for Colab only.
-            source = "\n".join(line for line in source.splitlines() if not line.startswith(("!", "%")))
+            source = "\n".join(
+                line for line in source.splitlines() if not line.startswith(("!", "%"))
+            )
             exec(compile(source, name, "exec"), namespace)
     assert "steps/s" in capsys.readouterr().out

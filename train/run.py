@@ -52,8 +52,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     envs = [args.env] if args.env else list(tcgjax.available_envs())
-    print(f"tcgjax {tcgjax.__version__} | jax {jax.__version__} on {jax.devices()[0].platform} | "
-          f"random-play rollout (masked PPO comes with its own issue)")
+    print(
+        f"tcgjax {tcgjax.__version__} | jax {jax.__version__} on {jax.devices()[0].platform} | "
+        f"random-play rollout (masked PPO comes with its own issue)"
+    )
     for env_id in envs:
         env = tcgjax.make(env_id)
         rollout = make_rollout(env, args.batch, args.steps)
@@ -67,9 +69,11 @@ def main(argv: list[str] | None = None) -> None:
         sps = args.batch * args.steps / run_s
         finished = int(finished)
         mean = float(p1_return) / max(finished, 1)
-        print(f"{env_id:>12}: {sps:>12,.0f} steps/s | batch {args.batch} x {args.steps} steps | "
-              f"compile+first run {compile_s:.1f}s | {finished} games finished | "
-              f"player1 mean reward {mean:+.3f}")
+        print(
+            f"{env_id:>12}: {sps:>12,.0f} steps/s | batch {args.batch} x {args.steps} steps | "
+            f"compile+first run {compile_s:.1f}s | {finished} games finished | "
+            f"player1 mean reward {mean:+.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -150,8 +150,14 @@ class BoardLayout:
         object.__setattr__(
             self,
             "zone_max_size",
-            table(lambda t, o: big if self.zone_types[t].max_size is None
-                  else min(self.zone_types[t].max_size, big), np.int32),
+            table(
+                lambda t, o: (
+                    big
+                    if self.zone_types[t].max_size is None
+                    else min(self.zone_types[t].max_size, big)
+                ),
+                np.int32,
+            ),
         )
         object.__setattr__(
             self, "zone_ordered", table(lambda t, o: self.zone_types[t].ordered, np.bool_)
@@ -239,7 +245,9 @@ def change_owner(layout: BoardLayout, board: Board, card, new_owner) -> CommandR
     error = jnp.where(
         (card < 0) | (card >= num_cards),
         errors.CARD_OUT_OF_RANGE,
-        jnp.where((new_owner < 0) | (new_owner >= layout.num_players), errors.PLAYER_OUT_OF_RANGE, 0),
+        jnp.where(
+            (new_owner < 0) | (new_owner >= layout.num_players), errors.PLAYER_OUT_OF_RANGE, 0
+        ),
     )
     safe = jnp.clip(card, 0, num_cards - 1)
     new = board.replace(owner=board.owner.at[safe].set(new_owner.astype(board.owner.dtype)))

@@ -152,7 +152,9 @@ class CardRegistry:
                 raise CardDataError(source, label, None, f"expected a mapping, got {entry!r}")
             cid = entry.get("id")
             if not isinstance(cid, str) or not cid:
-                raise CardDataError(source, label, "id", f"missing or not a non-empty string: {cid!r}")
+                raise CardDataError(
+                    source, label, "id", f"missing or not a non-empty string: {cid!r}"
+                )
             if cid in parsed:
                 raise CardDataError(source, cid, "id", "duplicate card id")
             unknown = sorted(set(entry) - set(schema.names) - {"id"})
@@ -172,7 +174,9 @@ class CardRegistry:
         if not parsed:
             raise CardDataError(source, None, "cards", "no card definitions")
         self.ids: tuple[str, ...] = ("",) + tuple(sorted(parsed))
-        self._rows = types.MappingProxyType({cid: types.MappingProxyType(r) for cid, r in parsed.items()})
+        self._rows = types.MappingProxyType(
+            {cid: types.MappingProxyType(r) for cid, r in parsed.items()}
+        )
         self._index = {cid: i for i, cid in enumerate(self.ids) if cid}
         columns: dict[str, np.ndarray] = {}
         for field in schema.fields:
@@ -209,7 +213,9 @@ class CardRegistry:
         try:
             return self._device[field]
         except KeyError:
-            raise ConfigError(f"no numeric card field {field!r}; have {sorted(self._device)}") from None
+            raise ConfigError(
+                f"no numeric card field {field!r}; have {sorted(self._device)}"
+            ) from None
 
     def index(self, card_id: str) -> int:
         """Definition index of ``card_id``."""

@@ -30,7 +30,11 @@ def check_action(env: Env, state: State, action) -> None:
     """
     if np.ndim(state.terminated) != 0:
         raise IllegalActionError("checked_step takes one game, not a batch")
-    if isinstance(action, bool) or not isinstance(action, int | np.integer) and np.ndim(action) != 0:
+    if (
+        isinstance(action, bool)
+        or not isinstance(action, int | np.integer)
+        and np.ndim(action) != 0
+    ):
         raise IllegalActionError(f"{env.id}: action must be one integer, got {action!r}")
     action_int = int(action)
     actor = player_id(int(state.current_player))

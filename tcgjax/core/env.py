@@ -261,3 +261,4 @@ class Env(abc.ABC):
     def _check_action_host(self, state: State, action: int) -> None:
         """Host-side hook of :func:`tcgjax.checked_step` for game-specific exceptions (e.g. a
         deadlock). Runs before the generic legality check; default does nothing."""
+        del state, action

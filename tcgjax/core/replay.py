@@ -92,7 +92,10 @@ class Recorder:
             "initialState": copy.deepcopy(self._initial),
             "commandLog": copy.deepcopy(self._commands),
             "randomTape": {"values": [list(v) for v in self._tape], "index": 0},
-            "final": {"stepCount": int(self.state.step_count), "sha256": digest(self.env, self.state)},
+            "final": {
+                "stepCount": int(self.state.step_count),
+                "sha256": digest(self.env, self.state),
+            },
         }
 
 
@@ -155,10 +158,15 @@ def run(replay: dict[str, Any], env: Env | None = None) -> State:
                 f"({player_id(int(state.current_player))})"
             )
         if index >= len(values):
-            raise ReplayError(f"{path}: randomTape exhausted at index {index} ({len(values)} values)")
+            raise ReplayError(
+                f"{path}: randomTape exhausted at index {index} ({len(values)} values)"
+            )
         raw = values[index]
-        if not (isinstance(raw, list) and len(raw) == 2 and all(isinstance(v, int) and 0 <= v < 2**32
-                                                                 for v in raw)):
+        if not (
+            isinstance(raw, list)
+            and len(raw) == 2
+            and all(isinstance(v, int) and 0 <= v < 2**32 for v in raw)
+        ):
             raise ReplayError(f"randomTape.values[{index}]: not a key of 2 uint32: {raw!r}")
         index += 1
         key = jnp.asarray(raw, jnp.uint32)

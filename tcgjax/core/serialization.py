@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tcgjax.core.board import Board, card_id, parse_card_id, parse_player_id, player_id
+from tcgjax.core.board import Board, card_id, parse_player_id, player_id
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import SerializationError
 from tcgjax.core.zones import NO_OVERRIDE, VISIBILITY_NAMES
@@ -123,7 +123,8 @@ def _board_to_json(env: Env, board: Board) -> dict:
             "id": player_id(p),
             "name": player_id(p),
             "attributes": {
-                name: int(b.player_attributes[p, k]) for k, name in enumerate(layout.player_attributes)
+                name: int(b.player_attributes[p, k])
+                for k, name in enumerate(layout.player_attributes)
             },
         }
         for p in range(layout.num_players)
@@ -155,8 +156,13 @@ def _board_to_json(env: Env, board: Board) -> dict:
         "turnNumber": int(b.turn_number),
         "phase": layout.phases[int(b.phase)],
     }
-    return {"version": int(b.version), "players": players, "cards": cards, "zones": zones,
-            "turnState": turn}
+    return {
+        "version": int(b.version),
+        "players": players,
+        "cards": cards,
+        "zones": zones,
+        "turnState": turn,
+    }
 
 
 def _parse(fn, text, path):
@@ -190,9 +196,18 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
     if not isinstance(cards, dict):
         raise SerializationError("cards: expected an object")
     _check_keys(cards, [card_id(c) for c in range(num_c)], "cards")
-    fields = ["id", "definitionId", "ownerId", "zoneId", "position", "visibilityOverride",
-              "attributes"]
-    cols = {k: np.zeros(num_c, np.int64) for k in ("definition", "owner", "zone", "position", "vis")}
+    fields = [
+        "id",
+        "definitionId",
+        "ownerId",
+        "zoneId",
+        "position",
+        "visibilityOverride",
+        "attributes",
+    ]
+    cols = {
+        k: np.zeros(num_c, np.int64) for k in ("definition", "owner", "zone", "position", "vis")
+    }
     c_attrs = np.zeros((num_c, len(layout.card_attributes)), np.int64)
     for c in range(num_c):
         path = f"cards.{card_id(c)}"
@@ -202,15 +217,19 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
         _check_keys(entry, fields, path)
         if entry["id"] != card_id(c):
             raise SerializationError(f"{path}.id: {entry['id']!r} != key {card_id(c)!r}")
-        cols["definition"][c] = _parse(layout.cards.index, entry["definitionId"],
-                                       f"{path}.definitionId")
-        cols["owner"][c] = _parse(lambda t: parse_player_id(t, num_p), entry["ownerId"],
-                                  f"{path}.ownerId")
+        cols["definition"][c] = _parse(
+            layout.cards.index, entry["definitionId"], f"{path}.definitionId"
+        )
+        cols["owner"][c] = _parse(
+            lambda t: parse_player_id(t, num_p), entry["ownerId"], f"{path}.ownerId"
+        )
         cols["zone"][c] = _parse(layout.zone_index_by_id, entry["zoneId"], f"{path}.zoneId")
         cols["position"][c] = _int(entry["position"], f"{path}.position")
         override = entry["visibilityOverride"]
-        cols["vis"][c] = NO_OVERRIDE if override is None else _parse(
-            VISIBILITY_NAMES.index, override, f"{path}.visibilityOverride"
+        cols["vis"][c] = (
+            NO_OVERRIDE
+            if override is None
+            else _parse(VISIBILITY_NAMES.index, override, f"{path}.visibilityOverride")
         )
         attrs = entry["attributes"]
         _check_keys(attrs, layout.card_attributes, f"{path}.attributes")
@@ -232,15 +251,19 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
     _check_keys(zones, [layout.zone_id(z) for z in range(layout.num_zones)], "zones")
     for z, (type_id, owner) in enumerate(layout.zones):
         zid = layout.zone_id(z)
-        expected = {"id": zid, "zoneTypeId": type_id,
-                    "ownerId": None if owner is None else player_id(owner)}
+        expected = {
+            "id": zid,
+            "zoneTypeId": type_id,
+            "ownerId": None if owner is None else player_id(owner),
+        }
         if zones[zid] != expected:
             raise SerializationError(f"zones.{zid}: {zones[zid]!r} != the env's {expected!r}")
 
     turn = _get(data, "turnState", "$")
     _check_keys(turn, ["activePlayerId", "turnNumber", "phase"], "turnState")
-    active = _parse(lambda t: parse_player_id(t, num_p), turn["activePlayerId"],
-                    "turnState.activePlayerId")
+    active = _parse(
+        lambda t: parse_player_id(t, num_p), turn["activePlayerId"], "turnState.activePlayerId"
+    )
     phase = _parse(layout.phases.index, turn["phase"], "turnState.phase")
 
     def arr(value, name):
@@ -292,8 +315,11 @@ def state_to_dict(env: Env, state: State) -> dict:
         out.update(env.to_json_game(game))
     elif _is_struct(game) and any(f.name == "board" for f in dataclasses.fields(game)):
         out.update(_board_to_json(env, game.board))
-        rest = {f.name: tree_to_json(getattr(game, f.name))
-                for f in dataclasses.fields(game) if f.name != "board"}
+        rest = {
+            f.name: tree_to_json(getattr(game, f.name))
+            for f in dataclasses.fields(game)
+            if f.name != "board"
+        }
         out["game"] = rest
     else:
         out["game"] = tree_to_json(game)
@@ -314,15 +340,26 @@ def state_from_dict(env: Env, data: Any) -> State:
     if _get(data, "envId", "$") != env.id:
         raise SerializationError(f"envId: {data['envId']!r} != this env's {env.id!r}")
     if _get(data, "envVersion", "$") != env.version:
-        raise SerializationError(f"envVersion: {data['envVersion']!r} != this env's {env.version!r}")
+        raise SerializationError(
+            f"envVersion: {data['envVersion']!r} != this env's {env.version!r}"
+        )
     template = _template(env)
     game_t = template.game
     if hasattr(env, "from_json_game"):
         known = set(env.json_game_keys) | {"envId", "envVersion", "env"}
         game = env.from_json_game(data, game_t)
     elif _is_struct(game_t) and any(f.name == "board" for f in dataclasses.fields(game_t)):
-        known = {"envId", "envVersion", "version", "players", "cards", "zones", "turnState", "env",
-                 "game"}
+        known = {
+            "envId",
+            "envVersion",
+            "version",
+            "players",
+            "cards",
+            "zones",
+            "turnState",
+            "env",
+            "game",
+        }
         board = _board_from_json(env, data, game_t.board)
         rest_names = [f.name for f in dataclasses.fields(game_t) if f.name != "board"]
         rest = _get(data, "game", "$")
@@ -348,8 +385,9 @@ def state_from_dict(env: Env, data: Any) -> State:
         rewards=_array_from_json(env_part["rewards"], template.rewards, "env.rewards"),
         terminated=_array_from_json(env_part["terminated"], template.terminated, "env.terminated"),
         truncated=_array_from_json(env_part["truncated"], template.truncated, "env.truncated"),
-        step_count=_array_from_json(_int(env_part["stepCount"], "env.stepCount"),
-                                    template.step_count, "env.stepCount"),
+        step_count=_array_from_json(
+            _int(env_part["stepCount"], "env.stepCount"), template.step_count, "env.stepCount"
+        ),
         error=_array_from_json(_int(env_part["error"], "env.error"), template.error, "env.error"),
         game=game,
     )

@@ -197,7 +197,8 @@ def zone_slots(board: Board, zone, num_slots: int) -> jax.Array:
 
 
 def commit(old: Board, new: Board, error: jax.Array) -> CommandResult:
-    """Command epilogue shared by every command: keep ``new`` (with version + 1) when ``error == 0``, else ``old`` unchanged."""
+    """Epilogue shared by every command: ``new`` with ``version + 1`` when ``error == 0``, else
+    ``old`` unchanged (a rejected command changes nothing)."""
     ok = error == errors.OK
     new = new.replace(version=new.version + 1)
     board = jax.tree.map(lambda a, b: jnp.where(ok, a, b), new, old)
@@ -277,8 +278,9 @@ def draw(layout: BoardLayout, board: Board, from_zone, to_zone) -> CommandResult
     card = top_card(board, from_zone)
     moved = move_card(layout, board, jnp.maximum(card, 0), to_zone, TOP)
     error = jnp.where(card < 0, jnp.int32(errors.ZONE_EMPTY), moved.error)
-    return CommandResult(jax.tree.map(lambda a, b: jnp.where(error == 0, a, b), moved.board, board),
-                         error)
+    return CommandResult(
+        jax.tree.map(lambda a, b: jnp.where(error == 0, a, b), moved.board, board), error
+    )
 
 
 def shuffle(layout: BoardLayout, board: Board, zone, key: jax.Array) -> CommandResult:

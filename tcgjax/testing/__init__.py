@@ -1,5 +1,10 @@
 """Test helpers shipped with the library: the conformance harness every env must pass."""
 
-from tcgjax.testing.api_test import ApiTestReport, api_test, assert_card_conservation, assert_states_equal
+from tcgjax.testing.api_test import (
+    ApiTestReport,
+    api_test,
+    assert_card_conservation,
+    assert_states_equal,
+)
 
 __all__ = ["api_test", "ApiTestReport", "assert_card_conservation", "assert_states_equal"]

@@ -153,8 +153,11 @@ def api_test(
             key, k1 = jax.random.split(key)
             for action in (0, env.num_actions - 1):
                 again = step(state, action, k1)
-                assert_states_equal(again, state.replace(rewards=jnp.zeros_like(state.rewards)),
-                                    f"{env.id}: absorbing terminal")
+                assert_states_equal(
+                    again,
+                    state.replace(rewards=jnp.zeros_like(state.rewards)),
+                    f"{env.id}: absorbing terminal",
+                )
             # Replay of the finished episode reproduces it exactly (through JSON).
             exported = json.loads(json.dumps(recorder.export()))
             assert_states_equal(replay.run(exported, env), state, f"{env.id}: replay")
@@ -176,7 +179,9 @@ def api_test(
         illegal = np.flatnonzero(~mask)
         for bad in ([int(illegal[0])] if illegal.size else []) + [-1, env.num_actions]:
             rejected = step(state, bad, k_step)
-            expected_code = errors.ACTION_OUT_OF_RANGE if bad in (-1, env.num_actions) else codes[bad]
+            expected_code = (
+                errors.ACTION_OUT_OF_RANGE if bad in (-1, env.num_actions) else codes[bad]
+            )
             assert int(rejected.error) == expected_code != 0, f"{env.id}: illegal action {bad}"
             assert_states_equal(
                 rejected,
@@ -189,7 +194,9 @@ def api_test(
         stepped = step(state, action, k_step)
         state = recorder.step(action, k_step)
         assert_states_equal(stepped, state, f"{env.id}: checked_step vs step")
-        assert int(state.error) == 0, f"{env.id}: legal action {action} set error {int(state.error)}"
+        assert int(state.error) == 0, (
+            f"{env.id}: legal action {action} set error {int(state.error)}"
+        )
         _check_state(env, state)
         assert_card_conservation(env, state, episode_start)
         report.single_steps += 1
@@ -215,6 +222,7 @@ def api_test(
             action = random_legal_action(k_act, state.legal_action_mask)
             state = traced_step(state, action, jax.random.split(k_step, batch_size))
             return state, state
+
         return jax.lax.scan(body, state, jax.random.split(key, batch_steps))
 
     key, k_init, k_roll = jax.random.split(key, 3)
@@ -227,8 +235,9 @@ def api_test(
     errs = np.asarray(trajectory.error)
     assert (errs == 0).all(), f"{env.id}: random legal play produced error codes {np.unique(errs)}"
     report.batched_steps = batch_size * batch_steps
-    report.batched_episodes_finished = int(np.asarray(trajectory.terminated
-                                                      | trajectory.truncated).sum())
+    report.batched_episodes_finished = int(
+        np.asarray(trajectory.terminated | trajectory.truncated).sum()
+    )
     # Same scan again (new key): compiled once, never retraced.
     rollout(states, jax.random.PRNGKey(seed + 1))
     return report

@@ -113,12 +113,16 @@ def test_step_works_under_vmap_with_mixed_outcomes(duel_env):
     env = duel_env
     legal = build_state(env, [{"hand": ["goblin"], "mana": 1}, {}])
     illegal = build_state(env, [{"hand": ["dragon"], "mana": 1}, {}])
-    terminal = jax.jit(env.step)(build_state(env, [{"board": ["wolf"]}, {"life": 1}]),
-                                 ACTIONS.encode("attack", 0), KEY)
+    terminal = jax.jit(env.step)(
+        build_state(env, [{"board": ["wolf"]}, {"life": 1}]), ACTIONS.encode("attack", 0), KEY
+    )
     batch = jax.tree.map(lambda *x: jnp.stack(x), legal, illegal, terminal)
-    out = jax.jit(jax.vmap(env.step))(batch, jnp.array([PLAY0, PLAY0, END_TURN]),
-                                      jax.random.split(KEY, 3))
+    out = jax.jit(jax.vmap(env.step))(
+        batch, jnp.array([PLAY0, PLAY0, END_TURN]), jax.random.split(KEY, 3)
+    )
     for i, single in enumerate([legal, illegal, terminal]):
-        expected = jax.jit(env.step)(single, [PLAY0, PLAY0, END_TURN][i], jax.random.split(KEY, 3)[i])
+        expected = jax.jit(env.step)(
+            single, [PLAY0, PLAY0, END_TURN][i], jax.random.split(KEY, 3)[i]
+        )
         assert_states_equal(jax.tree.map(lambda x, i=i: x[i], out), expected, f"game {i}")
     assert list(np.asarray(out.error) != 0) == [False, True, False]

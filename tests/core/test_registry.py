@@ -49,6 +49,11 @@ def test_register_rejects_duplicates_and_bad_entry_points():
 
 
 def test_errors_share_one_base():
-    for cls in (tcgjax.ConfigError, tcgjax.CardDataError, tcgjax.IllegalActionError,
-                tcgjax.SerializationError, tcgjax.ReplayError):
+    for cls in (
+        tcgjax.ConfigError,
+        tcgjax.CardDataError,
+        tcgjax.IllegalActionError,
+        tcgjax.SerializationError,
+        tcgjax.ReplayError,
+    ):
         assert issubclass(cls, tcgjax.TcgjaxError)

@@ -19,12 +19,27 @@ END_TURN = ACTIONS.encode("end_turn")
 def recorded(duel_env):
     """A scripted game: play, attack, end turns, with distinct step keys."""
     env = duel_env
-    s = build_state(env, [{"hand": ["goblin", "spark"], "board": ["wolf"], "mana": 2,
-                           "deck": ["knight", "dragon"]},
-                          {"deck": ["goblin", "wolf"], "hand": ["spark"]}])
+    s = build_state(
+        env,
+        [
+            {
+                "hand": ["goblin", "spark"],
+                "board": ["wolf"],
+                "mana": 2,
+                "deck": ["knight", "dragon"],
+            },
+            {"deck": ["goblin", "wolf"], "hand": ["spark"]},
+        ],
+    )
     rec = replay.Recorder(env, s)
-    script = [ACTIONS.encode("play", 0), ACTIONS.encode("attack", 0), END_TURN,
-              ACTIONS.encode("play", 0), END_TURN, END_TURN]
+    script = [
+        ACTIONS.encode("play", 0),
+        ACTIONS.encode("attack", 0),
+        END_TURN,
+        ACTIONS.encode("play", 0),
+        END_TURN,
+        END_TURN,
+    ]
     for i, action in enumerate(script):
         s = rec.step(action, jax.random.PRNGKey(100 + i))
     return json.loads(json.dumps(rec.export())), s
@@ -32,13 +47,23 @@ def recorded(duel_env):
 
 def test_export_shape(recorded):
     data, final = recorded
-    assert {"envId", "envVersion", "options", "initialState", "commandLog", "randomTape",
-            "final"} <= set(data)
+    assert {
+        "envId",
+        "envVersion",
+        "options",
+        "initialState",
+        "commandLog",
+        "randomTape",
+        "final",
+    } <= set(data)
     assert data["envId"] == "duel" and data["options"]["illegal_action"] == "reject"
     assert len(data["commandLog"]) == 6 == len(data["randomTape"]["values"])
     first = data["commandLog"][0]
-    assert first == {"type": "action", "timestamp": 0,
-                     "payload": {"playerId": "player1", "action": 0, "actionName": "play[0]"}}
+    assert first == {
+        "type": "action",
+        "timestamp": 0,
+        "payload": {"playerId": "player1", "action": 0, "actionName": "play[0]"},
+    }
     assert data["randomTape"]["index"] == 0
     assert data["final"]["stepCount"] == int(final.step_count) == 6
 

@@ -15,9 +15,14 @@ KEY = jax.random.PRNGKey(0)
 
 @pytest.fixture(scope="module")
 def mid_game(duel_env):
-    s = build_state(duel_env, [{"hand": ["goblin", "spark"], "board": ["wolf"], "mana": 3,
-                                "life": 9}, {"life": 4, "board": ["knight"], "exhausted": [0]}],
-                    turn_number=5)
+    s = build_state(
+        duel_env,
+        [
+            {"hand": ["goblin", "spark"], "board": ["wolf"], "mana": 3, "life": 9},
+            {"life": 4, "board": ["knight"], "exhausted": [0]},
+        ],
+        turn_number=5,
+    )
     step = jax.jit(duel_env.step)
     s = step(s, ACTIONS.encode("play", 0), KEY)
     return step(s, ACTIONS.encode("attack", 0), KEY)
@@ -31,10 +36,20 @@ def test_spec_shape_and_e1_ids(duel_env, mid_game):
     assert len(data["cards"]) == 24 and "card_024" in data["cards"]
     assert "deck_player1" in data["zones"] and "hand_player2" in data["zones"]
     card = data["cards"]["card_001"]
-    assert set(card) == {"id", "definitionId", "ownerId", "zoneId", "position",
-                         "visibilityOverride", "attributes"}
-    assert data["zones"]["hand_player2"] == {"id": "hand_player2", "zoneTypeId": "hand",
-                                             "ownerId": "player2"}
+    assert set(card) == {
+        "id",
+        "definitionId",
+        "ownerId",
+        "zoneId",
+        "position",
+        "visibilityOverride",
+        "attributes",
+    }
+    assert data["zones"]["hand_player2"] == {
+        "id": "hand_player2",
+        "zoneTypeId": "hand",
+        "ownerId": "player2",
+    }
     assert data["turnState"] == {"activePlayerId": "player1", "turnNumber": 5, "phase": "main"}
     assert data["players"]["player2"]["attributes"]["life"] == 2
     assert data["version"] == int(mid_game.game.board.version)
@@ -60,22 +75,31 @@ def _mutated(env, state, mutate):
         (lambda d: d.pop("cards"), "cards"),
         (lambda d: d["cards"].pop("card_007"), "cards.card_007"),
         (lambda d: d["cards"]["card_003"].pop("zoneId"), "cards.card_003.zoneId"),
-        (lambda d: d["cards"]["card_003"].update(zoneId="graveyard_player1"),
-         "cards.card_003.zoneId"),
-        (lambda d: d["cards"]["card_003"].update(definitionId="unicorn"),
-         "cards.card_003.definitionId"),
+        (
+            lambda d: d["cards"]["card_003"].update(zoneId="graveyard_player1"),
+            "cards.card_003.zoneId",
+        ),
+        (
+            lambda d: d["cards"]["card_003"].update(definitionId="unicorn"),
+            "cards.card_003.definitionId",
+        ),
         (lambda d: d["cards"]["card_003"].update(ownerId="player3"), "cards.card_003.ownerId"),
         (lambda d: d["cards"]["card_003"].update(position="top"), "cards.card_003.position"),
-        (lambda d: d["cards"]["card_003"].update(visibilityOverride="secret"),
-         "cards.card_003.visibilityOverride"),
-        (lambda d: d["cards"]["card_003"]["attributes"].update(shiny=1),
-         "cards.card_003.attributes.shiny"),
+        (
+            lambda d: d["cards"]["card_003"].update(visibilityOverride="secret"),
+            "cards.card_003.visibilityOverride",
+        ),
+        (
+            lambda d: d["cards"]["card_003"]["attributes"].update(shiny=1),
+            "cards.card_003.attributes.shiny",
+        ),
         (lambda d: d["cards"]["card_003"].update(id="card_004"), "cards.card_003.id"),
         (lambda d: d["cards"].update(card_099=d["cards"]["card_001"]), "cards.card_099"),
-        (lambda d: d["players"]["player1"]["attributes"].update(life=1.5),
-         "players.player1.attributes.life"),
-        (lambda d: d["players"]["player1"]["attributes"].update(life=10**6),
-         "player_attributes"),
+        (
+            lambda d: d["players"]["player1"]["attributes"].update(life=1.5),
+            "players.player1.attributes.life",
+        ),
+        (lambda d: d["players"]["player1"]["attributes"].update(life=10**6), "player_attributes"),
         (lambda d: d["zones"]["hand_player1"].update(ownerId="player2"), "zones.hand_player1"),
         (lambda d: d["turnState"].update(phase="combat"), "turnState.phase"),
         (lambda d: d["turnState"].update(activePlayerId="bob"), "turnState.activePlayerId"),
@@ -102,6 +126,7 @@ def test_non_dense_positions_name_the_zone(duel_env, mid_game):
         for card in d["cards"].values():
             if card["zoneId"] == "hand_player1":
                 card["position"] += 5
+
     with pytest.raises(tcgjax.SerializationError, match="hand_player1"):
         tcgjax.from_json(duel_env, _mutated(duel_env, mid_game, mutate))
 

@@ -76,15 +76,18 @@ class DuelEnv(Env):
         hand_def = jnp.where(hand >= 0, seen[jnp.maximum(hand, 0)], -1)
         known = hand_def >= 0
         safe_def = jnp.maximum(hand_def, 0)
-        hand_features = jnp.stack(
-            [
-                known,
-                cards["cost"][safe_def] / 5.0,
-                cards["power"][safe_def] / 6.0,
-                cards["kind"][safe_def] == rules.CREATURE,
-            ],
-            axis=-1,
-        ) * known[:, None]
+        hand_features = (
+            jnp.stack(
+                [
+                    known,
+                    cards["cost"][safe_def] / 5.0,
+                    cards["power"][safe_def] / 6.0,
+                    cards["kind"][safe_def] == rules.CREATURE,
+                ],
+                axis=-1,
+            )
+            * known[:, None]
+        )
 
         def board_features(seat):
             slot = zones.zone_slots(board, rules.zone_of("board", seat), BOARD_SIZE)

@@ -43,7 +43,9 @@ SCHEMA = CardSchema(
     )
 )
 CREATURE, SPELL = 0, 1
-DECKLIST = ("spark",) * 2 + ("goblin",) * 3 + ("wolf",) * 3 + ("knight",) * 2 + ("fireball", "dragon")
+DECKLIST = (
+    ("spark",) * 2 + ("goblin",) * 3 + ("wolf",) * 3 + ("knight",) * 2 + ("fireball", "dragon")
+)
 START_LIFE, MAX_MANA, HAND_SIZE, BOARD_SIZE, OPENING_HAND = 12, 5, 6, 3, 3
 LIFE, MANA, MAX_MANA_ATTR = 0, 1, 2  # player attribute columns
 EXHAUSTED = 0  # card attribute column
@@ -58,7 +60,9 @@ RULE_ERRORS = (
     RuleError("not_enough_mana", "play[i]: the card costs more mana than the player has"),
     RuleError("board_full", "play[i]: a creature needs a free board slot (max 3)"),
     RuleError("no_creature_in_slot", "attack[j]: there is no creature at that board slot"),
-    RuleError("creature_exhausted", "attack[j]: the creature is exhausted (just played or attacked)"),
+    RuleError(
+        "creature_exhausted", "attack[j]: the creature is exhausted (just played or attacked)"
+    ),
 )
 
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
@@ -141,14 +145,23 @@ class DuelRules:
         hand_def = board.definition[jnp.maximum(hand, 0)]
         board_full = zones.zone_count(board, zone_of("board", me)) >= BOARD_SIZE
         is_creature = self.cards["kind"][hand_def] == CREATURE
-        play = jnp.where(hand < 0, _code("no_card_in_hand_slot"),
-               jnp.where(self.cards["cost"][hand_def] > mana, _code("not_enough_mana"),
-               jnp.where(is_creature & board_full, _code("board_full"), 0)))
+        play = jnp.where(
+            hand < 0,
+            _code("no_card_in_hand_slot"),
+            jnp.where(
+                self.cards["cost"][hand_def] > mana,
+                _code("not_enough_mana"),
+                jnp.where(is_creature & board_full, _code("board_full"), 0),
+            ),
+        )
 
         field = zones.zone_slots(board, zone_of("board", me), BOARD_SIZE)  # [3]
         exhausted = board.card_attributes[jnp.maximum(field, 0), EXHAUSTED] > 0
-        attack = jnp.where(field < 0, _code("no_creature_in_slot"),
-                 jnp.where(exhausted, _code("creature_exhausted"), 0))
+        attack = jnp.where(
+            field < 0,
+            _code("no_creature_in_slot"),
+            jnp.where(exhausted, _code("creature_exhausted"), 0),
+        )
         del layout
         return jnp.concatenate([play, attack, jnp.zeros(1, play.dtype)]).astype(jnp.int32)
 
@@ -159,8 +172,9 @@ class DuelRules:
 
     def apply(self, state: DuelState, action: jax.Array) -> tuple[DuelState, jax.Array]:
         """Apply a legal action. Returns ``(state, rewards float32[2])``."""
-        kind = jnp.where(action < ACTIONS.start("attack"), 0,
-                         jnp.where(action < ACTIONS.start("end_turn"), 1, 2))
+        kind = jnp.where(
+            action < ACTIONS.start("attack"), 0, jnp.where(action < ACTIONS.start("end_turn"), 1, 2)
+        )
         state = jax.lax.switch(kind, (self._play, self._attack, self._end_turn), state, action)
         winner = state.winner.astype(jnp.int32)
         rewards = jnp.where(winner < 0, 0.0, jnp.where(jnp.arange(2) == winner, 1.0, -1.0))
@@ -201,8 +215,9 @@ class DuelRules:
     def _end_turn(self, state: DuelState, action) -> DuelState:
         del action
         opponent = 1 - state.board.active_player.astype(jnp.int32)
-        board = set_turn(state.board, active_player=opponent,
-                         turn_number=state.board.turn_number + 1)
+        board = set_turn(
+            state.board, active_player=opponent, turn_number=state.board.turn_number + 1
+        )
         return self._start_turn(state.replace(board=board), opponent)
 
     def _start_turn(self, state: DuelState, player) -> DuelState:
@@ -231,4 +246,3 @@ class DuelRules:
             winner=jnp.where(dead, me, state.winner).astype(jnp.int8),
             end_reason=jnp.where(dead, END_LIFE, state.end_reason).astype(jnp.int8),
         )
-

@@ -45,14 +45,20 @@ def build_state(env, players, *, active: int = 0, turn_number: int = 1) -> State
             for pos, cid in enumerate(placed[kind]):
                 cards.append((registry.index(cid), p, layout.zone_index(kind, p)))
                 exhausted.append(kind == "board" and pos in spec.get("exhausted", ()))
-        attrs.append([spec.get("life", rules.START_LIFE), spec.get("mana", 0),
-                      spec.get("max_mana", spec.get("mana", 0))])
+        attrs.append(
+            [
+                spec.get("life", rules.START_LIFE),
+                spec.get("mana", 0),
+                spec.get("max_mana", spec.get("mana", 0)),
+            ]
+        )
     board = new_board(layout, cards, player_attributes=attrs, active_player=active)
     board = board.replace(
         card_attributes=jnp.asarray(exhausted, jnp.int16)[:, None],
         turn_number=jnp.int16(turn_number),
     )
-    game = rules.DuelState(board=board, winner=jnp.int8(rules.NO_WINNER),
-                           end_reason=jnp.int8(rules.END_NONE))
+    game = rules.DuelState(
+        board=board, winner=jnp.int8(rules.NO_WINNER), end_reason=jnp.int8(rules.END_NONE)
+    )
     template = env.init(jnp.zeros(2, jnp.uint32))
     return env.finalize(template.replace(game=game, step_count=jnp.int32(0)))

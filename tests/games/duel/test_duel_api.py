@@ -39,8 +39,9 @@ def test_jit_vmap_match_single_games(duel_env):
 
 
 def test_readme_observation_and_action_tables_match_code(duel_env):
-    readme = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tcgjax", "games", "duel",
-                          "README.md")
+    readme = os.path.join(
+        os.path.dirname(__file__), "..", "..", "..", "tcgjax", "games", "duel", "README.md"
+    )
     text = open(readme, encoding="utf-8").read()
     assert duel_env.observation_layout.table() in text
     assert duel_env.action_layout.table() in text

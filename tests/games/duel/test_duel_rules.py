@@ -1,7 +1,6 @@
 """Scripted rule tests for *duel*: one explicit situation per rule (never a lucky random draw)."""
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -90,8 +89,9 @@ def test_exhausted_listed_creature_cannot_attack(env):
 
 
 def test_board_full_blocks_creatures_not_spells(env):
-    s = build_state(env, [{"hand": ["goblin", "spark"], "board": ["wolf", "knight", "goblin"],
-                           "mana": 5}, {}])
+    s = build_state(
+        env, [{"hand": ["goblin", "spark"], "board": ["wolf", "knight", "goblin"], "mana": 5}, {}]
+    )
     assert env.error_codes.name(int(env.action_error(s, PLAY(0)))) == "board_full"
     assert bool(s.legal_action_mask[PLAY(1)])
     with pytest.raises(tcgjax.IllegalActionError, match="board_full"):
@@ -106,9 +106,20 @@ def test_empty_hand_slot_and_mana_errors_are_named(env):
 
 
 def test_end_turn_starts_opponent_turn(env, step):
-    s = build_state(env, [{"board": ["wolf"], "exhausted": [0]},
-                          {"deck": ["goblin", "dragon"], "hand": ["spark"], "board": ["knight"],
-                           "exhausted": [0], "mana": 0, "max_mana": 2}])
+    s = build_state(
+        env,
+        [
+            {"board": ["wolf"], "exhausted": [0]},
+            {
+                "deck": ["goblin", "dragon"],
+                "hand": ["spark"],
+                "board": ["knight"],
+                "exhausted": [0],
+                "mana": 0,
+                "max_mana": 2,
+            },
+        ],
+    )
     s = step(s, END_TURN, KEY)
     assert int(s.current_player) == 1
     assert int(s.game.board.turn_number) == 2
@@ -117,9 +128,17 @@ def test_end_turn_starts_opponent_turn(env, step):
     assert zone_cards(env, s, "deck", 1) == ["goblin"]
     assert bool(s.legal_action_mask[ATTACK(0)]), "their creature is ready again"
     # Player 1's creature stays exhausted until their own turn.
-    assert int(s.game.board.card_attributes[
-        np.asarray(zones.zone_slots(s.game.board, env.board_layout.zone_index("board", 0), 1))[0],
-        rules.EXHAUSTED]) == 1
+    assert (
+        int(
+            s.game.board.card_attributes[
+                np.asarray(
+                    zones.zone_slots(s.game.board, env.board_layout.zone_index("board", 0), 1)
+                )[0],
+                rules.EXHAUSTED,
+            ]
+        )
+        == 1
+    )
 
 
 def test_max_mana_caps_at_five(env, step):
@@ -167,10 +186,12 @@ def test_init_shuffles_with_the_key(env):
 
 def test_hidden_cards_do_not_leak_into_observation(env):
     """Permuting the opponent's hidden cards (hand and deck) leaves my observation unchanged."""
-    a = build_state(env, [{"hand": ["wolf"]}, {"hand": ["knight", "dragon"],
-                                                "deck": ["spark", "goblin"]}])
-    b = build_state(env, [{"hand": ["wolf"]}, {"hand": ["goblin", "spark"],
-                                                "deck": ["dragon", "knight"]}])
+    a = build_state(
+        env, [{"hand": ["wolf"]}, {"hand": ["knight", "dragon"], "deck": ["spark", "goblin"]}]
+    )
+    b = build_state(
+        env, [{"hand": ["wolf"]}, {"hand": ["goblin", "spark"], "deck": ["dragon", "knight"]}]
+    )
     np.testing.assert_array_equal(env.observe(a, 0), env.observe(b, 0))
     assert not np.array_equal(env.observe(a, 1), env.observe(b, 1)), "the owner does see them"
 
