@@ -31,15 +31,21 @@ class ActionLayout:
             start += size
         self.num_actions = start
 
+    def _range(self, name: str) -> tuple[int, int]:
+        try:
+            return self.ranges[name]
+        except KeyError:
+            raise ConfigError(f"unknown action range {name!r}; have {list(self.ranges)}") from None
+
     def start(self, name: str) -> int:
-        return self.ranges[name][0]
+        return self._range(name)[0]
 
     def size(self, name: str) -> int:
-        return self.ranges[name][1]
+        return self._range(name)[1]
 
     def encode(self, name: str, offset: int = 0) -> int:
         """Action index of ``offset`` inside range ``name``."""
-        start, size = self.ranges[name]
+        start, size = self._range(name)
         if not 0 <= offset < size:
             raise ConfigError(f"offset {offset} outside action range {name!r} of size {size}")
         return start + offset

@@ -205,6 +205,15 @@ def new_board(
     """
     if len(cards) != layout.num_cards:
         raise errors.ConfigError(f"expected {layout.num_cards} cards, got {len(cards)}")
+    for i, (definition, owner, zone) in enumerate(cards):
+        if not 1 <= definition < len(layout.cards):
+            raise errors.ConfigError(
+                f"card {card_id(i)}: definition {definition} not in the registry"
+            )
+        if not 0 <= owner < layout.num_players:
+            raise errors.ConfigError(f"card {card_id(i)}: owner {owner} is not a player index")
+        if not 0 <= zone < layout.num_zones:
+            raise errors.ConfigError(f"card {card_id(i)}: zone {zone} is not a zone index")
     definition = np.asarray([c[0] for c in cards], np.int16)
     owner = np.asarray([c[1] for c in cards], np.int8)
     zone = np.asarray([c[2] for c in cards], np.int8)

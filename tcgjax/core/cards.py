@@ -44,6 +44,13 @@ class IntField:
     max: int
     dtype: Any = np.int16
 
+    def __post_init__(self):
+        info = np.iinfo(self.dtype)
+        if not info.min <= self.min <= self.max <= info.max:
+            raise ConfigError(
+                f"IntField {self.name!r}: range [{self.min}, {self.max}] does not fit {np.dtype(self.dtype)}"
+            )
+
     def parse(self, value):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"expected an integer, got {value!r}")
@@ -124,6 +131,8 @@ def _read_data_file(path: str) -> Any:
             text = fh.read()
     except OSError as exc:
         raise CardDataError(path, None, None, f"cannot read file: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise CardDataError(path, None, None, f"not UTF-8 text: {exc}") from exc
     try:
         if os.path.splitext(path)[1].lower() == ".json":
             return json.loads(text)
@@ -157,7 +166,7 @@ class CardRegistry:
                 )
             if cid in parsed:
                 raise CardDataError(source, cid, "id", "duplicate card id")
-            unknown = sorted(set(entry) - set(schema.names) - {"id"})
+            unknown = sorted(map(str, set(entry) - set(schema.names) - {"id"}))
             if unknown:
                 raise CardDataError(
                     source, cid, unknown[0], f"unknown field; the schema has {list(schema.names)}"
@@ -197,7 +206,7 @@ class CardRegistry:
         data = _read_data_file(path)
         if not isinstance(data, Mapping):
             raise CardDataError(path, None, None, "top level must be a mapping with a 'cards' list")
-        unknown = sorted(set(data) - {"cards"})
+        unknown = sorted(map(str, set(data) - {"cards"}))
         if unknown:
             raise CardDataError(path, None, unknown[0], "unknown top-level key; expected 'cards'")
         if "cards" not in data:

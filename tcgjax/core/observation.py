@@ -50,6 +50,8 @@ class ObservationLayout:
 
     def view(self, observation: jax.Array, name: str) -> jax.Array:
         """The slice ``name`` of ``observation`` (``[..., O]``), reshaped to ``[..., *shape]``."""
+        if name not in self.slices:
+            raise ConfigError(f"unknown observation slice {name!r}; have {list(self.slices)}")
         start, shape, _ = self.slices[name]
         size = math.prod(shape)
         return observation[..., start : start + size].reshape(observation.shape[:-1] + shape)

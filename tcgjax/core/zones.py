@@ -273,11 +273,17 @@ def move_card(layout: BoardLayout, board: Board, card, to_zone, position=TOP) ->
 def draw(layout: BoardLayout, board: Board, from_zone, to_zone) -> CommandResult:
     """Move the top card of ``from_zone`` onto the top of ``to_zone``.
 
-    Errors: ``zone_empty`` when ``from_zone`` has no card, then those of :func:`move_card`.
+    Errors: ``zone_out_of_range`` (source), ``zone_empty`` when ``from_zone`` has no card, then those of
+    :func:`move_card`.
     """
+    from_zone = jnp.asarray(from_zone, jnp.int32)
     card = top_card(board, from_zone)
     moved = move_card(layout, board, jnp.maximum(card, 0), to_zone, TOP)
-    error = jnp.where(card < 0, jnp.int32(errors.ZONE_EMPTY), moved.error)
+    error = _first_error(
+        ((from_zone < 0) | (from_zone >= layout.num_zones), errors.ZONE_OUT_OF_RANGE),
+        (card < 0, errors.ZONE_EMPTY),
+    )
+    error = jnp.where(error == errors.OK, moved.error, error)
     return CommandResult(
         jax.tree.map(lambda a, b: jnp.where(error == 0, a, b), moved.board, board), error
     )
