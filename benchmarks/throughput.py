@@ -133,10 +133,25 @@ class Result:
     episodes: int
     episode_steps: int
     num_actions: int
+    step_jaxpr_eqns: int
 
     @property
     def median_s(self) -> float:
         return statistics.median(self.run_times)
+
+
+def count_eqns(jaxpr: Any) -> int:
+    """Equations of a (closed) jaxpr, counting those inside nested jaxprs (cond, scan, pjit...)."""
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+    total = 0
+    for eqn in jaxpr.eqns:
+        total += 1
+        for param in eqn.params.values():
+            subs = param if isinstance(param, list | tuple) else [param]
+            for sub in subs:
+                if hasattr(sub, "eqns") or hasattr(getattr(sub, "jaxpr", None), "eqns"):
+                    total += count_eqns(sub)
+    return total
 
 
 def state_nbytes(state: Any) -> int:
@@ -235,6 +250,7 @@ def benchmark(
     single = jax.jit(init_fn)(key_init)
     bytes_per_state = state_nbytes(single)
     num_actions = int(single.legal_action_mask.shape[-1])
+    step_jaxpr_eqns = count_eqns(jax.make_jaxpr(step_fn)(single, jnp.int32(0), key_init))
 
     state = jax.jit(jax.vmap(init_fn))(jax.random.split(key_init, batch))
     jax.block_until_ready(state)
@@ -269,6 +285,7 @@ def benchmark(
         episodes=episodes,
         episode_steps=episode_steps,
         num_actions=num_actions,
+        step_jaxpr_eqns=step_jaxpr_eqns,
     )
 
 
@@ -319,6 +336,7 @@ def row_notes(result: Result, extra: str) -> str:
         f"median of {len(result.run_times)} runs of {result.median_s:.3f} s "
         f"(min {min(result.run_times):.3f}, max {max(result.run_times):.3f})",
         f"{result.episodes} episodes finished per run",
+        f"step jaxpr {result.step_jaxpr_eqns} eqns",
     ]
     if result.episodes:
         notes.append(f"mean length {result.episode_steps / result.episodes:.1f} steps")

@@ -660,3 +660,14 @@ def test_shuffle_after_any_moves_keeps_zones_and_density(moves, zone, seed):
     else:
         assert int(result.error) == errors.ZONE_OUT_OF_RANGE
         assert_boards_equal(result.board, board)
+
+
+def test_shuffle_pairwise_and_sort_paths_agree(layout, board0, monkeypatch):
+    """The O(C^2) pairwise-rank shuffle and the argsort fallback give the same permutation."""
+    keys = [jax.random.PRNGKey(i) for i in range(20)]
+    fast = [zones.shuffle(layout, board0, DECK_P1, k).board.position for k in keys]
+    monkeypatch.setattr(zones, "PAIRWISE_SHUFFLE_MAX_CARDS", 0)
+    slow = [zones.shuffle(layout, board0, DECK_P1, k).board.position for k in keys]
+    for a, b in zip(fast, slow, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert len({tuple(np.asarray(p)) for p in fast}) > 1
