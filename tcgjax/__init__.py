@@ -5,6 +5,7 @@
 >>> state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), 1024))
 """
 
+from tcgjax import testing, wrappers
 from tcgjax.core import replay
 from tcgjax.core.actions import ActionLayout
 from tcgjax.core.board import Board, BoardLayout
@@ -37,6 +38,8 @@ __all__ = [
     "to_json",
     "from_json",
     "replay",
+    "wrappers",
+    "testing",
     "is_visible_to",
     "ActionLayout",
     "ObservationLayout",
