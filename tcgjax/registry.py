@@ -11,6 +11,7 @@ from tcgjax.core.errors import ConfigError
 __all__ = ["make", "available_envs", "register"]
 
 _ENTRY_POINTS: dict[str, str] = {
+    "deployment": "tcgjax.games.deployment.env:DeploymentEnv",
     "duel": "tcgjax.games.duel.env:DuelEnv",
 }
 

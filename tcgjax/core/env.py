@@ -96,6 +96,7 @@ class Env(abc.ABC):
     default_max_steps: int
     rule_errors: tuple[errors.RuleError, ...] = ()
     board_layout: Any = None
+    zero_sum: bool = True  # two-player rewards always sum to zero (checked by api_test)
 
     def __init__(self, *, illegal_action: str = "reject", max_steps: int | None = None, **options):
         if illegal_action not in ILLEGAL_ACTION_POLICIES:

@@ -1,0 +1,25 @@
+"""Hex wargame with an active deployment phase (``deployment_phase_v1.md``, decisions D1–D8)."""
+
+from tcgjax.games.deployment.env import (
+    DeploymentEnv,
+    DeployAction,
+    MoveAction,
+    ShootAction,
+    checked_deploy,
+    decode_action,
+    encode_deploy,
+)
+from tcgjax.games.deployment.scenario import DeploymentDeadlockError, Scenario, load_scenario
+
+__all__ = [
+    "DeploymentEnv",
+    "DeploymentDeadlockError",
+    "DeployAction",
+    "MoveAction",
+    "ShootAction",
+    "Scenario",
+    "checked_deploy",
+    "decode_action",
+    "encode_deploy",
+    "load_scenario",
+]

@@ -1,0 +1,384 @@
+"""Rules of the hex wargame with an active deployment phase (``deployment_phase_v1.md``, D1–D8).
+
+Pure rules: no RL import. A game has three phases, one discrete action space for all of them.
+
+**Deployment** (spec 3–7). The current deployer places their units one per step, player by player
+(3.3): ``deploy(u, h)`` puts unit slot ``u`` (the deployer's units sorted by id, D1) on hex slot ``h``
+(their pool sorted by ``(col, row)``, D2) at index ``u * max_hex_slots + h`` (D3). It is legal iff
+the eight conditions of 4.2 hold (D4). The deployer switches only when they have no unit left (7.1);
+once every unit of both players is placed, ``deployment_complete`` holds and the phase becomes
+``post_deployment_start_phase`` (7.2) with ``first_player`` to act. ``pass_deployment`` is legal only
+when no deploy is legal; since pools are fixed and occupancy only grows, it ends the episode as a
+deadlock with zero rewards (D5). Unplaced units sit at ``(-1, -1)``.
+
+**Skirmish.** Players alternate turns of two phases. *Movement*: ``move(u, d)`` moves a unit one hex in
+direction ``d`` (see :mod:`hexgrid`) onto a free, in-board, non-wall hex; each unit has ``move`` such
+steps per turn, so it travels up to its move value through free hexes. *Shooting*: ``shoot(u, t)``:
+a unit that has not shot this turn hits enemy unit slot ``t`` within its ``range`` (hex distance) for
+``damage`` HP; a unit at 0 HP is removed from the board (it stops occupying its hex and acting; its
+last position is kept so that "deployed" stays a fact of its coordinates, E2). ``end_phase`` is always
+legal in the skirmish: movement → shooting → the opponent's movement. A side with no unit left loses
+("elimination"); after ``max_turns`` rounds the side with more total HP wins, equal HP is a draw
+("turn_limit"). Rewards ``win``/``loss``/``draw`` and the optional zero-sum ``deployment_shaping``
+(+s to the deployer, -s to the opponent per placement) come from the scenario (spec 8).
+
+Simplifications: no line of sight (walls block movement only), no terrain, no morale.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from tcgjax.core.actions import ActionLayout
+from tcgjax.core.env import tree_where
+from tcgjax.core.errors import FIRST_GAME_CODE, RuleError
+from tcgjax.games.deployment.scenario import PHASES, Scenario
+
+DEPLOYMENT, MOVEMENT, SHOOTING = 0, 1, 2
+ONGOING, PLAYER1_WON, PLAYER2_WON, DRAW, DEADLOCK = 0, 1, 2, 3, 4
+OUTCOMES = ("ongoing", "player1_won", "player2_won", "draw", "deadlock")
+END_REASONS = ("none", "elimination", "turn_limit", "deadlock")
+NUM_DIRECTIONS = 6
+
+RULE_ERRORS = (
+    # The eight conditions of spec 4.2, in its order.
+    RuleError("wrong_phase", "4.2.1: the action does not belong to the current phase"),
+    RuleError("not_deployers_unit", "4.2.2: the unit does not belong to the current deployer"),
+    RuleError("already_deployed", "4.2.3: the unit is already in deployed_units"),
+    RuleError("out_of_bounds", "4.2.4: (col, row) is outside the board"),
+    RuleError("wall", "4.2.5: (col, row) is a wall"),
+    RuleError("outside_pool", "4.2.6: (col, row) is not in the deployer's deployment pool"),
+    RuleError("occupied", "4.2.7: (col, row) already holds a unit"),
+    RuleError(
+        "scenario_restriction", "4.2.8: the scenario's deployment_restrictions forbid this hex"
+    ),
+    RuleError("pass_with_legal_deploy", "5.3/D4: pass_deployment only when no deploy is legal"),
+    RuleError("unit_cannot_act", "no living unit of the active player in that unit slot"),
+    RuleError("no_moves_left", "the unit has used all its movement this turn"),
+    RuleError("move_off_board", "the destination hex is off the board"),
+    RuleError("move_into_wall", "the destination hex is a wall"),
+    RuleError("move_into_occupied", "the destination hex holds a unit"),
+    RuleError("already_shot", "the unit has already shot this turn"),
+    RuleError("no_target", "no living enemy unit in that target slot"),
+    RuleError("out_of_range", "the target is farther than the unit's range"),
+)
+CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
+
+
+@struct.dataclass
+class DeploymentState:
+    """Rules state. ``U2 = 2 * max_unit_slots`` units, global index ``player * max_unit_slots + slot``.
+
+    Attributes:
+      phase: int8[] — 0 deployment, 1 movement, 2 shooting (``PHASES``).
+      active_player: int8[] — ``current_deployer`` during deployment, the acting player after.
+      col, row: int8[U2] — unit positions; ``(-1, -1)`` while not deployed (invariant 3.2.2).
+      hp: int8[U2] — hit points; 0 = removed (or an empty slot).
+      moves_left: int8[U2] — movement steps left this turn.
+      has_shot: bool[U2] — the unit shot this turn.
+      turn: int16[] — skirmish round, 0 during deployment.
+      outcome: int8[] — index into ``OUTCOMES``; ``end_reason``: int8[] into ``END_REASONS``.
+      deploy_steps: int16[] — placements applied so far (spec 9 ``deployment_steps``).
+      deploy_order: int8[U2] — placement index at which each unit was deployed, -1 if not.
+      deploy_hex_slot: int8[U2] — the ``hex_slot`` chosen for each unit, -1 if not deployed.
+      damage_dealt: int16[U2] — damage each unit dealt (placement → damage metric).
+    """
+
+    phase: jax.Array
+    active_player: jax.Array
+    col: jax.Array
+    row: jax.Array
+    hp: jax.Array
+    moves_left: jax.Array
+    has_shot: jax.Array
+    turn: jax.Array
+    outcome: jax.Array
+    end_reason: jax.Array
+    deploy_steps: jax.Array
+    deploy_order: jax.Array
+    deploy_hex_slot: jax.Array
+    damage_dealt: jax.Array
+
+
+def _first_error(*checks):
+    """The code of the first failing ``(failed, name)`` check, elementwise; 0 if none fails."""
+    shape = jnp.broadcast_shapes(*(jnp.shape(f) for f, _ in checks))
+    code = jnp.zeros(shape, jnp.int32)
+    for failed, name in reversed(checks):
+        code = jnp.where(failed, CODES[name], code)
+    return code
+
+
+class DeploymentRules:
+    """Static rules object for one scenario: tables as device constants, pure methods."""
+
+    def __init__(self, scenario: Scenario):
+        self.scenario = s = scenario
+        self.U = s.max_unit_slots
+        self.Hs = s.max_hex_slots
+        self.num_units = 2 * self.U
+        self.actions = ActionLayout(
+            [
+                ("deploy", self.U * self.Hs),
+                ("pass_deployment", 1),
+                ("move", self.U * NUM_DIRECTIONS),
+                ("shoot", self.U * self.U),
+                ("end_phase", 1),
+            ]
+        )
+        self.t = {name: jnp.asarray(arr) for name, arr in s.tables.items()}
+        self.post_phase = PHASES.index(s.post_deployment_start_phase)
+
+    # -- setup ---------------------------------------------------------------------------------
+
+    def init(self) -> DeploymentState:
+        t, n = self.t, self.num_units
+        fixed = self.scenario.deployment_type == "fixed"
+        state = DeploymentState(
+            phase=jnp.int8(DEPLOYMENT),
+            active_player=jnp.int8(self.scenario.first_deployer),
+            col=jnp.full(n, -1, jnp.int8),
+            row=jnp.full(n, -1, jnp.int8),
+            hp=t["unit_hp"],
+            moves_left=jnp.zeros(n, jnp.int8),
+            has_shot=jnp.zeros(n, jnp.bool_),
+            turn=jnp.int16(0),
+            outcome=jnp.int8(ONGOING),
+            end_reason=jnp.int8(0),
+            deploy_steps=jnp.int16(0),
+            deploy_order=jnp.full(n, -1, jnp.int8),
+            deploy_hex_slot=jnp.full(n, -1, jnp.int8),
+            damage_dealt=jnp.zeros(n, jnp.int16),
+        )
+        if fixed:
+            state = self._start_skirmish(state.replace(col=t["fixed_col"], row=t["fixed_row"]))
+        return state
+
+    # -- derived facts (never stored, E2) --------------------------------------------------------
+
+    def flat(self, state: DeploymentState) -> jax.Array:
+        """Flat hex index of every unit, -1 if not deployed. int32[U2]."""
+        placed = state.col >= 0
+        return jnp.where(placed, state.col.astype(jnp.int32) * self.scenario.rows + state.row, -1)
+
+    def deployed(self, state: DeploymentState) -> jax.Array:
+        """bool[U2]: the unit is in ``deployed_units`` (it has coordinates, invariant 3.2.1)."""
+        return self.t["unit_exists"] & (state.col >= 0)
+
+    def alive(self, state: DeploymentState) -> jax.Array:
+        """bool[U2]: deployed and not removed."""
+        return self.deployed(state) & (state.hp > 0)
+
+    def occupancy(self, state: DeploymentState) -> jax.Array:
+        """bool[H]: hexes holding a living unit (a spare slot absorbs the masked scatter)."""
+        hexes = self.scenario.num_hexes
+        idx = jnp.where(self.alive(state), self.flat(state), hexes)
+        return jnp.zeros(hexes + 1, jnp.bool_).at[idx].set(True)[:hexes]
+
+    def remaining(self, state: DeploymentState) -> jax.Array:
+        """bool[2]: the player still has units to deploy."""
+        undeployed = self.t["unit_exists"] & (state.col < 0)
+        return jnp.stack([jnp.any(undeployed & (self.t["unit_owner"] == p)) for p in range(2)])
+
+    def deployment_complete(self, state: DeploymentState) -> jax.Array:
+        """bool[]: every unit of both players is deployed (invariant 3.2.4)."""
+        return ~jnp.any(self.remaining(state))
+
+    # -- legality: one elementwise function per branch -------------------------------------------
+
+    def deploy_errors(self, state: DeploymentState, u, h, occupancy) -> jax.Array:
+        """Error code of ``deploy(u, h)`` for the current deployer, elementwise over ``u``, ``h``."""
+        t = self.t
+        player = state.active_player.astype(jnp.int32)
+        g = player * self.U + u
+        target = t["pool_hex"][player, h].astype(jnp.int32)
+        safe = jnp.maximum(target, 0)
+        return _first_error(
+            (state.phase != DEPLOYMENT, "wrong_phase"),
+            (~t["unit_exists"][g], "not_deployers_unit"),
+            (state.col[g] >= 0, "already_deployed"),
+            (target < 0, "outside_pool"),
+            (t["wall"][safe], "wall"),
+            (occupancy[safe], "occupied"),
+            (~t["restriction_allowed"][g, h], "scenario_restriction"),
+        )
+
+    def move_errors(self, state: DeploymentState, u, d, occupancy) -> jax.Array:
+        t = self.t
+        g = state.active_player.astype(jnp.int32) * self.U + u
+        here = jnp.maximum(self.flat(state)[g], 0)
+        target = t["neighbours"][here, d].astype(jnp.int32)
+        safe = jnp.maximum(target, 0)
+        return _first_error(
+            (state.phase != MOVEMENT, "wrong_phase"),
+            (~self.alive(state)[g], "unit_cannot_act"),
+            (state.moves_left[g] <= 0, "no_moves_left"),
+            (target < 0, "move_off_board"),
+            (t["wall"][safe], "move_into_wall"),
+            (occupancy[safe], "move_into_occupied"),
+        )
+
+    def shoot_errors(self, state: DeploymentState, u, target) -> jax.Array:
+        t = self.t
+        player = state.active_player.astype(jnp.int32)
+        g = player * self.U + u
+        g2 = (1 - player) * self.U + target
+        alive, flat = self.alive(state), jnp.maximum(self.flat(state), 0)
+        return _first_error(
+            (state.phase != SHOOTING, "wrong_phase"),
+            (~alive[g], "unit_cannot_act"),
+            (state.has_shot[g], "already_shot"),
+            (~alive[g2], "no_target"),
+            (t["distance"][flat[g], flat[g2]] > t["unit_range"][g], "out_of_range"),
+        )
+
+    def action_errors(self, state: DeploymentState) -> jax.Array:
+        """Error code of every action (0 = legal), in action-index order. int32[A]."""
+        occupancy = self.occupancy(state)
+        units = jnp.arange(self.U)
+        deploy = self.deploy_errors(state, units[:, None], jnp.arange(self.Hs)[None, :], occupancy)
+        any_deploy = jnp.any(deploy == 0)
+        pass_code = _first_error(
+            (state.phase != DEPLOYMENT, "wrong_phase"), (any_deploy, "pass_with_legal_deploy")
+        )
+        move = self.move_errors(
+            state, units[:, None], jnp.arange(NUM_DIRECTIONS)[None, :], occupancy
+        )
+        shoot = self.shoot_errors(state, units[:, None], units[None, :])
+        end = _first_error((state.phase == DEPLOYMENT, "wrong_phase"))
+        return jnp.concatenate(
+            [deploy.reshape(-1), pass_code[None], move.reshape(-1), shoot.reshape(-1), end[None]]
+        )
+
+    # -- transitions ---------------------------------------------------------------------------
+
+    def apply(self, state: DeploymentState, action: jax.Array) -> tuple[DeploymentState, jax.Array]:
+        """Apply a legal action. Returns ``(state, rewards float32[2])``."""
+        a = self.actions
+        kind = (
+            (action >= a.start("pass_deployment")).astype(jnp.int32)
+            + (action >= a.start("move"))
+            + (action >= a.start("shoot"))
+            + (action >= a.start("end_phase"))
+        )
+        branches = (self._deploy, self._pass, self._move, self._shoot, self._end_phase)
+        return jax.lax.switch(kind, branches, state, action)
+
+    def _rewards_at_end(self, state: DeploymentState) -> jax.Array:
+        r = self.scenario.rewards
+        outcome = state.outcome
+        p1 = jnp.where(
+            outcome == PLAYER1_WON,
+            r["win"],
+            jnp.where(
+                outcome == PLAYER2_WON, r["loss"], jnp.where(outcome == DRAW, r["draw"], 0.0)
+            ),
+        )
+        p2 = jnp.where(
+            outcome == PLAYER2_WON,
+            r["win"],
+            jnp.where(
+                outcome == PLAYER1_WON, r["loss"], jnp.where(outcome == DRAW, r["draw"], 0.0)
+            ),
+        )
+        return jnp.stack([p1, p2]).astype(jnp.float32)
+
+    def _deploy(self, state: DeploymentState, action):
+        player = state.active_player.astype(jnp.int32)
+        u, h = action // self.Hs, action % self.Hs
+        g = player * self.U + u
+        target = self.t["pool_hex"][player, h].astype(jnp.int32)
+        rows = self.scenario.rows
+        state = state.replace(
+            col=state.col.at[g].set((target // rows).astype(jnp.int8)),
+            row=state.row.at[g].set((target % rows).astype(jnp.int8)),
+            deploy_order=state.deploy_order.at[g].set(state.deploy_steps.astype(jnp.int8)),
+            deploy_hex_slot=state.deploy_hex_slot.at[g].set(h.astype(jnp.int8)),
+            deploy_steps=state.deploy_steps + 1,
+        )
+        shaping = self.scenario.rewards["deployment_shaping"]
+        rewards = jnp.where(jnp.arange(2) == player, shaping, -shaping).astype(jnp.float32)
+        remaining = self.remaining(state)
+        # 7.1: switch deployer only when the current one has no unit left.
+        next_player = jnp.where(remaining[player], player, 1 - player).astype(jnp.int8)
+        state = state.replace(active_player=next_player)
+        done = ~jnp.any(remaining)  # 7.2: every unit of both players is placed.
+        return tree_where(done, self._start_skirmish(state), state), rewards
+
+    def _start_skirmish(self, state: DeploymentState) -> DeploymentState:
+        first = jnp.int8(self.scenario.first_player)
+        return self._start_turn(
+            state.replace(phase=jnp.int8(self.post_phase), active_player=first, turn=jnp.int16(1)),
+            first,
+        )
+
+    def _start_turn(self, state: DeploymentState, player) -> DeploymentState:
+        mine = self.t["unit_owner"] == player
+        return state.replace(
+            moves_left=jnp.where(mine, self.t["unit_move"], 0).astype(jnp.int8),
+            has_shot=jnp.zeros_like(state.has_shot),
+        )
+
+    def _pass(self, state: DeploymentState, action):
+        del action  # D5: pass_deployment resolves to a deadlock, zero rewards.
+        state = state.replace(outcome=jnp.int8(DEADLOCK), end_reason=jnp.int8(3))
+        return state, jnp.zeros(2, jnp.float32)
+
+    def _move(self, state: DeploymentState, action):
+        offset = action - self.actions.start("move")
+        u, d = offset // NUM_DIRECTIONS, offset % NUM_DIRECTIONS
+        g = state.active_player.astype(jnp.int32) * self.U + u
+        here = jnp.maximum(self.flat(state)[g], 0)
+        target = self.t["neighbours"][here, d].astype(jnp.int32)
+        rows = self.scenario.rows
+        state = state.replace(
+            col=state.col.at[g].set((target // rows).astype(jnp.int8)),
+            row=state.row.at[g].set((target % rows).astype(jnp.int8)),
+            moves_left=state.moves_left.at[g].add(-1),
+        )
+        return state, jnp.zeros(2, jnp.float32)
+
+    def _shoot(self, state: DeploymentState, action):
+        offset = action - self.actions.start("shoot")
+        player = state.active_player.astype(jnp.int32)
+        g = player * self.U + offset // self.U
+        g2 = (1 - player) * self.U + offset % self.U
+        dealt = jnp.minimum(self.t["unit_damage"][g], state.hp[g2])
+        state = state.replace(
+            hp=state.hp.at[g2].add(-dealt),
+            has_shot=state.has_shot.at[g].set(True),
+            damage_dealt=state.damage_dealt.at[g].add(dealt.astype(jnp.int16)),
+        )
+        enemy_left = jnp.any(self.alive(state) & (self.t["unit_owner"] == 1 - player))
+        outcome = jnp.where(enemy_left, state.outcome, PLAYER1_WON + player).astype(jnp.int8)
+        state = state.replace(
+            outcome=outcome, end_reason=jnp.where(enemy_left, state.end_reason, 1).astype(jnp.int8)
+        )
+        return state, self._rewards_at_end(state)
+
+    def _end_phase(self, state: DeploymentState, action):
+        del action
+        player = state.active_player.astype(jnp.int32)
+        to_shooting = state.phase == MOVEMENT
+        opponent = (1 - player).astype(jnp.int8)
+        new_round = opponent == self.scenario.first_player
+        next_turn = state.turn + new_round.astype(jnp.int16)
+        handed = self._start_turn(
+            state.replace(phase=jnp.int8(MOVEMENT), active_player=opponent, turn=next_turn),
+            opponent,
+        )
+        state = tree_where(to_shooting, state.replace(phase=jnp.int8(SHOOTING)), handed)
+        # Turn limit: after max_turns rounds the side with more total HP wins.
+        over = state.turn > self.scenario.max_turns
+        alive_hp = jnp.where(self.alive(state), state.hp, 0).astype(jnp.int32)
+        hp1 = jnp.sum(jnp.where(self.t["unit_owner"] == 0, alive_hp, 0))
+        hp2 = jnp.sum(jnp.where(self.t["unit_owner"] == 1, alive_hp, 0))
+        result = jnp.where(hp1 > hp2, PLAYER1_WON, jnp.where(hp2 > hp1, PLAYER2_WON, DRAW))
+        state = state.replace(
+            outcome=jnp.where(over, result, state.outcome).astype(jnp.int8),
+            end_reason=jnp.where(over, 2, state.end_reason).astype(jnp.int8),
+            turn=jnp.where(over, self.scenario.max_turns, state.turn).astype(jnp.int16),
+        )
+        return state, self._rewards_at_end(state)
