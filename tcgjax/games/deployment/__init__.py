@@ -1,8 +1,8 @@
 """Hex wargame with an active deployment phase (``deployment_phase_v1.md``, decisions D1–D8)."""
 
 from tcgjax.games.deployment.env import (
-    DeploymentEnv,
     DeployAction,
+    DeploymentEnv,
     MoveAction,
     ShootAction,
     checked_deploy,

@@ -8,13 +8,13 @@ key                                meaning
 =================================  ===============================================================
 ``board``                          ``{cols, rows}``
 ``walls``                          list of ``[col, row]``
-``units``                          list of ``{id, owner, hp, move, range, damage}``; owner ``player1``/``player2``
+``units``                          list of ``{id, owner, hp, move, range, damage}`` (owner: ``player1``/``2``)
 ``deployment_type``                ``active`` (agents place units) or ``fixed`` (``fixed_positions``)
 ``fixed_positions``                ``{unit_id: [col, row]}`` for every unit if ``fixed``; ``{}`` if ``active``
 ``deployment_pools_by_player``     ``{player1: [[col, row], ...], player2: [...]}``
 ``deployment_max_unit_slots``      unit slots per player in the action space (D1, D3)
 ``deployment_max_hex_slots``       hex slots per pool in the action space (D2, D3)
-``deployment_restrictions``        ``{unit_id: [[col, row], ...]}``: extra allowed hexes per unit (4.2.8); ``{}`` for none
+``deployment_restrictions``        ``{unit_id: [[col, row], ...]}`` allowed hexes per unit (4.2.8), or ``{}``
 ``first_deployer``                 ``player1`` or ``player2`` (3.3)
 ``post_deployment_start_phase``    ``movement`` or ``shooting`` (7.2)
 ``first_player``                   who acts first in the skirmish after deployment
