@@ -207,11 +207,21 @@ class Env(abc.ABC):
         return jnp.where(done, True, self._legal_action_mask(state.game))
 
     def action_error(self, state: State, action: jax.Array) -> jax.Array:
-        """Error code ``action`` would get in ``state`` (0 = legal, out of range included). int32[]."""
+        """Error code ``action`` would get in ``state`` (0 = legal, out of range included). int32[].
+
+        Legality is read from the cached ``state.legal_action_mask`` (always recomputed by
+        ``finalize``); the game's ``_action_error`` is consulted only to name the rule an illegal
+        action breaks, so it may assume the action is illegal (``api_test`` checks it against the
+        mask on every state it meets).
+        """
         action = jnp.asarray(action, jnp.int32)
         in_range = (action >= 0) & (action < self.num_actions)
         safe_action = jnp.clip(action, 0, self.num_actions - 1)
-        code = self._action_error(state.game, safe_action)
+        code = jnp.where(
+            state.legal_action_mask[safe_action],
+            errors.OK,
+            self._action_error(state.game, safe_action),
+        )
         return jnp.where(in_range, code, errors.ACTION_OUT_OF_RANGE).astype(jnp.int32)
 
     def finalize(self, state: State) -> State:
@@ -254,7 +264,8 @@ class Env(abc.ABC):
     def _action_error(self, game: Any, action: jax.Array) -> jax.Array:
         """int32[] error code of an in-range action; default: mask-based ``action_not_legal``.
 
-        Games override it to name the precise rule; it must be 0 exactly where the mask is True.
+        Games override it to name the precise rule. It must be 0 exactly where the game's mask is
+        True (``api_test`` checks this); the core only calls it for illegal actions.
         """
         legal = self._legal_action_mask(game)[action]
         return jnp.where(legal, errors.OK, errors.ACTION_NOT_LEGAL).astype(jnp.int32)

@@ -140,6 +140,9 @@ def api_test(
 
     step = jax.jit(chex.assert_max_traces(step_fn, n=1))
     errors_fn = jax.jit(jax.vmap(env.action_error, in_axes=(None, 0)))
+    # The game's own rule codes, without the core's mask shortcut: an independent legality check.
+    game_errors_fn = jax.jit(jax.vmap(env._action_error, in_axes=(None, 0)))
+    game_mask_fn = jax.jit(env._legal_action_mask)
     all_actions = jnp.arange(env.num_actions, dtype=jnp.int32)
     init = jax.jit(env.init)
 
@@ -176,6 +179,15 @@ def api_test(
         mask = np.asarray(state.legal_action_mask)
         np.testing.assert_array_equal(
             codes == 0, mask, err_msg=f"{env.id}: action_error disagrees with the mask"
+        )
+        np.testing.assert_array_equal(
+            mask, np.asarray(game_mask_fn(state.game)), err_msg=f"{env.id}: stale cached mask"
+        )
+        game_codes = np.asarray(game_errors_fn(state.game, all_actions))
+        np.testing.assert_array_equal(
+            game_codes == 0,
+            mask,
+            err_msg=f"{env.id}: the game's _action_error disagrees with its mask",
         )
         key, k_act, k_step = jax.random.split(key, 3)
         # An illegal (or out-of-range) action is rejected without changing anything but `error`.

@@ -23,9 +23,17 @@ __all__ = ["reset_if_done", "random_legal_action"]
 
 
 def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
-    """Sample uniformly among the legal actions. ``legal_action_mask``: bool[..., A]. int32[...]."""
-    logits = jnp.where(legal_action_mask, 0.0, jnp.finfo(jnp.float32).min)
-    return jax.random.categorical(key, logits, axis=-1).astype(jnp.int32)
+    """Sample uniformly among the legal actions. ``legal_action_mask``: bool[..., A]. int32[...].
+
+    One uniform draw per game picks the k-th legal action (cumulative count), instead of a
+    Gumbel draw per action as ``jax.random.categorical`` does: A times fewer random bits, which
+    matters when a rollout step costs about a microsecond per game. An all-False row gives 0.
+    """
+    counts = jnp.cumsum(legal_action_mask, axis=-1, dtype=jnp.int32)  # [..., A]
+    total = counts[..., -1]
+    u = jax.random.uniform(key, total.shape)
+    k = jnp.minimum((u * total).astype(jnp.int32), jnp.maximum(total - 1, 0))  # k-th legal, 0-based
+    return jnp.argmax(counts > k[..., None], axis=-1).astype(jnp.int32)
 
 
 def reset_if_done(init_fn: Callable[[jax.Array], State], state: State, key: jax.Array) -> State:

@@ -9,9 +9,19 @@ from tcgjax.games.deployment.env import (
     decode_action,
     encode_deploy,
 )
+from tcgjax.games.deployment.metrics import (
+    DeploymentAttempts,
+    deployment_metrics,
+    init_attempts,
+    update_attempts,
+)
 from tcgjax.games.deployment.scenario import DeploymentDeadlockError, Scenario, load_scenario
 
 __all__ = [
+    "DeploymentAttempts",
+    "deployment_metrics",
+    "init_attempts",
+    "update_attempts",
     "DeploymentEnv",
     "DeploymentDeadlockError",
     "DeployAction",

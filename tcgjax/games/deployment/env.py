@@ -112,6 +112,9 @@ class DeploymentEnv(Env):
         s = self.scenario
         self.action_layout = self.rules.actions
         self.observation_layout = observation_layout(s)
+        # Reciprocals for the observation's normalisations (multiply, never divide, per step).
+        self._inv_hp = jnp.asarray(1.0 / np.maximum(s.tables["unit_hp"], 1), jnp.float32)
+        self._inv_move = jnp.asarray(1.0 / np.maximum(s.tables["unit_move"], 1), jnp.float32)
         per_turn = sum(u.move + 1 for u in s.units) + 4
         self.default_max_steps = len(s.units) + 1 + (s.max_turns + 1) * per_turn
         r = s.rewards
@@ -133,10 +136,10 @@ class DeploymentEnv(Env):
         return StepResult(*self.rules.apply(game, action))
 
     def _legal_action_mask(self, game) -> jax.Array:
-        return self.rules.action_errors(game) == 0
+        return self.rules.legal_action_mask(game)
 
     def _action_error(self, game, action) -> jax.Array:
-        return self.rules.action_errors(game)[action]
+        return self.rules.action_error(game, action)
 
     def _current_player(self, game) -> jax.Array:
         return game.active_player.astype(jnp.int32)
@@ -147,39 +150,26 @@ class DeploymentEnv(Env):
     def _observe(self, game: R.DeploymentState, player: jax.Array) -> jax.Array:
         s, t, rules = self.scenario, self.rules.t, self.rules
         U, H = s.max_unit_slots, s.num_hexes
-        seats = jnp.stack([player, 1 - player])  # me, opponent
         deploying = game.phase == R.DEPLOYMENT
         occupancy = rules.occupancy(game)
-        deploy = rules.deploy_errors(
-            game, jnp.arange(U)[:, None], jnp.arange(self.rules.Hs)[None, :], occupancy
-        )
+        deploy_legal = rules.deploy_legal(game, occupancy)
         alive = rules.alive(game)
-        flat = rules.flat(game)
-        by_seat = lambda x: x.reshape(2, U)[seats]  # noqa: E731
-        mine_or_theirs = jnp.arange(H)[None, :] == flat[:, None]  # [U2, H]
-        occ = jnp.stack(
-            [
-                jnp.any(mine_or_theirs & (alive & (t["unit_owner"] == seat))[:, None], axis=0)
-                for seat in (player, 1 - player)
-            ]
-        )
-        pool = t["pool_hex"][game.active_player]
-        active_pool = jnp.zeros(H + 1).at[jnp.where(pool >= 0, pool, H)].set(1.0)[:H]
-        max_move = jnp.maximum(t["unit_move"], 1)
+        # Rows (player1, player2) -> (me, opponent): a select between two static orders.
+        by_seat = lambda x: jnp.where(player == 0, x, x[::-1])  # noqa: E731
+        occ = by_seat(jnp.any(rules.unit_on_hex(game).reshape(2, U, H), axis=1))  # [2, H]
+        active_pool = R.pick(game.active_player, t["pool_plane"])
+        placed = (game.col >= 0).astype(jnp.float32)
         units = jnp.stack(
             [
-                t["unit_exists"],
-                alive,
-                game.hp / jnp.maximum(t["unit_hp"], 1),
-                jnp.maximum(game.col, 0) / max(s.cols - 1, 1),
-                jnp.maximum(game.row, 0) / max(s.rows - 1, 1),
-                game.moves_left / max_move,
-                game.has_shot,
+                t["unit_exists"].astype(jnp.float32),
+                alive.astype(jnp.float32),
+                game.hp * self._inv_hp,
+                game.col * (1.0 / max(s.cols - 1, 1)) * placed,
+                game.row * (1.0 / max(s.rows - 1, 1)) * placed,
+                game.moves_left * self._inv_move,
+                game.has_shot * placed,
             ],
             axis=-1,
-        ).astype(jnp.float32)
-        units = units * (game.col >= 0)[:, None] + jnp.zeros_like(units).at[:, 0].set(
-            t["unit_exists"] * (game.col < 0)
         )
         return self.observation_layout.pack(
             {
@@ -187,12 +177,12 @@ class DeploymentEnv(Env):
                 "is_my_turn": (game.active_player == player)[None],
                 "active_deployer": jax.nn.one_hot(jnp.where(game.active_player == player, 0, 1), 2)
                 * deploying,
-                "remaining_units": by_seat(t["unit_exists"] & (game.col < 0)),
+                "remaining_units": by_seat((t["unit_exists"] & (game.col < 0)).reshape(2, U)),
                 "occupancy": occ,
                 "active_pool": active_pool * deploying,
-                "legal_placement_exists": jnp.any(deploy == 0)[None],
+                "legal_placement_exists": jnp.any(deploy_legal)[None],
                 "walls": t["wall"],
-                "units": units.reshape(2, U, -1)[seats],
+                "units": by_seat(units.reshape(2, U, -1)),
                 "turn": (game.turn / s.max_turns)[None],
             }
         )

@@ -82,7 +82,7 @@ class DeploymentState:
       outcome: int8[] — index into ``OUTCOMES``; ``end_reason``: int8[] into ``END_REASONS``.
       deploy_steps: int16[] — placements applied so far (spec 9 ``deployment_steps``).
       deploy_order: int8[U2] — placement index at which each unit was deployed, -1 if not.
-      deploy_hex_slot: int8[U2] — the ``hex_slot`` chosen for each unit, -1 if not deployed.
+      deploy_hex_slot: int16[U2] — the ``hex_slot`` chosen for each unit, -1 if not deployed.
       damage_dealt: int16[U2] — damage each unit dealt (placement → damage metric).
     """
 
@@ -100,6 +100,12 @@ class DeploymentState:
     deploy_order: jax.Array
     deploy_hex_slot: jax.Array
     damage_dealt: jax.Array
+
+
+def pick(player: jax.Array, pair: jax.Array) -> jax.Array:
+    """``pair[player]`` for a leading axis of 2, as a select: under ``vmap`` a gather with a traced
+    index is several times slower on CPU than choosing between two static slices."""
+    return jnp.where(player == 0, pair[0], pair[1])
 
 
 def _first_error(*checks):
@@ -149,7 +155,7 @@ class DeploymentRules:
             end_reason=jnp.int8(0),
             deploy_steps=jnp.int16(0),
             deploy_order=jnp.full(n, -1, jnp.int8),
-            deploy_hex_slot=jnp.full(n, -1, jnp.int8),
+            deploy_hex_slot=jnp.full(n, -1, jnp.int16),
             damage_dealt=jnp.zeros(n, jnp.int16),
         )
         if fixed:
@@ -171,11 +177,15 @@ class DeploymentRules:
         """bool[U2]: deployed and not removed."""
         return self.deployed(state) & (state.hp > 0)
 
+    def unit_on_hex(self, state: DeploymentState) -> jax.Array:
+        """bool[U2, H]: living unit g stands on hex h. A compare, not a scatter: under ``vmap`` on
+        CPU a [U2, H] compare is several times cheaper than a scatter for these sizes."""
+        hexes = jnp.arange(self.scenario.num_hexes)
+        return self.alive(state)[:, None] & (self.flat(state)[:, None] == hexes[None, :])
+
     def occupancy(self, state: DeploymentState) -> jax.Array:
-        """bool[H]: hexes holding a living unit (a spare slot absorbs the masked scatter)."""
-        hexes = self.scenario.num_hexes
-        idx = jnp.where(self.alive(state), self.flat(state), hexes)
-        return jnp.zeros(hexes + 1, jnp.bool_).at[idx].set(True)[:hexes]
+        """bool[H]: hexes holding a living unit."""
+        return jnp.any(self.unit_on_hex(state), axis=0)
 
     def remaining(self, state: DeploymentState) -> jax.Array:
         """bool[2]: the player still has units to deploy."""
@@ -234,6 +244,63 @@ class DeploymentRules:
             (t["distance"][flat[g], flat[g2]] > t["unit_range"][g], "out_of_range"),
         )
 
+    def deploy_legal(self, state: DeploymentState, occupancy) -> jax.Array:
+        """bool[U, Hs]: ``deploy(u, h)`` is legal (D4). The fast boolean form of
+        :meth:`deploy_errors` (an outer product of unit and hex conditions); tests check both agree."""
+        t, player = self.t, state.active_player
+        exists = pick(player, t["unit_exists"].reshape(2, self.U))
+        undeployed = exists & (pick(player, state.col.reshape(2, self.U)) < 0)
+        pool = pick(player, t["pool_hex"]).astype(jnp.int32)
+        safe = jnp.maximum(pool, 0)
+        hex_ok = (pool >= 0) & ~t["wall"][safe] & ~occupancy[safe]
+        allowed = pick(player, t["restriction_allowed"].reshape(2, self.U, self.Hs))
+        return (state.phase == DEPLOYMENT) & undeployed[:, None] & hex_ok[None, :] & allowed
+
+    def legal_action_mask(self, state: DeploymentState) -> jax.Array:
+        """bool[A] in action-index order; never all False before the game ends."""
+        occupancy = self.occupancy(state)
+        units = jnp.arange(self.U)
+        deploy = self.deploy_legal(state, occupancy)
+        can_pass = (state.phase == DEPLOYMENT) & ~jnp.any(deploy)
+        move = (
+            self.move_errors(state, units[:, None], jnp.arange(NUM_DIRECTIONS)[None, :], occupancy)
+            == 0
+        )
+        shoot = self.shoot_errors(state, units[:, None], units[None, :]) == 0
+        end = state.phase != DEPLOYMENT
+        return jnp.concatenate(
+            [deploy.reshape(-1), can_pass[None], move.reshape(-1), shoot.reshape(-1), end[None]]
+        )
+
+    def action_error(self, state: DeploymentState, action: jax.Array) -> jax.Array:
+        """int32[] error code of one action (0 = legal), from the same elementwise rules."""
+        a = self.actions
+        occupancy = self.occupancy(state)
+        u, h = jnp.divmod(jnp.clip(action, 0, a.size("deploy") - 1), self.Hs)
+        deploy = self.deploy_errors(state, u, h, occupancy)
+        any_deploy = jnp.any(self.deploy_legal(state, occupancy))
+        pass_code = _first_error(
+            (state.phase != DEPLOYMENT, "wrong_phase"), (any_deploy, "pass_with_legal_deploy")
+        )
+        mu, d = jnp.divmod(
+            jnp.clip(action - a.start("move"), 0, a.size("move") - 1), NUM_DIRECTIONS
+        )
+        move = self.move_errors(state, mu, d, occupancy)
+        su, target = jnp.divmod(jnp.clip(action - a.start("shoot"), 0, a.size("shoot") - 1), self.U)
+        shoot = self.shoot_errors(state, su, target)
+        end = _first_error((state.phase == DEPLOYMENT, "wrong_phase"))
+        return jnp.stack([deploy, pass_code, move, shoot, end])[self._kind(action)]
+
+    def _kind(self, action: jax.Array) -> jax.Array:
+        """Branch of an action index: 0 deploy, 1 pass, 2 move, 3 shoot, 4 end_phase."""
+        a = self.actions
+        return (
+            (action >= a.start("pass_deployment")).astype(jnp.int32)
+            + (action >= a.start("move"))
+            + (action >= a.start("shoot"))
+            + (action >= a.start("end_phase"))
+        )
+
     def action_errors(self, state: DeploymentState) -> jax.Array:
         """Error code of every action (0 = legal), in action-index order. int32[A]."""
         occupancy = self.occupancy(state)
@@ -256,15 +323,8 @@ class DeploymentRules:
 
     def apply(self, state: DeploymentState, action: jax.Array) -> tuple[DeploymentState, jax.Array]:
         """Apply a legal action. Returns ``(state, rewards float32[2])``."""
-        a = self.actions
-        kind = (
-            (action >= a.start("pass_deployment")).astype(jnp.int32)
-            + (action >= a.start("move"))
-            + (action >= a.start("shoot"))
-            + (action >= a.start("end_phase"))
-        )
         branches = (self._deploy, self._pass, self._move, self._shoot, self._end_phase)
-        return jax.lax.switch(kind, branches, state, action)
+        return jax.lax.switch(self._kind(action), branches, state, action)
 
     def _rewards_at_end(self, state: DeploymentState) -> jax.Array:
         r = self.scenario.rewards
@@ -295,7 +355,7 @@ class DeploymentRules:
             col=state.col.at[g].set((target // rows).astype(jnp.int8)),
             row=state.row.at[g].set((target % rows).astype(jnp.int8)),
             deploy_order=state.deploy_order.at[g].set(state.deploy_steps.astype(jnp.int8)),
-            deploy_hex_slot=state.deploy_hex_slot.at[g].set(h.astype(jnp.int8)),
+            deploy_hex_slot=state.deploy_hex_slot.at[g].set(h.astype(jnp.int16)),
             deploy_steps=state.deploy_steps + 1,
         )
         shaping = self.scenario.rewards["deployment_shaping"]

@@ -135,6 +135,10 @@ class Scenario:
         for p, pool in enumerate(self.pools):
             for h, (c, r) in enumerate(sorted(pool)):  # D2: sorted by (col, row)
                 pool_hex[p, h] = self.flat(c, r)
+        pool_plane = np.zeros((2, hexes), np.float32)
+        for p, pool in enumerate(self.pools):
+            for c, r in pool:
+                pool_plane[p, self.flat(c, r)] = 1.0
         allowed = np.ones((2 * slots, self.max_hex_slots), np.bool_)
         for g, uid in enumerate(unit_ids):
             if uid in self.restrictions:
@@ -149,6 +153,7 @@ class Scenario:
             "neighbours": hexgrid.neighbour_table(cols, rows),
             "distance": hexgrid.distance_table(cols, rows),
             "pool_hex": pool_hex,
+            "pool_plane": pool_plane,
             "pool_size": np.asarray([len(p) for p in self.pools], np.int16),
             "unit_exists": exists,
             "unit_owner": np.repeat(np.arange(2, dtype=np.int8), slots),
