@@ -1,0 +1,19 @@
+"""The deployment README's tables are the code's (regenerate with tools/gen_deployment_readme.py)."""
+
+import importlib.util
+import os
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
+
+
+def test_readme_tables_match_code():
+    spec = importlib.util.spec_from_file_location(
+        "gen_deployment_readme", os.path.join(ROOT, "tools", "gen_deployment_readme.py")
+    )
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    with open(gen.README, encoding="utf-8") as fh:
+        text = fh.read()
+    assert gen.render(text) == text, "README tables are stale: run tools/gen_deployment_readme.py"
+    for table in gen.tables().values():
+        assert table in text
