@@ -61,10 +61,12 @@ import tcgjax
 from tcgjax.wrappers.auto_reset import random_legal_action, reset_if_done
 
 DEFAULT_RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
-PGX_ENVS = ("chess", "go_9x9")
+PGX_ENVS = ("chess", "go_9x9", "connect_four")
 DEFAULT_STEPS = 200
 # Pgx chess costs ~0.3 ms per game-step on a 2-core CPU: keep the default --compare-pgx run short.
 PGX_DEFAULT_STEPS = 32
+# connect_four is fast: time it over more steps so the run is long enough to measure.
+PGX_STEP_FACTOR = {"connect_four": 4}
 TABLE_COLUMNS = (
     "date (UTC)",
     "machine",
@@ -433,7 +435,10 @@ def main(argv: list[str] | None = None) -> None:
     targets = [(args.env, args.steps or DEFAULT_STEPS, *tcgjax_env(args.env))]
     if args.compare_pgx:
         pgx_steps = args.steps or PGX_DEFAULT_STEPS
-        targets += [(f"pgx/{name}", pgx_steps, *pgx_env(name)) for name in PGX_ENVS]
+        targets += [
+            (f"pgx/{name}", pgx_steps * PGX_STEP_FACTOR.get(name, 1), *pgx_env(name))
+            for name in PGX_ENVS
+        ]
 
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     machine = machine_description()

@@ -8,6 +8,7 @@ deadlock error (D5), and host-side ``decode_action`` / ``encode_deploy`` / ``che
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -103,7 +104,7 @@ class DeploymentEnv(Env):
     def __init__(
         self,
         *,
-        scenario: str | Mapping[str, Any] = "small",
+        scenario: str | os.PathLike | Mapping[str, Any] = "small",
         illegal_action: str = "reject",
         max_steps: int | None = None,
     ):
@@ -122,7 +123,7 @@ class DeploymentEnv(Env):
         super().__init__(
             illegal_action=illegal_action,
             max_steps=max_steps,
-            scenario=scenario if isinstance(scenario, str) else dict(scenario),
+            scenario=dict(scenario) if isinstance(scenario, Mapping) else os.fspath(scenario),
         )
 
     # -- hooks -----------------------------------------------------------------------------------
@@ -360,6 +361,7 @@ class DeploymentEnv(Env):
             deploy_steps=jnp.int16(steps),
             **{name: jnp.asarray(arr) for name, arr in cols.items()},
         )
+        check_reachable(self, game)
         # The D8 views are derived: they must say exactly what the positions say.
         expected_view = self.to_json_game(game)["deployment_state"]
         if data["deployment_state"] != expected_view:
@@ -368,6 +370,45 @@ class DeploymentEnv(Env):
                 f"(expected {expected_view!r})"
             )
         return game
+
+
+def check_reachable(env: DeploymentEnv, game: R.DeploymentState) -> None:
+    """Reject JSON states that break the rules' invariants (3.2, 4.2.5, 4.2.7, 7.2)."""
+    s = env.scenario
+    g = jax.tree.map(np.asarray, game)
+    exists = np.asarray(s.tables["unit_exists"])
+    max_hp = np.asarray(s.tables["unit_hp"])
+    seen: dict[tuple[int, int], str] = {}
+    for i, uid in enumerate(s.unit_ids):
+        if not exists[i]:
+            continue
+        path = f"units.{uid}"
+        if not 0 <= int(g.hp[i]) <= int(max_hp[i]):
+            raise SerializationError(f"{path}.hp: {int(g.hp[i])} outside [0, {int(max_hp[i])}]")
+        if g.col[i] < 0:
+            continue
+        hex_ = (int(g.col[i]), int(g.row[i]))
+        if hex_ in s.walls:
+            raise SerializationError(f"{path}.col: {list(hex_)} is a wall (4.2.5)")
+        if g.hp[i] > 0:
+            if hex_ in seen:
+                raise SerializationError(
+                    f"{path}.col: {list(hex_)} already holds {seen[hex_]} (4.2.7)"
+                )
+            seen[hex_] = uid
+        owner = i // s.max_unit_slots
+        if (
+            int(g.phase) == R.DEPLOYMENT
+            and s.deployment_type == "active"
+            and hex_ not in s.pools[owner]
+        ):
+            raise SerializationError(f"{path}.col: {list(hex_)} is outside its pool (4.2.6)")
+    complete = all(g.col[i] >= 0 for i in range(len(exists)) if exists[i])
+    if complete and int(g.phase) == R.DEPLOYMENT:
+        raise SerializationError("phase: 'deployment' with every unit placed (3.2.5)")
+    if not complete and int(g.phase) != R.DEPLOYMENT:
+        raise SerializationError(f"phase: {PHASES[int(g.phase)]!r} with units left to deploy (7.2)")
+
 
 
 @functools.lru_cache(maxsize=32)

@@ -29,6 +29,7 @@ Errors name the source, the key and the value: :class:`~tcgjax.core.errors.Confi
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -210,6 +211,8 @@ def _int(source, key, value, low, high=None) -> int:
 def _number(source, key, value) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _err(source, key, value, "expected a number")
+    if not math.isfinite(value):
+        raise _err(source, key, value, "expected a finite number")
     return float(value)
 
 
@@ -431,12 +434,37 @@ def _check_deployable(s: Scenario) -> None:
                 f"{[list(h) for h in s.pools[p] if h in s.walls]}); "
                 f"pool sizes: {[len(pool) for pool in s.pools]}"
             )
+        options = {
+            uid: [h for h in s.restrictions.get(uid, usable) if h in usable] for uid in units
+        }
         for uid in units:
-            if uid in s.restrictions:
-                ok = [h for h in s.restrictions[uid] if h in usable]
-                if not ok:
-                    raise DeploymentDeadlockError(
-                        f"{s.source}: deployment deadlock at make: {name}'s unit {uid!r} may only "
-                        f"deploy on {[list(h) for h in s.restrictions[uid]]}, none of which is a "
-                        f"usable hex of its pool"
-                    )
+            if not options[uid]:
+                raise DeploymentDeadlockError(
+                    f"{s.source}: deployment deadlock at make: {name}'s unit {uid!r} may only "
+                    f"deploy on {[list(h) for h in s.restrictions[uid]]}, none of which is a "
+                    f"usable hex of its pool"
+                )
+        placed = _max_matching(options)
+        if placed < len(units):
+            raise DeploymentDeadlockError(
+                f"{s.source}: deployment deadlock at make: {name}'s units {list(units)} cannot all "
+                f"be placed at once: their deployment_restrictions allow at most {placed} of them "
+                f"on distinct usable hexes (pool sizes: {[len(pool) for pool in s.pools]})"
+            )
+
+
+def _max_matching(options: dict[str, list[tuple[int, int]]]) -> int:
+    """Size of a maximum matching units -> distinct hexes (augmenting paths; tiny graphs)."""
+    owner_of: dict[tuple[int, int], str] = {}
+
+    def augment(uid: str, seen: set) -> bool:
+        for hex_ in options[uid]:
+            if hex_ in seen:
+                continue
+            seen.add(hex_)
+            if hex_ not in owner_of or augment(owner_of[hex_], seen):
+                owner_of[hex_] = uid
+                return True
+        return False
+
+    return sum(augment(uid, set()) for uid in options)
