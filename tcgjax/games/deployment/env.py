@@ -410,7 +410,6 @@ def check_reachable(env: DeploymentEnv, game: R.DeploymentState) -> None:
         raise SerializationError(f"phase: {PHASES[int(g.phase)]!r} with units left to deploy (7.2)")
 
 
-
 @functools.lru_cache(maxsize=32)
 def _errors_fn(env: DeploymentEnv):
     return jax.jit(env.rules.action_errors)
@@ -524,4 +523,7 @@ def checked_deploy(
     ):
         raise _illegal(env, "wall", detail)
     index = encode_deploy(env, state, unit_id, col, row)
-    return checked_step(env, state, index, key)
+    try:
+        return checked_step(env, state, index, key)
+    except IllegalActionError as exc:  # name the semantic action, not only the index
+        raise _illegal(env, exc.rule, f"{detail} (action {index})") from exc

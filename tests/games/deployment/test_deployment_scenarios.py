@@ -778,5 +778,25 @@ def test_d6_restrictions_that_cannot_all_hold_at_once_deadlock_at_make():
     with pytest.raises(DeploymentDeadlockError, match="cannot all be placed at once"):
         tcgjax.make("deployment", scenario=data)
     data["deployment_restrictions"] = {"blue_infantry": [[0, 0]], "blue_sniper": [[0, 0], [0, 1]]}
-    env = tcgjax.make("deployment", scenario=data)  # a matching exists: infantry (0,0), sniper (0,1)
+    env = tcgjax.make(
+        "deployment", scenario=data
+    )  # a matching exists: infantry (0,0), sniper (0,1)
     assert env.scenario.restrictions["blue_sniper"] == ((0, 0), (0, 1))
+
+
+def test_d6_is_per_player_overlap_deadlocks_surface_at_runtime():
+    """D6 checks each player's own pool. Identical 3-hex pools with 3 units a side pass it: the
+    resulting deadlock is met at runtime through pass_deployment (D5), explicitly, never hidden."""
+    data = shipped_dict("small")
+    shared = [[0, 0], [0, 1], [0, 2]]
+    data["deployment_pools_by_player"] = {"player1": shared, "player2": shared}
+    env = tcgjax.make("deployment", scenario=data)
+    state = env.init(jax.random.PRNGKey(0))
+    for unit_id, hex_ in zip(("blue_infantry", "blue_sniper", "blue_tank"), shared, strict=True):
+        state = tcgjax.checked_step(
+            env, state, encode_deploy(env, state, unit_id, *hex_), jax.random.PRNGKey(1)
+        )
+    pass_index = env.action_layout.start("pass_deployment")
+    assert np.flatnonzero(state.legal_action_mask).tolist() == [pass_index]
+    with pytest.raises(DeploymentDeadlockError, match="player2"):
+        tcgjax.checked_step(env, state, pass_index, jax.random.PRNGKey(2))
