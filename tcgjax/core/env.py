@@ -179,8 +179,15 @@ class Env(abc.ABC):
         )
         stepped = self.finalize(stepped)
 
+        done = state.terminated | state.truncated
         if self.illegal_action == "reject":
-            failed = state.replace(rewards=zeros, error=error)
+            # One select per leaf: a finished game or a rejected action keeps the old state.
+            keep = done | illegal
+            new = tree_where(keep, state, stepped)
+            return new.replace(
+                rewards=jnp.where(keep, zeros, stepped.rewards),
+                error=jnp.where(done, state.error, jnp.where(illegal, error, errors.OK)),
+            )
         else:  # "lose": the actor loses; the rules state stays as it was.
             share = 1.0 / max(self.num_players - 1, 1)
             lose_rewards = jnp.where(
@@ -194,7 +201,6 @@ class Env(abc.ABC):
                 legal_action_mask=jnp.ones_like(state.legal_action_mask),
             )
         new = tree_where(illegal, failed, stepped)
-        done = state.terminated | state.truncated
         return tree_where(done, state.replace(rewards=zeros), new)
 
     def observe(self, state: State, player) -> jax.Array:

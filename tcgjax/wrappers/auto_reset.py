@@ -21,6 +21,8 @@ from tcgjax.core.env import State, tree_where
 
 __all__ = ["reset_if_done", "random_legal_action"]
 
+_MATMUL_CUMSUM_MAX_ACTIONS = 256
+
 
 def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
     """Sample uniformly among the legal actions. ``legal_action_mask``: bool[..., A]. int32[...].
@@ -29,11 +31,20 @@ def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Arr
     Gumbel draw per action as ``jax.random.categorical`` does: A times fewer random bits, which
     matters when a rollout step costs about a microsecond per game. An all-False row gives 0.
     """
-    counts = jnp.cumsum(legal_action_mask, axis=-1, dtype=jnp.int32)  # [..., A]
+    num_actions = legal_action_mask.shape[-1]
+    if num_actions <= _MATMUL_CUMSUM_MAX_ACTIONS:
+        # Prefix counts as a product with an upper-triangular matrix: exact for these sizes and
+        # about 2x faster than cumsum (a reduce-window) on CPU.
+        upper = jnp.triu(jnp.ones((num_actions, num_actions), jnp.float32))
+        counts = (legal_action_mask.astype(jnp.float32) @ upper).astype(jnp.int32)  # [..., A]
+    else:
+        counts = jnp.cumsum(legal_action_mask, axis=-1, dtype=jnp.int32)  # [..., A]
     total = counts[..., -1]
     u = jax.random.uniform(key, total.shape)
     k = jnp.minimum((u * total).astype(jnp.int32), jnp.maximum(total - 1, 0))  # k-th legal, 0-based
-    return jnp.argmax(counts > k[..., None], axis=-1).astype(jnp.int32)
+    # counts is non-decreasing, so the first index with counts > k is the number with counts <= k
+    # (a sum is cheaper than an argmax on CPU).
+    return jnp.sum(counts <= k[..., None], axis=-1, dtype=jnp.int32)
 
 
 def reset_if_done(init_fn: Callable[[jax.Array], State], state: State, key: jax.Array) -> State:
