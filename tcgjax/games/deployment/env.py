@@ -57,7 +57,6 @@ def observation_layout(scenario: Scenario) -> ObservationLayout:
             ("occupancy", (2, H), "6.3: hexes (flat col*rows+row) holding my / enemy living units"),
             ("active_pool", (H,), "6.4: the active deployer's pool during deployment, else 0"),
             ("legal_placement_exists", (1,), "6.5: at least one deploy action is legal"),
-            ("walls", (H,), "wall hexes"),
             (
                 "units",
                 (2, U, len(UNIT_FEATURES)),
@@ -113,6 +112,9 @@ class DeploymentEnv(Env):
         s = self.scenario
         self.action_layout = self.rules.actions
         self.observation_layout = observation_layout(s)
+        # Static per scenario, so not repeated in every step's observation (gymnax's split of
+        # per-episode parameters from per-step state): float32[H], 1 on walls, flat hex order.
+        self.wall_plane = jnp.asarray(s.tables["wall"], jnp.float32)
         # Reciprocals for the observation's normalisations (multiply, never divide, per step).
         self._inv_hp = jnp.asarray(1.0 / np.maximum(s.tables["unit_hp"], 1), jnp.float32)
         self._inv_move = jnp.asarray(1.0 / np.maximum(s.tables["unit_move"], 1), jnp.float32)
@@ -182,7 +184,6 @@ class DeploymentEnv(Env):
                 "occupancy": occ,
                 "active_pool": active_pool * deploying,
                 "legal_placement_exists": jnp.any(deploy_legal)[None],
-                "walls": t["wall"],
                 "units": by_seat(units.reshape(2, U, -1)),
                 "turn": (game.turn / s.max_turns)[None],
             }

@@ -17,3 +17,11 @@ def test_readme_tables_match_code():
     assert gen.render(text) == text, "README tables are stale: run tools/gen_deployment_readme.py"
     for table in gen.tables().values():
         assert table in text
+
+
+def test_wall_plane_is_static_and_exact(deployment_env):
+    env = deployment_env
+    walls = {env.scenario.flat(c, r) for c, r in env.scenario.walls}
+    plane = env.wall_plane.tolist()
+    assert [h for h, v in enumerate(plane) if v == 1.0] == sorted(walls)
+    assert sum(plane) == len(walls) == 2
