@@ -15,7 +15,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train]'
 	touch $(STAMP)
 
 test: $(STAMP)

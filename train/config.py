@@ -1,0 +1,180 @@
+"""Training config: a frozen, typed dataclass loaded from ``configs/ppo/*.yaml`` plus overrides.
+
+Every key is known and typed: an unknown key, a wrong type or a bad value raises
+:class:`tcgjax.ConfigError` naming the key (and the file). Command-line overrides are ``key=value``
+strings parsed as YAML scalars (``lr=3e-4``, ``env_options.scenario=walls``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import yaml
+
+from tcgjax.core.errors import ConfigError
+
+__all__ = ["PPOConfig", "load_config", "CONFIG_DIR"]
+
+CONFIG_DIR = os.path.join(os.path.dirname(__file__), "..", "configs", "ppo")
+OPPONENTS = ("self", "random", "heuristic", "snapshot")
+
+
+@dataclasses.dataclass(frozen=True)
+class PPOConfig:
+    """Masked PPO hyperparameters (PureJaxRL names where they exist).
+
+    The env batch is ``num_envs``; one update consumes ``num_envs * num_steps`` env steps.
+    """
+
+    env_id: str = "deployment"
+    env_options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    seed: int = 0
+    num_seeds: int = 1  # jax.vmap(train) over this many seeds
+    total_timesteps: int = 2_000_000
+    num_envs: int = 256
+    num_steps: int = 64
+    update_epochs: int = 4
+    num_minibatches: int = 4
+    lr: float = 1e-3
+    anneal_lr: bool = True
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_eps: float = 0.2
+    clip_value: bool = True
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden_sizes: tuple[int, ...] = (256, 256)
+    opponent: str = "self"  # self | random | heuristic | snapshot
+    snapshot_pool_size: int = 4  # frozen snapshots for opponent="snapshot"
+    snapshot_every: int = 10  # updates between snapshots
+    eval_games: int = 2000
+    eval_every: int = 0  # updates between evaluations during training (0 = only at the end)
+    checkpoint_every: int = 0  # updates between checkpoints (0 = only at the end)
+    run_dir: str = "runs"
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            _check_type(f.name, getattr(self, f.name), _hints()[f.name])
+        positive = (
+            "num_seeds",
+            "total_timesteps",
+            "num_envs",
+            "num_steps",
+            "update_epochs",
+            "num_minibatches",
+            "snapshot_pool_size",
+            "snapshot_every",
+            "eval_games",
+        )
+        for name in positive:
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"config key {name!r} = {getattr(self, name)!r}: must be > 0")
+        if (self.num_envs * self.num_steps) % self.num_minibatches:
+            raise ConfigError(
+                f"config key 'num_minibatches' = {self.num_minibatches}: must divide "
+                f"num_envs * num_steps = {self.num_envs * self.num_steps}"
+            )
+        if self.opponent not in OPPONENTS:
+            raise ConfigError(f"config key 'opponent' = {self.opponent!r}: one of {OPPONENTS}")
+        for name in ("gamma", "gae_lambda"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"config key {name!r} = {getattr(self, name)}: must be in [0, 1]")
+        object.__setattr__(self, "env_options", types.MappingProxyType(dict(self.env_options)))
+
+    @property
+    def num_updates(self) -> int:
+        return max(self.total_timesteps // (self.num_envs * self.num_steps), 1)
+
+    @property
+    def minibatch_size(self) -> int:
+        return self.num_envs * self.num_steps // self.num_minibatches
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["env_options"] = dict(self.env_options)
+        out["hidden_sizes"] = list(self.hidden_sizes)
+        return out
+
+
+def _hints():
+    return typing.get_type_hints(PPOConfig)
+
+
+def _check_type(name: str, value: Any, hint: Any) -> None:
+    origin = typing.get_origin(hint)
+    if hint is bool:
+        ok = isinstance(value, bool)
+    elif hint is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif hint is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    elif hint is str:
+        ok = isinstance(value, str)
+    elif origin is tuple:
+        ok = isinstance(value, tuple) and all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value
+        )
+    elif origin is Mapping or hint is Mapping:
+        ok = isinstance(value, Mapping)
+    else:
+        ok = True
+    if not ok:
+        raise ConfigError(f"config key {name!r} = {value!r}: expected {hint}")
+
+
+def _coerce(name: str, value: Any) -> Any:
+    hint = _hints()[name]
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if typing.get_origin(hint) is tuple and isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> PPOConfig:
+    """Build a :class:`PPOConfig` from an optional YAML file (a path or a name in ``configs/ppo``)
+    and ``key=value`` overrides (YAML scalars; ``env_options.KEY=value`` for env options).
+
+    Raises:
+      ConfigError: unreadable file, unknown key, wrong type or value; names the key and the source.
+    """
+    data: dict[str, Any] = {}
+    source = "<defaults>"
+    if path is not None:
+        if not os.path.splitext(path)[1] and os.sep not in path:
+            path = os.path.join(CONFIG_DIR, path + ".yaml")
+        source = os.path.normpath(path)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                loaded = yaml.safe_load(fh) or {}
+        except OSError as exc:
+            raise ConfigError(f"{source}: cannot read config: {exc.strerror}") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{source}: not valid YAML: {exc}") from exc
+        if not isinstance(loaded, Mapping):
+            raise ConfigError(f"{source}: top level must be a mapping of config keys")
+        data.update(loaded)
+    known = {f.name for f in dataclasses.fields(PPOConfig)}
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r}: expected key=value")
+        key, raw = item.split("=", 1)
+        value = yaml.safe_load(raw)
+        if key.startswith("env_options."):
+            data.setdefault("env_options", {})
+            data["env_options"] = {**data["env_options"], key.split(".", 1)[1]: value}
+        else:
+            data[key] = value
+    for key in data:
+        if key not in known:
+            raise ConfigError(f"{source}: unknown config key {key!r}; known: {sorted(known)}")
+    try:
+        return PPOConfig(**{k: _coerce(k, v) for k, v in data.items()})
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None

@@ -1,0 +1,327 @@
+"""Masked PPO, PureJaxRL-style: rollouts and updates in one jittable program, with self-play.
+
+``make_train(config)`` returns ``train(key) -> (RunnerState, metrics)`` that runs every update inside
+one ``lax.scan``; ``jax.vmap(train)(keys)`` trains several seeds at once. ``make_ppo(config)`` exposes
+the pieces (``init``, ``update``) that ``train.run`` drives in chunks for progress, evaluation and
+checkpoints; both consume randomness identically, so a run resumed from a checkpoint continues
+exactly like an uninterrupted one.
+
+Two-player games, turns not necessarily alternating: every transition is taken by
+``state.current_player`` (its ``actor``). One network acts for whichever seat is to play, from that
+seat's observation. Per-seat returns: the reward of a transition is what its actor receives from that
+step until it acts again (or the episode ends), and its bootstrap value is the value of the actor's
+*next* transition, found by a reverse scan that carries one (reward, value, advantage) slot per seat.
+Terminated episodes bootstrap with 0; truncated ones with the critic's value of the final state from
+each seat's view (computed only when some game in the batch was truncated, under ``lax.cond``).
+
+Opponents (``config.opponent``): ``self`` (the learner plays both seats, every transition trains),
+``random``, ``heuristic`` (a scripted player per game, ``train.opponents``) or ``snapshot`` (a pool of
+frozen past parameters). With an opponent, the learner's seat alternates between episodes in each env
+slot and only the learner's transitions enter the loss (their weights are 1, the opponent's 0).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+import tcgjax
+from tcgjax.core.env import Env, State
+from tcgjax.wrappers import random_legal_action, reset_if_done
+from train.config import PPOConfig
+from train.networks import ActorCritic, masked_distribution
+
+__all__ = ["RunnerState", "Transition", "make_ppo", "make_train", "per_seat_gae", "PPO"]
+
+
+class Transition(NamedTuple):
+    """One step of a batch of games; every field has a leading ``[B]`` (``[T, B]`` once stacked)."""
+
+    observation: jax.Array  # float32[B, O], the actor's view
+    legal_action_mask: jax.Array  # bool[B, A], stored and re-applied in the loss
+    action: jax.Array  # int32[B]
+    log_prob: jax.Array  # float32[B]
+    value: jax.Array  # float32[B], actor's perspective
+    rewards: jax.Array  # float32[B, P], every seat's reward from this step
+    actor: jax.Array  # int32[B]
+    terminated: jax.Array  # bool[B]
+    truncated: jax.Array  # bool[B]
+    truncation_values: jax.Array  # float32[B, P], critic value of the final state per seat
+    weight: jax.Array  # float32[B], 1 for learner transitions
+    learner_outcome: jax.Array  # float32[B]: learner's reward when an episode ends, else 0
+    episode_done: jax.Array  # bool[B]
+
+
+class RunnerState(NamedTuple):
+    params: Any
+    opt_state: Any
+    env_state: State
+    learner_seat: jax.Array  # int32[B]
+    snapshots: Any  # params pytree with a leading [K] axis (opponent="snapshot")
+    key: jax.Array
+    update: jax.Array  # int32[]
+
+
+def per_seat_gae(traj: Transition, last_values: jax.Array, gamma: float, lam: float):
+    """Advantages and value targets per transition, each seat bootstrapping on its own next turn.
+
+    Args:
+      traj: stacked ``Transition`` ``[T, B]``.
+      last_values: float32[B, P], the critic's value of the state after the last step, per seat.
+    Returns:
+      ``(advantages float32[T, B], targets float32[T, B])``.
+    """
+    num_players = traj.rewards.shape[-1]
+    seats = jnp.arange(num_players)
+
+    def step(carry, t):
+        acc, next_v, next_gae = carry
+        done = (t.terminated | t.truncated)[:, None]
+        next_v = jnp.where(done, jnp.where(t.truncated[:, None], t.truncation_values, 0.0), next_v)
+        next_gae = jnp.where(done, 0.0, next_gae)
+        acc = jnp.where(done, 0.0, acc) + t.rewards
+        mine = t.actor[:, None] == seats[None, :]
+        reward = jnp.sum(jnp.where(mine, acc, 0.0), axis=-1)
+        bootstrap = jnp.sum(jnp.where(mine, next_v, 0.0), axis=-1)
+        gae_next = jnp.sum(jnp.where(mine, next_gae, 0.0), axis=-1)
+        delta = reward + gamma * bootstrap - t.value
+        gae = delta + gamma * lam * gae_next
+        carry = (
+            jnp.where(mine, 0.0, acc),
+            jnp.where(mine, t.value[:, None], next_v),
+            jnp.where(mine, gae[:, None], next_gae),
+        )
+        return carry, gae
+
+    zeros = jnp.zeros_like(last_values)
+    _, advantages = jax.lax.scan(step, (zeros, last_values, zeros), traj, reverse=True)
+    return advantages, advantages + traj.value
+
+
+class PPO(NamedTuple):
+    """The pieces of one training run (all pure; ``update`` is jittable)."""
+
+    env: Env
+    network: ActorCritic
+    config: PPOConfig
+    init: Any  # key -> RunnerState
+    update: Any  # RunnerState -> (RunnerState, metrics dict)
+    policy_logits: Any  # (params, observation) -> logits
+
+
+def make_ppo(config: PPOConfig, env: Env | None = None, opponent_policy=None) -> PPO:
+    """Build the env, network, optimizer and the jittable ``init`` / ``update`` of a run.
+
+    Args:
+      config: the run's ``PPOConfig``.
+      env: defaults to ``tcgjax.make(config.env_id, **config.env_options)``.
+      opponent_policy: ``(state, key) -> action`` for ``opponent="heuristic"``; defaults to the
+        game's entry in ``train.opponents.HEURISTICS``.
+    """
+    env = env or tcgjax.make(config.env_id, **dict(config.env_options))
+    if env.num_players != 2:
+        raise tcgjax.ConfigError(f"{env.id}: self-play PPO needs a two-player env")
+    network = ActorCritic(env.num_actions, config.hidden_sizes)
+    num_envs, num_steps = config.num_envs, config.num_steps
+    num_updates = config.num_updates
+    if config.opponent == "heuristic" and opponent_policy is None:
+        from train.opponents import heuristic_policy
+
+        opponent_policy = heuristic_policy(env)
+
+    def schedule(count):
+        frac = 1.0 - (count // (config.num_minibatches * config.update_epochs)) / num_updates
+        return config.lr * jnp.where(config.anneal_lr, frac, 1.0)
+
+    tx = optax.chain(
+        optax.clip_by_global_norm(config.max_grad_norm),
+        optax.adam(learning_rate=schedule, eps=1e-5),
+    )
+    batched_reset = jax.vmap(reset_if_done, in_axes=(None, 0, 0))
+    batched_step = jax.vmap(env.step)
+    batched_observe = jax.vmap(env.observe, in_axes=(0, None))
+
+    def values_per_seat(params, state):
+        return jnp.stack(
+            [network.apply(params, batched_observe(state, p))[1] for p in range(env.num_players)],
+            axis=-1,
+        )
+
+    def init(key: jax.Array) -> RunnerState:
+        k_net, k_env, k_run = jax.random.split(key, 3)
+        obs = jnp.zeros((1,) + tuple(env.observation_shape), jnp.float32)
+        params = network.init(k_net, obs)
+        env_state = jax.vmap(env.init)(jax.random.split(k_env, num_envs))
+        snapshots = jax.tree.map(lambda p: jnp.stack([p] * config.snapshot_pool_size), params)
+        return RunnerState(
+            params=params,
+            opt_state=tx.init(params),
+            env_state=env_state,
+            learner_seat=(jnp.arange(num_envs) % 2).astype(jnp.int32),
+            snapshots=snapshots,
+            key=k_run,
+            update=jnp.int32(0),
+        )
+
+    def opponent_actions(runner, state, key, snapshot_index):
+        if config.opponent == "random":
+            return random_legal_action(key, state.legal_action_mask)
+        if config.opponent == "heuristic":
+            return jax.vmap(opponent_policy)(state, jax.random.split(key, num_envs))
+        if config.opponent == "snapshot":
+            params = jax.tree.map(lambda p: p[snapshot_index], runner.snapshots)
+            logits, _ = network.apply(params, state.observation)
+            return masked_distribution(logits, state.legal_action_mask).sample(seed=key)
+        raise AssertionError("self-play has no opponent")
+
+    def env_step(carry, key):
+        runner, snapshot_index = carry
+        k_reset, k_act, k_opp, k_step = jax.random.split(key, 4)
+        state = runner.env_state
+        was_done = state.terminated | state.truncated
+        state = batched_reset(env.init, state, jax.random.split(k_reset, num_envs))
+        learner_seat = jnp.where(was_done, 1 - runner.learner_seat, runner.learner_seat)
+        logits, value = network.apply(runner.params, state.observation)
+        dist = masked_distribution(logits, state.legal_action_mask)
+        action = dist.sample(seed=k_act).astype(jnp.int32)
+        if config.opponent == "self":
+            weight = jnp.ones(num_envs, jnp.float32)
+        else:
+            is_learner = state.current_player == learner_seat
+            opp = opponent_actions(runner, state, k_opp, snapshot_index).astype(jnp.int32)
+            action = jnp.where(is_learner, action, opp)
+            weight = is_learner.astype(jnp.float32)
+        next_state = batched_step(state, action, jax.random.split(k_step, num_envs))
+        truncation_values = jax.lax.cond(
+            jnp.any(next_state.truncated),
+            lambda: values_per_seat(runner.params, next_state),
+            lambda: jnp.zeros((num_envs, env.num_players), jnp.float32),
+        )
+        episode_done = next_state.terminated | next_state.truncated
+        outcome = jnp.take_along_axis(next_state.rewards, learner_seat[:, None], axis=1)[:, 0]
+        transition = Transition(
+            observation=state.observation,
+            legal_action_mask=state.legal_action_mask,
+            action=action,
+            log_prob=dist.log_prob(action),
+            value=value,
+            rewards=next_state.rewards,
+            actor=state.current_player,
+            terminated=next_state.terminated,
+            truncated=next_state.truncated,
+            truncation_values=truncation_values,
+            weight=weight,
+            learner_outcome=jnp.where(episode_done, outcome, 0.0),
+            episode_done=episode_done,
+        )
+        runner = runner._replace(env_state=next_state, learner_seat=learner_seat)
+        return (runner, snapshot_index), transition
+
+    def loss_fn(params, batch, advantages, targets):
+        logits, value = network.apply(params, batch.observation)
+        dist = masked_distribution(logits, batch.legal_action_mask)  # the stored mask, re-applied
+        log_prob = dist.log_prob(batch.action)
+        w = batch.weight
+        denom = jnp.maximum(jnp.sum(w), 1.0)
+        mean_adv = jnp.sum(advantages * w) / denom
+        std_adv = jnp.sqrt(jnp.sum(w * (advantages - mean_adv) ** 2) / denom)
+        adv = (advantages - mean_adv) / (std_adv + 1e-8)
+        ratio = jnp.exp(log_prob - batch.log_prob)
+        actor_loss = -jnp.minimum(
+            ratio * adv, jnp.clip(ratio, 1 - config.clip_eps, 1 + config.clip_eps) * adv
+        )
+        value_loss = jnp.square(value - targets)
+        if config.clip_value:
+            clipped = batch.value + jnp.clip(value - batch.value, -config.clip_eps, config.clip_eps)
+            value_loss = jnp.maximum(value_loss, jnp.square(clipped - targets))
+        entropy = dist.entropy()
+        total = (
+            jnp.sum(w * actor_loss) / denom
+            + config.vf_coef * 0.5 * jnp.sum(w * value_loss) / denom
+            - config.ent_coef * jnp.sum(w * entropy) / denom
+        )
+        stats = {
+            "actor_loss": jnp.sum(w * actor_loss) / denom,
+            "value_loss": jnp.sum(w * value_loss) / denom,
+            "entropy": jnp.sum(w * entropy) / denom,
+            "approx_kl": jnp.sum(w * (batch.log_prob - log_prob)) / denom,
+            "clip_fraction": jnp.sum(w * (jnp.abs(ratio - 1) > config.clip_eps)) / denom,
+        }
+        return total, stats
+
+    def update(runner: RunnerState):
+        key, k_roll, k_snap, k_perm = jax.random.split(runner.key, 4)
+        snapshot_index = jax.random.randint(k_snap, (), 0, config.snapshot_pool_size)
+        (runner, _), traj = jax.lax.scan(
+            env_step, (runner, snapshot_index), jax.random.split(k_roll, num_steps)
+        )
+        last_values = values_per_seat(runner.params, runner.env_state)
+        final_done = (runner.env_state.terminated | runner.env_state.truncated)[:, None]
+        last_values = jnp.where(final_done, 0.0, last_values)
+        advantages, targets = per_seat_gae(traj, last_values, config.gamma, config.gae_lambda)
+
+        flat = jax.tree.map(
+            lambda x: x.reshape((num_envs * num_steps,) + x.shape[2:]), (traj, advantages, targets)
+        )
+
+        def epoch(carry, k):
+            params, opt_state = carry
+            perm = jax.random.permutation(k, num_envs * num_steps)
+            shuffled = jax.tree.map(
+                lambda x: x[perm].reshape((config.num_minibatches, -1) + x.shape[1:]), flat
+            )
+
+            def minibatch(carry, mb):
+                params, opt_state = carry
+                batch, adv, tgt = mb
+                grads, stats = jax.grad(loss_fn, has_aux=True)(params, batch, adv, tgt)
+                updates, opt_state = tx.update(grads, opt_state, params)
+                return (optax.apply_updates(params, updates), opt_state), stats
+
+            return jax.lax.scan(minibatch, (params, opt_state), shuffled)
+
+        (params, opt_state), stats = jax.lax.scan(
+            epoch, (runner.params, runner.opt_state), jax.random.split(k_perm, config.update_epochs)
+        )
+        update_index = runner.update + 1
+        snapshots = jax.tree.map(
+            lambda pool, p: jnp.where(
+                update_index % config.snapshot_every == 0,
+                pool.at[(update_index // config.snapshot_every) % config.snapshot_pool_size].set(p),
+                pool,
+            ),
+            runner.snapshots,
+            params,
+        )
+        finished = traj.episode_done
+        metrics = {k: jnp.mean(v) for k, v in stats.items()}
+        metrics.update(
+            episodes=jnp.sum(finished),
+            learner_wins=jnp.sum(finished & (traj.learner_outcome > 0)),
+            learner_losses=jnp.sum(finished & (traj.learner_outcome < 0)),
+            mean_value=jnp.mean(traj.value),
+            env_steps=jnp.int32(num_envs * num_steps),
+        )
+        runner = RunnerState(
+            params, opt_state, runner.env_state, runner.learner_seat, snapshots, key, update_index
+        )
+        return runner, metrics
+
+    def policy_logits(params, observation):
+        return network.apply(params, observation)[0]
+
+    return PPO(env, network, config, init, update, policy_logits)
+
+
+def make_train(config: PPOConfig, env: Env | None = None):
+    """``train(key) -> (RunnerState, metrics stacked over updates)``: the whole run, jittable."""
+    ppo = make_ppo(config, env)
+
+    def train(key: jax.Array):
+        runner = ppo.init(key)
+        return jax.lax.scan(lambda r, _: ppo.update(r), runner, None, length=config.num_updates)
+
+    return train
