@@ -112,7 +112,9 @@ class PPO(NamedTuple):
     policy_logits: Any  # (params, observation) -> logits
 
 
-def make_ppo(config: PPOConfig, env: Env | None = None, opponent_policy=None) -> PPO:
+def make_ppo(
+    config: PPOConfig, env: Env | None = None, opponent_policy=None, *, minibatch_sharding=None
+) -> PPO:
     """Build the env, network, optimizer and the jittable ``init`` / ``update`` of a run.
 
     Args:
@@ -120,6 +122,9 @@ def make_ppo(config: PPOConfig, env: Env | None = None, opponent_policy=None) ->
       env: defaults to ``tcgjax.make(config.env_id, **config.env_options)``.
       opponent_policy: ``(state, key) -> action`` for ``opponent="heuristic"``; defaults to the
         game's entry in ``train.opponents.HEURISTICS``.
+      minibatch_sharding: optional sharding of the shuffled minibatches ``[M, N / M, ...]``
+        (``train.distributed.minibatch_sharding(mesh)``) so the SGD phase is data-parallel too;
+        ``None`` leaves the layout to the compiler (single device).
     """
     env = env or tcgjax.make(config.env_id, **dict(config.env_options))
     if env.num_players != 2:
@@ -273,6 +278,8 @@ def make_ppo(config: PPOConfig, env: Env | None = None, opponent_policy=None) ->
             shuffled = jax.tree.map(
                 lambda x: x[perm].reshape((config.num_minibatches, -1) + x.shape[1:]), flat
             )
+            if minibatch_sharding is not None:
+                shuffled = jax.lax.with_sharding_constraint(shuffled, minibatch_sharding)
 
             def minibatch(carry, mb):
                 params, opt_state = carry
