@@ -1,1 +1,1 @@
-"""Training entry points. Masked PPO arrives with its own issue; `train.run` is `make train`."""
+"""Masked PPO (Flax) for tcgjax envs: `train.run` is the main job (`make train`)."""

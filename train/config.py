@@ -96,7 +96,8 @@ class PPOConfig:
         return self.num_envs * self.num_steps // self.num_minibatches
 
     def to_dict(self) -> dict[str, Any]:
-        out = dataclasses.asdict(self)
+        """Plain, YAML/JSON-ready dict (``env_options`` as a dict, tuples as lists)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["env_options"] = dict(self.env_options)
         out["hidden_sizes"] = list(self.hidden_sizes)
         return out
@@ -132,6 +133,12 @@ def _coerce(name: str, value: Any) -> Any:
     hint = _hints()[name]
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if hint is float and isinstance(value, str):
+        # YAML 1.1 reads "3e-4" (no dot) as a string; accept what Python reads as a float.
+        try:
+            return float(value)
+        except ValueError:
+            return value
     if typing.get_origin(hint) is tuple and isinstance(value, list):
         return tuple(value)
     return value

@@ -1,80 +1,383 @@
-"""``make train``: the main job.
+"""``make train``: the main job — masked PPO with a progress bar, evaluations and checkpoints.
 
-Until the masked-PPO issue lands, the main job is a jitted random-play rollout of every registered
-env (or ``--env ID``) under ``jit(vmap(step))`` with auto-reset, printing steps/s and finished games,
-so a fresh clone can check the whole stack end to end on its built-in defaults.
+Usage::
+
+    python -m train.run [--config NAME|PATH] [--env ID] [key=value ...]
+    python -m train.run --resume RUN_DIR [key=value ...]
+
+The config is ``configs/ppo/<env>.yaml`` by default (``--env`` defaults to ``deployment``; without
+that file, ``PPOConfig(env_id=<env>)`` defaults), then ``key=value`` overrides (``train.config``).
+The jitted ``PPO.update`` runs in chunks: one compiled ``lax.fori_loop`` runs ``n`` updates (``n``
+a traced argument, so every chunk size reuses the same program and a chunk ends at each
+evaluation and checkpoint), sized so the progress bar refreshes about once a second. With
+``num_seeds > 1`` the update is ``vmap``-ed over seeds (seed ``i`` starts from
+``jax.random.key(seed + i)``); rows log the mean over seeds (summed episode counts) and evaluation
+uses seed 0.
+
+Every ``eval_every`` updates and at the end: :func:`train.evaluate.evaluation_table` (the greedy
+policy against random, the game's heuristic, and the parameters of the previous checkpoint), and
+for the deployment env the spec-section-9 metrics (``tcgjax.games.deployment.metrics``) of a separate
+rollout, :func:`make_deployment_probe`. Every ``checkpoint_every`` updates, at update 0 and at the
+end: an orbax checkpoint (:mod:`train.checkpoint`). Everything goes to
+``<run_dir>/<env>-<YYYYmmdd-HHMMSS>-seed<seed>/``::
+
+    config.yaml        the resolved PPOConfig (``--resume`` reads it back)
+    metrics.jsonl      one "train" row per update (PPO.update's metrics, win_rate, sps); one
+                       "eval" row per evaluation: "vs": {opponent: train.evaluate row}, and on
+                       deployment every section-9 metric at top level (distributions as lists)
+    tb/                TensorBoard events
+    checkpoints/<u>/   orbax checkpoint at update u (runner state, config, step)
+    curves.png         learning curves drawn from metrics.jsonl at the end
+    eval.txt           the final evaluation table (also printed)
+
+A resumed run (``--resume RUN_DIR``) restores the latest checkpoint, drops the log rows written after
+it, and continues; with the same config it reproduces the uninterrupted run bit for bit (the runner
+carries its own PRNG key and update counter, and evaluation keys derive from the seed and the
+update index, never from the training key).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from typing import Any
 
 import jax
+import jax.numpy as jnp
+import numpy as np
+import yaml
 
 import tcgjax
-from tcgjax.wrappers import random_legal_action, reset_if_done
+from tcgjax.core.env import tree_where
+from tcgjax.core.errors import ConfigError
+from tcgjax.wrappers import random_legal_action
+from train import checkpoint, evaluate, logging_utils
+from train.config import CONFIG_DIR, PPOConfig, load_config
+from train.networks import masked_distribution
+from train.ppo import PPO, make_ppo
+
+__all__ = ["main", "make_chunk", "make_deployment_probe", "resolve_config", "CHUNK_CAPACITY"]
+
+CHUNK_CAPACITY = 256  # most updates per jitted call (rows of the metrics buffer)
+CHUNK_SECONDS = 1.0  # target wall time of one chunk (progress-bar refresh)
+EVAL_STREAM = 0x45564C  # fold_in tag separating evaluation keys from the training key
+SUM_OVER_SEEDS = ("episodes", "learner_wins", "learner_losses")
 
 
-def make_rollout(env: tcgjax.Env, batch: int, steps: int):
-    """One jitted program: ``steps`` random legal steps of ``batch`` games with auto-reset.
+# --------------------------------------------------------------------------------------------------
+# Jitted pieces
 
-    Returns ``rollout(key) -> (finished games, rewards of player 1 summed over finished games)``.
+
+def make_chunk(update, capacity: int = CHUNK_CAPACITY):
+    """``chunk(runner, n) -> (runner, metrics)``: ``n <= capacity`` updates in one jitted call.
+
+    ``n`` is traced (a ``lax.fori_loop`` with a dynamic trip count), so any chunk size reuses one
+    compiled program and runs the same update body: chunking never changes the results. ``metrics``
+    is ``update``'s metrics dict stacked into ``[capacity, ...]`` buffers; rows ``>= n`` are zeros.
     """
 
-    def body(carry, key):
-        state, finished, p1_return = carry
-        k_reset, k_act, k_step = jax.random.split(key, 3)
-        state = jax.vmap(reset_if_done, in_axes=(None, 0, 0))(
-            env.init, state, jax.random.split(k_reset, batch)
-        )
-        action = random_legal_action(k_act, state.legal_action_mask)
-        state = jax.vmap(env.step)(state, action, jax.random.split(k_step, batch))
-        done = state.terminated | state.truncated
-        return (state, finished + done.sum(), p1_return + state.rewards[:, 0].sum()), None
+    def chunk(runner, n):
+        shapes = jax.eval_shape(update, runner)[1]
+        rows = jax.tree.map(lambda s: jnp.zeros((capacity,) + s.shape, s.dtype), shapes)
+
+        def body(i, carry):
+            runner, rows = carry
+            runner, metrics = update(runner)
+            rows = jax.tree.map(lambda buf, v: buf.at[i].set(v), rows, metrics)
+            return runner, rows
+
+        return jax.lax.fori_loop(0, n, body, (runner, rows))
+
+    return jax.jit(chunk)
+
+
+def make_deployment_probe(env: tcgjax.Env, network, num_games: int):
+    """``probe(params, key) -> {metric: array}``: spec-section-9 metrics of the current policy.
+
+    Plays ``num_games`` deployment games to the end (one ``lax.while_loop``, at most
+    ``env.max_steps`` steps): the policy *sampled* from its masked distribution (as in training)
+    in seat ``g % 2`` of game ``g``, a uniform random legal player in the other seat. The attempts
+    accumulator counts the policy's own steps only, and the distributions and correlations cover its
+    own units (``unit_scope="learner"``); ``winrate`` is its win rate against the random player.
+    Returns :func:`tcgjax.games.deployment.metrics.deployment_metrics` of the final states.
+    """
+    from tcgjax.games.deployment import metrics as dm
+
+    seat = jnp.arange(num_games, dtype=jnp.int32) % 2
+
+    def done(state):
+        return state.terminated | state.truncated
 
     @jax.jit
-    def rollout(key):
+    def probe(params, key):
         k_init, k_run = jax.random.split(key)
-        state = jax.vmap(env.init)(jax.random.split(k_init, batch))
-        carry = (state, jax.numpy.int32(0), jax.numpy.float32(0))
-        (_, finished, p1_return), _ = jax.lax.scan(body, carry, jax.random.split(k_run, steps))
-        return finished, p1_return
+        state = jax.vmap(env.init)(jax.random.split(k_init, num_games))
 
-    return rollout
+        def cond(carry):
+            state, _, _, t = carry
+            return (t < env.max_steps) & ~jnp.all(done(state))
+
+        def body(carry):
+            state, attempts, key, t = carry
+            key, k_policy, k_random, k_step = jax.random.split(key, 4)
+            logits, _ = network.apply(params, state.observation)
+            dist = masked_distribution(logits, state.legal_action_mask)
+            mine = state.current_player == seat
+            action = jnp.where(
+                mine,
+                dist.sample(seed=k_policy).astype(jnp.int32),
+                random_legal_action(k_random, state.legal_action_mask),
+            )
+            new = jax.vmap(env.step)(state, action, jax.random.split(k_step, num_games))
+            attempts = tree_where(mine, dm.update_attempts(attempts, state, new), attempts)
+            return new, attempts, key, t + 1
+
+        carry = (state, dm.init_attempts((num_games,)), k_run, jnp.int32(0))
+        state, attempts, _, _ = jax.lax.while_loop(cond, body, carry)
+        return dm.deployment_metrics(env, state, attempts, seat, unit_scope="learner")
+
+    return probe
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", choices=tcgjax.available_envs(), help="one env (default: all)")
-    parser.add_argument("--batch", type=int, default=1024, help="games in parallel")
-    parser.add_argument("--steps", type=int, default=500, help="steps per game slot")
-    parser.add_argument("--seed", type=int, default=0)
+# --------------------------------------------------------------------------------------------------
+# Config and run directory
+
+
+def resolve_config(args: argparse.Namespace) -> PPOConfig:
+    """The run's config from ``--config`` / ``--env`` / overrides (or the run dir on ``--resume``)."""
+    overrides = list(args.overrides)
+    if args.resume:
+        return load_config(os.path.join(args.resume, "config.yaml"), overrides)
+    if args.env is not None:
+        overrides = [f"env_id={args.env}"] + overrides
+    path = args.config
+    if path is None:
+        env_id = args.env or PPOConfig.env_id
+        default = os.path.join(CONFIG_DIR, f"{env_id}.yaml")
+        path = default if os.path.exists(default) else None
+    return load_config(path, overrides)
+
+
+def _new_run_dir(config: PPOConfig) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    base = os.path.join(config.run_dir, f"{config.env_id}-{stamp}-seed{config.seed}")
+    run_dir, k = base, 1
+    while os.path.exists(run_dir):
+        run_dir, k = f"{base}-{k}", k + 1
+    os.makedirs(run_dir)
+    return run_dir
+
+
+def _write_config(run_dir: str, config: PPOConfig) -> None:
+    with open(os.path.join(run_dir, "config.yaml"), "w", encoding="utf-8") as fh:
+        yaml.safe_dump(checkpoint.config_to_dict(config), fh, sort_keys=False)
+
+
+# --------------------------------------------------------------------------------------------------
+# The job
+
+
+class _Job:
+    """What the loop needs besides the runner: the PPO pieces, the logger, the deployment probe and
+    the latest evaluation table."""
+
+    def __init__(self, ppo: PPO, config: PPOConfig, run_dir: str, logger):
+        self.ppo, self.config, self.run_dir, self.log = ppo, config, run_dir, logger
+        self.num_seeds = config.num_seeds
+        self.steps_per_update = config.num_envs * config.num_steps * config.num_seeds
+        self.probe = (
+            make_deployment_probe(ppo.env, ppo.network, config.eval_games)
+            if ppo.env.id == "deployment"
+            else None
+        )
+        self.table: dict[str, Any] | None = None
+
+    def seed0(self, tree):
+        return tree if self.num_seeds == 1 else jax.tree.map(lambda x: x[0], tree)
+
+    def update_index(self, runner) -> int:
+        return int(np.asarray(self.seed0(runner.update)))
+
+    def rows(self, metrics, n: int, first_update: int, sps: float, wall_s: float):
+        host = jax.device_get(metrics)
+        out = []
+        for i in range(n):
+            row: dict[str, Any] = {}
+            for name, value in host.items():
+                if name == "env_steps":  # per-update constant; replaced by the cumulative count
+                    continue
+                v = np.asarray(value[i])
+                row[name] = v.sum() if name in SUM_OVER_SEEDS else v.mean()
+            update = first_update + i + 1
+            episodes = float(row.get("episodes", 0))
+            out.append(
+                {
+                    "update": update,
+                    "env_steps": update * self.steps_per_update,
+                    "wall_s": wall_s,
+                    "sps": sps,
+                    "win_rate": float(row.get("learner_wins", 0)) / episodes if episodes else None,
+                    **row,
+                }
+            )
+        return out
+
+    def run_eval(self, runner, checkpoint_params) -> None:
+        update = self.update_index(runner)
+        start = time.perf_counter()
+        key = jax.random.fold_in(
+            jax.random.fold_in(jax.random.key(self.config.seed), EVAL_STREAM), update
+        )
+        k_table, k_probe = jax.random.split(key)
+        params = self.seed0(runner.params)
+        table = evaluate.evaluation_table(
+            self.ppo.env,
+            self.ppo.network,
+            params,
+            k_table,
+            self.config.eval_games,
+            checkpoint_params=checkpoint_params,
+        )
+        row: dict[str, Any] = {
+            "update": update,
+            "env_steps": update * self.steps_per_update,
+            "vs": table,
+        }
+        if self.probe is not None:
+            row.update(jax.device_get(self.probe(params, k_probe)))
+        row["eval_s"] = time.perf_counter() - start
+        headline = {
+            f"vs_{name}": r["win_rate"] for name, r in table.items() if name != "checkpoint"
+        }
+        self.log.log_eval(row, headline)
+        summary = ", ".join(f"{name} {r['win_rate']:.1%}" for name, r in table.items())
+        self.log.message(f"eval @ update {update}: win rate vs {summary} ({row['eval_s']:.1f}s)")
+        self.table = table
+
+    def save(self, runner) -> None:
+        checkpoint.save(self.run_dir, runner, self.config, self.update_index(runner))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.run", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--config", help="config name in configs/ppo or a YAML path")
+    parser.add_argument("--env", choices=tcgjax.available_envs(), help="env id (sets env_id)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
+    return parser
+
+
+def _start(args: argparse.Namespace):
+    """``(config, ppo, runner, run_dir, changed)`` for a new run or a resumed one."""
+    config = resolve_config(args)
+    ppo = make_ppo(config)
+    num_seeds = config.num_seeds
+    keys = jax.vmap(jax.random.key)(config.seed + jnp.arange(num_seeds))
+    # Jitted: eager init would compile hundreds of small ops one by one (seconds on CPU).
+    runner = jax.jit(ppo.init)(keys[0]) if num_seeds == 1 else jax.jit(jax.vmap(ppo.init))(keys)
+    changed: list[str] = []
+    if args.resume:
+        run_dir = args.resume
+        restored = checkpoint.restore(run_dir, runner)
+        runner = restored.runner
+        changed = sorted(
+            k for k, v in checkpoint.config_to_dict(config).items() if restored.config.get(k) != v
+        )
+        metrics_path = os.path.join(run_dir, logging_utils.METRICS_FILE)
+        logging_utils.truncate_jsonl(metrics_path, restored.step)
+    else:
+        run_dir = _new_run_dir(config)
+    _write_config(run_dir, config)
+    return config, ppo, runner, run_dir, changed
+
+
+def _train(job: _Job, runner, *, fresh: bool):
+    """The update loop: chunks, evaluations and checkpoints. Returns the final runner."""
+    config, log = job.config, job.log
+    total = config.num_updates
+    update_fn = job.ppo.update if job.num_seeds == 1 else jax.vmap(job.ppo.update)
+    if fresh:
+        job.save(runner)  # update 0: the first "previous checkpoint" opponent
+    last_ckpt_params = job.seed0(runner.params)
+
+    t0 = time.perf_counter()
+    chunk = make_chunk(update_fn).lower(runner, jnp.int32(1)).compile()
+    log.message(f"compiled the update in {time.perf_counter() - t0:.1f}s")
+
+    u = saved = job.update_index(runner)
+    n_next = 1
+    while u < total:
+        n = min(n_next, total - u, CHUNK_CAPACITY)
+        for every in (config.eval_every, config.checkpoint_every):
+            if every > 0:
+                n = min(n, every - u % every)  # end the chunk at the next boundary
+        t = time.perf_counter()
+        runner, metrics = chunk(runner, jnp.int32(n))
+        jax.block_until_ready(runner)
+        dt = time.perf_counter() - t
+        log.log_updates(job.rows(metrics, n, u, n * job.steps_per_update / dt, log.wall_s))
+        u += n
+        n_next = max(1, min(CHUNK_CAPACITY, int(CHUNK_SECONDS / max(dt / n, 1e-6))))
+        if config.eval_every > 0 and u % config.eval_every == 0 and u < total:
+            job.run_eval(runner, last_ckpt_params)
+        if config.checkpoint_every > 0 and u % config.checkpoint_every == 0 and u < total:
+            job.save(runner)
+            last_ckpt_params, saved = job.seed0(runner.params), u
+    job.run_eval(runner, last_ckpt_params)  # at the end, always
+    if saved != u:
+        job.save(runner)
+    return runner
+
+
+def main(argv: list[str] | None = None) -> str:
+    """Run (or resume) a training job; returns its run directory. See the module docstring."""
+    parser = _parser()
     args = parser.parse_args(argv)
-    envs = [args.env] if args.env else list(tcgjax.available_envs())
+    if args.resume and (args.config or args.env):
+        parser.error("--resume reads the run's config.yaml: give overrides, not --config/--env")
+    config, ppo, runner, run_dir, changed = _start(args)
+    total = config.num_updates
+    steps_per_update = config.num_envs * config.num_steps * config.num_seeds
+    start_update = int(np.asarray(runner.update).reshape(-1)[0])
     print(
         f"tcgjax {tcgjax.__version__} | jax {jax.__version__} on {jax.devices()[0].platform} | "
-        f"random-play rollout (masked PPO comes with its own issue)"
+        f"{config.env_id}: {total} updates x {steps_per_update:,} env steps "
+        f"({config.num_seeds} seed(s), opponent {config.opponent}) | run dir {run_dir}",
+        flush=True,
     )
-    for env_id in envs:
-        env = tcgjax.make(env_id)
-        rollout = make_rollout(env, args.batch, args.steps)
-        key = jax.random.PRNGKey(args.seed)
-        start = time.perf_counter()
-        jax.block_until_ready(rollout(key))
-        compile_s = time.perf_counter() - start
-        start = time.perf_counter()
-        finished, p1_return = jax.block_until_ready(rollout(jax.random.fold_in(key, 1)))
-        run_s = time.perf_counter() - start
-        sps = args.batch * args.steps / run_s
-        finished = int(finished)
-        mean = float(p1_return) / max(finished, 1)
-        print(
-            f"{env_id:>12}: {sps:>12,.0f} steps/s | batch {args.batch} x {args.steps} steps | "
-            f"compile+first run {compile_s:.1f}s | {finished} games finished | "
-            f"player1 mean reward {mean:+.3f}"
-        )
+    if args.resume:
+        print(f"resumed at update {start_update}; config keys changed: {changed or 'none'}")
+    logger = logging_utils.RunLogger(
+        run_dir,
+        total_env_steps=total * steps_per_update,
+        initial_env_steps=start_update * steps_per_update,
+        progress=not args.no_progress,
+    )
+    job = _Job(ppo, config, run_dir, logger)
+    with logger:
+        runner = _train(job, runner, fresh=not args.resume)
+    curves = logging_utils.plot_curves(
+        os.path.join(run_dir, logging_utils.METRICS_FILE),
+        os.path.join(run_dir, logging_utils.CURVES_FILE),
+    )
+    text = evaluate.format_table(job.table)
+    with open(os.path.join(run_dir, "eval.txt"), "w", encoding="utf-8") as fh:
+        fh.write(text + "\n")
+    print(f"final evaluation after {total} updates ({total * steps_per_update:,} env steps):")
+    print(text)
+    print(f"run dir: {run_dir} (curves: {os.path.basename(curves)})", flush=True)
+    return run_dir
 
 
 if __name__ == "__main__":
-    main()
+    jax.config.update(
+        "jax_compilation_cache_dir", os.path.join(os.path.dirname(__file__), "..", ".jax_cache")
+    )
+    try:
+        main()
+    except ConfigError as exc:
+        raise SystemExit(f"config error: {exc}") from None
