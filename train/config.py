@@ -21,7 +21,7 @@ from tcgjax.core.errors import ConfigError
 __all__ = ["PPOConfig", "load_config", "CONFIG_DIR"]
 
 CONFIG_DIR = os.path.join(os.path.dirname(__file__), "..", "configs", "ppo")
-OPPONENTS = ("self", "random", "heuristic", "snapshot")
+OPPONENTS = ("self", "random", "heuristic", "mixed", "snapshot")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,7 +50,7 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden_sizes: tuple[int, ...] = (256, 256)
-    opponent: str = "self"  # self | random | heuristic | snapshot
+    opponent: str = "self"  # self | random | heuristic | mixed | snapshot
     snapshot_pool_size: int = 4  # frozen snapshots for opponent="snapshot"
     snapshot_every: int = 10  # updates between snapshots
     eval_games: int = 2000

@@ -15,8 +15,8 @@ Terminated episodes bootstrap with 0; truncated ones with the critic's value of 
 each seat's view (computed only when some game in the batch was truncated, under ``lax.cond``).
 
 Opponents (``config.opponent``): ``self`` (the learner plays both seats, every transition trains),
-``random``, ``heuristic`` (a scripted player per game, ``train.opponents``) or ``snapshot`` (a pool of
-frozen past parameters). With an opponent, the learner's seat alternates between episodes in each env
+``random``, ``heuristic`` (a scripted player per game, ``train.opponents``), ``mixed`` (even env slots
+random, odd ones the heuristic) or ``snapshot`` (a pool of frozen past parameters). With an opponent, the learner's seat alternates between episodes in each env
 slot and only the learner's transitions enter the loss (their weights are 1, the opponent's 0).
 """
 
@@ -132,7 +132,7 @@ def make_ppo(
     network = ActorCritic(env.num_actions, config.hidden_sizes)
     num_envs, num_steps = config.num_envs, config.num_steps
     num_updates = config.num_updates
-    if config.opponent == "heuristic" and opponent_policy is None:
+    if config.opponent in ("heuristic", "mixed") and opponent_policy is None:
         from train.opponents import heuristic_policy
 
         opponent_policy = heuristic_policy(env)
@@ -176,6 +176,11 @@ def make_ppo(
             return random_legal_action(key, state.legal_action_mask)
         if config.opponent == "heuristic":
             return jax.vmap(opponent_policy)(state, jax.random.split(key, num_envs))
+        if config.opponent == "mixed":  # even env slots face random, odd ones the heuristic
+            k_random, k_heuristic = jax.random.split(key)
+            scripted = jax.vmap(opponent_policy)(state, jax.random.split(k_heuristic, num_envs))
+            random = random_legal_action(k_random, state.legal_action_mask)
+            return jnp.where(jnp.arange(num_envs) % 2 == 0, random, scripted)
         if config.opponent == "snapshot":
             params = jax.tree.map(lambda p: p[snapshot_index], runner.snapshots)
             logits, _ = network.apply(params, state.observation)

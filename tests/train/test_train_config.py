@@ -174,3 +174,10 @@ def test_dict_round_trips_through_yaml(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))
     assert load_config(str(path)) == config
+
+
+def test_every_opponent_kind_is_accepted_and_others_named():
+    for opponent in ("self", "random", "heuristic", "mixed", "snapshot"):
+        assert load_config(None, [f"opponent={opponent}"]).opponent == opponent
+    with pytest.raises(ConfigError, match="'opponent' = 'bot'"):
+        load_config(None, ["opponent=bot"])
