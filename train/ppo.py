@@ -16,8 +16,9 @@ each seat's view (computed only when some game in the batch was truncated, under
 
 Opponents (``config.opponent``): ``self`` (the learner plays both seats, every transition trains),
 ``random``, ``heuristic`` (a scripted player per game, ``train.opponents``), ``mixed`` (even env slots
-random, odd ones the heuristic) or ``snapshot`` (a pool of frozen past parameters). With an opponent, the learner's seat alternates between episodes in each env
-slot and only the learner's transitions enter the loss (their weights are 1, the opponent's 0).
+random, odd ones the heuristic) or ``snapshot`` (a pool of frozen past parameters). With an
+opponent, the learner's seat alternates between episodes in each env slot and only the learner's
+transitions enter the loss (their weights are 1, the opponent's 0).
 """
 
 from __future__ import annotations
