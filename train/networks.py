@@ -15,7 +15,13 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-__all__ = ["ActorCritic", "masked_logits", "masked_distribution", "greedy_action"]
+__all__ = [
+    "ActorCritic",
+    "CardEmbeddingActorCritic",
+    "masked_logits",
+    "masked_distribution",
+    "greedy_action",
+]
 
 
 def masked_logits(logits: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
@@ -45,6 +51,59 @@ class ActorCritic(nn.Module):
     @nn.compact
     def __call__(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
         x = observation
+        for size in self.hidden_sizes:
+            x = nn.tanh(nn.Dense(size, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2)))(x))
+        logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01))(x)
+        value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)
+        return logits, jnp.squeeze(value, -1)
+
+
+class CardEmbeddingActorCritic(nn.Module):
+    """Actor-critic for observations that hold card ids, one embedding table shared by every zone.
+
+    ``card_slices`` maps observation slices (``ObservationLayout`` names) holding card ids laid out
+    ``[zones, slots]`` (0 = empty/hidden, ids ``1..num_card_ids-1``; decisions G2/G3) to that shape.
+    Each id goes through the same ``nn.Embed``; embeddings are mean-pooled per zone over the non-empty
+    slots; the pooled zone vectors are concatenated with the rest of the observation and fed to the
+    MLP torso. So a card means the same thing in a hand, on a board or in a trash pile, and the
+    network never sees raw ids as magnitudes.
+
+    Input ``observation`` float32[..., O]; returns ``(logits [..., A], value [...])``.
+    """
+
+    num_actions: int
+    layout: object  # tcgjax.ObservationLayout
+    card_slices: tuple[str, ...]
+    num_card_ids: int
+    embed_dim: int = 32
+    hidden_sizes: Sequence[int] = (256, 256)
+
+    @nn.compact
+    def __call__(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
+        embed = nn.Embed(self.num_card_ids, self.embed_dim, name="card_embedding")
+        pooled, id_columns = [], []
+        for name in self.card_slices:
+            start, shape, _ = self.layout.slices[name]
+            ids = self.layout.view(observation, name)  # [..., zones, slots]
+            ids = jnp.clip(ids.astype(jnp.int32), 0, self.num_card_ids - 1)
+            present = (ids > 0)[..., None]
+            vectors = embed(ids) * present  # [..., zones, slots, E]
+            count = jnp.maximum(jnp.sum(present, axis=-2), 1)
+            pooled.append((jnp.sum(vectors, axis=-2) / count).reshape(ids.shape[:-2] + (-1,)))
+            size = 1
+            for s in shape:
+                size *= s
+            id_columns.append((start, start + size))
+        keep = jnp.ones(observation.shape[-1], bool)
+        for start, end in id_columns:
+            keep = keep.at[start:end].set(False)
+        rest = observation[
+            ...,
+            jnp.flatnonzero(
+                keep, size=int(observation.shape[-1]) - sum(e - s for s, e in id_columns)
+            ),
+        ]
+        x = jnp.concatenate([rest] + pooled, axis=-1)
         for size in self.hidden_sizes:
             x = nn.tanh(nn.Dense(size, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2)))(x))
         logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01))(x)

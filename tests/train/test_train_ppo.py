@@ -182,3 +182,25 @@ def test_short_training_beats_random_clearly():
         assert all(bool(jnp.isfinite(v)) for v in metrics.values())
     after = win_rate(runner.params)
     assert after >= before + 0.2 and after >= 0.8, (before, after)
+
+
+def test_vmap_train_over_seeds():
+    """``jax.vmap(make_train(config))`` trains several seeds in one program; seeds differ."""
+    from train.ppo import make_train
+
+    config = PPOConfig(
+        env_id="duel",
+        num_envs=8,
+        num_steps=8,
+        total_timesteps=8 * 8 * 2,
+        hidden_sizes=(16,),
+        update_epochs=1,
+        num_minibatches=2,
+    )
+    train = jax.jit(jax.vmap(make_train(config)))
+    runner, metrics = train(jax.random.split(jax.random.PRNGKey(0), 2))
+    assert metrics["entropy"].shape == (2, config.num_updates)
+    assert bool(jnp.all(jnp.isfinite(metrics["value_loss"])))
+    kernels = runner.params["params"]["Dense_0"]["kernel"]
+    assert kernels.shape[0] == 2 and not np.allclose(kernels[0], kernels[1])
+    assert np.asarray(runner.update).tolist() == [config.num_updates] * 2
