@@ -3,6 +3,7 @@
 import jax
 import numpy as np
 import pytest
+from train_testlib import TINY
 
 from tcgjax import ConfigError
 from train import checkpoint
@@ -10,20 +11,7 @@ from train.config import load_config
 from train.ppo import make_ppo
 from train.run import make_chunk
 
-# configs/ppo/deployment.yaml shrunk: the same config as tests/train/test_train_run_main.py, so the
-# compiled init and update (same programs) come from JAX's persistent cache when both run in one
-# pytest worker (same xdist group).
-TINY = [
-    "num_envs=16",
-    "num_steps=8",
-    "hidden_sizes=[32]",
-    "num_minibatches=2",
-    "update_epochs=2",
-    "total_timesteps=512",  # 4 updates
-    "eval_games=8",
-    "eval_every=2",
-    "checkpoint_every=2",
-]
+# TINY (train_testlib) is shared with test_train_run_main.py: same xdist group, same compiled update.
 pytestmark = pytest.mark.xdist_group("train_tiny_deployment")
 
 

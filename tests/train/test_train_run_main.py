@@ -10,25 +10,14 @@ import jax
 import numpy as np
 import pytest
 import yaml
+from train_testlib import TINY
 
 from tcgjax import ConfigError
 from train import checkpoint, logging_utils, run
 from train.config import load_config
 from train.ppo import make_ppo
 
-# configs/ppo/deployment.yaml shrunk; the same list as tests/train/test_train_checkpoint.py (same
-# compiled update, shared through JAX's persistent cache).
-TINY = [
-    "num_envs=16",
-    "num_steps=8",
-    "hidden_sizes=[32]",
-    "num_minibatches=2",
-    "update_epochs=2",
-    "total_timesteps=512",  # 4 updates
-    "eval_games=8",
-    "eval_every=2",
-    "checkpoint_every=2",
-]
+# TINY (train_testlib) is shared with test_train_checkpoint.py: same xdist group, same compiled update.
 pytestmark = pytest.mark.xdist_group("train_tiny_deployment")
 
 # deployment_phase_v1.md section 9, as named by tcgjax.games.deployment.metrics.
