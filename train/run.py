@@ -49,8 +49,8 @@ import numpy as np
 import yaml
 
 import tcgjax
-from tcgjax.core.env import tree_where
 from tcgjax.core.errors import ConfigError
+from tcgjax.core.tree import tree_where
 from tcgjax.wrappers import random_legal_action
 from train import checkpoint, evaluate, logging_utils
 from train.config import CONFIG_DIR, PPOConfig, load_config

@@ -11,12 +11,22 @@ from tcgjax.core.board import player_id
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError
 
-__all__ = ["checked_step", "check_action"]
+__all__ = ["checked_step", "check_action", "rule_error"]
 
 
 @functools.lru_cache(maxsize=32)
 def _compiled(env: Env):
     return jax.jit(env.action_error), jax.jit(env.step)
+
+
+def rule_error(env: Env, code: int, what: str) -> IllegalActionError:
+    """The ``IllegalActionError`` for error ``code`` of ``env``; ``what`` names the action and actor."""
+    rule = env.error_codes.name(code)
+    return IllegalActionError(
+        f"{env.id}: {what} is illegal: rule {rule!r}: {env.error_codes.message(code)}",
+        code=code,
+        rule=rule,
+    )
 
 
 def check_action(env: Env, state: State, action) -> None:
@@ -48,12 +58,8 @@ def check_action(env: Env, state: State, action) -> None:
     action_error, _ = _compiled(env)
     code = int(action_error(state, action_int))
     if code != 0:
-        rule = env.error_codes.name(code)
-        raise IllegalActionError(
-            f"{env.id}: action {action_int} ({env.action_name(action_int)}) by {actor} is illegal: "
-            f"rule {rule!r}: {env.error_codes.message(code)}",
-            code=code,
-            rule=rule,
+        raise rule_error(
+            env, code, f"action {action_int} ({env.action_name(action_int)}) by {actor}"
         )
 
 

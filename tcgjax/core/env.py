@@ -30,15 +30,11 @@ from flax import struct
 from tcgjax.core import errors
 from tcgjax.core.actions import ActionLayout
 from tcgjax.core.observation import ObservationLayout
+from tcgjax.core.tree import tree_where
 
 __all__ = ["State", "Env", "StepResult", "tree_where", "ILLEGAL_ACTION_POLICIES"]
 
 ILLEGAL_ACTION_POLICIES = ("reject", "lose")
-
-
-def tree_where(condition: jax.Array, on_true: Any, on_false: Any) -> Any:
-    """Leafwise ``jnp.where(condition, on_true, on_false)`` over two pytrees of the same structure."""
-    return jax.tree.map(lambda a, b: jnp.where(condition, a, b), on_true, on_false)
 
 
 @struct.dataclass

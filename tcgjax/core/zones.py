@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 
 from tcgjax.core import errors
+from tcgjax.core.tree import tree_where
 
 if TYPE_CHECKING:  # pragma: no cover
     from tcgjax.core.board import Board, BoardLayout
@@ -203,7 +204,7 @@ def commit(old: Board, new: Board, error: jax.Array) -> CommandResult:
     ``old`` unchanged (a rejected command changes nothing)."""
     ok = error == errors.OK
     new = new.replace(version=new.version + 1)
-    board = jax.tree.map(lambda a, b: jnp.where(ok, a, b), new, old)
+    board = tree_where(ok, new, old)
     return CommandResult(board, error.astype(jnp.int32))
 
 
@@ -286,9 +287,7 @@ def draw(layout: BoardLayout, board: Board, from_zone, to_zone) -> CommandResult
         (card < 0, errors.ZONE_EMPTY),
     )
     error = jnp.where(error == errors.OK, moved.error, error)
-    return CommandResult(
-        jax.tree.map(lambda a, b: jnp.where(error == 0, a, b), moved.board, board), error
-    )
+    return CommandResult(tree_where(error == errors.OK, moved.board, board), error)
 
 
 def shuffle(layout: BoardLayout, board: Board, zone, key: jax.Array) -> CommandResult:

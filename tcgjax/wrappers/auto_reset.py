@@ -17,7 +17,8 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
-from tcgjax.core.env import State, tree_where
+from tcgjax.core.env import State
+from tcgjax.core.tree import tree_where
 
 __all__ = ["reset_if_done", "random_legal_action"]
 

@@ -7,7 +7,6 @@ deadlock error (D5), and host-side ``decode_action`` / ``encode_deploy`` / ``che
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -17,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tcgjax.core.board import player_id
-from tcgjax.core.checked import checked_step
+from tcgjax.core.checked import checked_step, rule_error
 from tcgjax.core.env import Env, State, StepResult
 from tcgjax.core.errors import IllegalActionError, SerializationError
 from tcgjax.core.observation import ObservationLayout
@@ -194,11 +193,9 @@ class DeploymentEnv(Env):
     def _check_action_host(self, state: State, action: int) -> None:
         if action != self.action_layout.start("pass_deployment"):
             return
-        game = state.game
-        codes = np.asarray(_errors_fn(self)(game))
-        if int(game.phase) != R.DEPLOYMENT or codes[action] != 0:
+        if int(state.game.phase) != R.DEPLOYMENT or not bool(state.legal_action_mask[action]):
             return  # the generic check names the broken rule
-        raise DeploymentDeadlockError(deadlock_message(self, game))
+        raise DeploymentDeadlockError(deadlock_message(self, state.game))
 
     # -- JSON view (D8) --------------------------------------------------------------------------
 
@@ -411,11 +408,6 @@ def check_reachable(env: DeploymentEnv, game: R.DeploymentState) -> None:
         raise SerializationError(f"phase: {PHASES[int(g.phase)]!r} with units left to deploy (7.2)")
 
 
-@functools.lru_cache(maxsize=32)
-def _errors_fn(env: DeploymentEnv):
-    return jax.jit(env.rules.action_errors)
-
-
 def deadlock_message(env: DeploymentEnv, game: R.DeploymentState) -> str:
     """The D5 message: active player, remaining units, each pool's size, the occupied hexes."""
     s = env.scenario
@@ -469,13 +461,7 @@ def decode_action(env: DeploymentEnv, state: State, index: int):
 
 
 def _illegal(env, code_name: str, detail: str) -> IllegalActionError:
-    code = env.error_codes.code(code_name)
-    return IllegalActionError(
-        f"deployment: deploy_unit {detail} is illegal: rule {code_name!r}: "
-        f"{env.error_codes.message(code)}",
-        code=code,
-        rule=code_name,
-    )
+    return rule_error(env, env.error_codes.code(code_name), f"deploy_unit {detail}")
 
 
 def encode_deploy(env: DeploymentEnv, state: State, unit_id: str, col: int, row: int) -> int:

@@ -32,8 +32,8 @@ import jax.numpy as jnp
 from flax import struct
 
 from tcgjax.core.actions import ActionLayout
-from tcgjax.core.env import tree_where
 from tcgjax.core.errors import FIRST_GAME_CODE, RuleError
+from tcgjax.core.tree import tree_where
 from tcgjax.games.deployment.scenario import PHASES, Scenario
 
 DEPLOYMENT, MOVEMENT, SHOOTING = 0, 1, 2
@@ -350,10 +350,8 @@ class DeploymentRules:
         u, h = action // self.Hs, action % self.Hs
         g = player * self.U + u
         target = self.t["pool_hex"][player, h].astype(jnp.int32)
-        rows = self.scenario.rows
+        state = self._place(state, g, target)
         state = state.replace(
-            col=state.col.at[g].set((target // rows).astype(jnp.int8)),
-            row=state.row.at[g].set((target % rows).astype(jnp.int8)),
             deploy_order=state.deploy_order.at[g].set(state.deploy_steps.astype(jnp.int8)),
             deploy_hex_slot=state.deploy_hex_slot.at[g].set(h.astype(jnp.int16)),
             deploy_steps=state.deploy_steps + 1,
@@ -366,6 +364,14 @@ class DeploymentRules:
         state = state.replace(active_player=next_player)
         done = ~jnp.any(remaining)  # 7.2: every unit of both players is placed.
         return tree_where(done, self._start_skirmish(state), state), rewards
+
+    def _place(self, state: DeploymentState, g, flat) -> DeploymentState:
+        """Put unit ``g`` on flat hex ``flat`` (``col * rows + row``)."""
+        rows = self.scenario.rows
+        return state.replace(
+            col=state.col.at[g].set((flat // rows).astype(jnp.int8)),
+            row=state.row.at[g].set((flat % rows).astype(jnp.int8)),
+        )
 
     def _start_skirmish(self, state: DeploymentState) -> DeploymentState:
         first = jnp.int8(self.scenario.first_player)
@@ -392,12 +398,8 @@ class DeploymentRules:
         g = state.active_player.astype(jnp.int32) * self.U + u
         here = jnp.maximum(self.flat(state)[g], 0)
         target = self.t["neighbours"][here, d].astype(jnp.int32)
-        rows = self.scenario.rows
-        state = state.replace(
-            col=state.col.at[g].set((target // rows).astype(jnp.int8)),
-            row=state.row.at[g].set((target % rows).astype(jnp.int8)),
-            moves_left=state.moves_left.at[g].add(-1),
-        )
+        state = self._place(state, g, target)
+        state = state.replace(moves_left=state.moves_left.at[g].add(-1))
         return state, jnp.zeros(2, jnp.float32)
 
     def _shoot(self, state: DeploymentState, action):

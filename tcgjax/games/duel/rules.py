@@ -32,6 +32,7 @@ from tcgjax.core.actions import ActionLayout
 from tcgjax.core.board import Board, BoardLayout, new_board, set_turn
 from tcgjax.core.cards import CardRegistry, CardSchema, EnumField, IntField, TextField
 from tcgjax.core.errors import FIRST_GAME_CODE, RuleError
+from tcgjax.core.tree import tree_where
 
 CARDS_FILE = os.path.join(os.path.dirname(__file__), "cards.yaml")
 SCHEMA = CardSchema(
@@ -231,7 +232,7 @@ class DuelRules:
         drawn = zones.draw(layout, board, zone_of("deck", player), zone_of("hand", player))
         burned = zones.draw(layout, board, zone_of("deck", player), zone_of("discard", player))
         hand_full = drawn.error == zones.errors.ZONE_FULL
-        board = jax.tree.map(lambda b, d: jnp.where(hand_full, b, d), burned.board, drawn.board)
+        board = tree_where(hand_full, burned.board, drawn.board)
         decked = drawn.error == zones.errors.ZONE_EMPTY
         return state.replace(
             board=board,
