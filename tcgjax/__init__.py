@@ -5,8 +5,7 @@
 >>> state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), 1024))
 """
 
-from tcgjax import testing, wrappers
-from tcgjax.core import replay
+from tcgjax import replay, testing, wrappers
 from tcgjax.core.actions import ActionLayout
 from tcgjax.core.board import Board, BoardLayout
 from tcgjax.core.cards import CardRegistry, CardSchema
@@ -16,6 +15,8 @@ from tcgjax.core.errors import (
     CardDataError,
     ConfigError,
     IllegalActionError,
+    InvalidStateError,
+    PlayerError,
     ReplayError,
     SerializationError,
     TcgjaxError,
@@ -53,6 +54,8 @@ __all__ = [
     "ConfigError",
     "CardDataError",
     "IllegalActionError",
+    "InvalidStateError",
+    "PlayerError",
     "SerializationError",
     "ReplayError",
 ]

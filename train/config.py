@@ -8,6 +8,7 @@ strings parsed as YAML scalars (``lr=3e-4``, ``env_options.scenario=walls``).
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import types
 import typing
@@ -17,10 +18,12 @@ from typing import Any
 import yaml
 
 from tcgjax.core.errors import ConfigError
+from tcgjax.core.files import DuplicateKeyError, yaml_loads
 
 __all__ = ["PPOConfig", "load_config", "CONFIG_DIR"]
 
 CONFIG_DIR = os.path.join(os.path.dirname(__file__), "..", "configs", "ppo")
+INT32_LIMIT = 2**31
 OPPONENTS = ("self", "random", "heuristic", "mixed", "snapshot")
 
 
@@ -54,8 +57,8 @@ class PPOConfig:
     snapshot_pool_size: int = 4  # frozen snapshots for opponent="snapshot"
     snapshot_every: int = 10  # updates between snapshots
     eval_games: int = 2000
-    eval_every: int = 0  # updates between evaluations during training (0 = only at the end)
-    checkpoint_every: int = 0  # updates between checkpoints (0 = only at the end)
+    eval_every: int | None = None  # updates between evaluations (None = only at the end)
+    checkpoint_every: int | None = None  # updates between checkpoints (None = only at the end)
     run_dir: str = "runs"
 
     def __post_init__(self):
@@ -75,6 +78,31 @@ class PPOConfig:
         for name in positive:
             if getattr(self, name) <= 0:
                 raise ConfigError(f"config key {name!r} = {getattr(self, name)!r}: must be > 0")
+        for name in ("eval_every", "checkpoint_every"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ConfigError(
+                    f"config key {name!r} = {value!r}: must be > 0 (null = only at the end)"
+                )
+        # Sizes that become int32 array dimensions or counters on the device.
+        for name in ("total_timesteps", "num_envs", "num_steps", "eval_games"):
+            if getattr(self, name) >= INT32_LIMIT:
+                raise ConfigError(f"config key {name!r} = {getattr(self, name)}: must be < 2**31")
+        if self.num_envs * self.num_steps >= INT32_LIMIT:
+            raise ConfigError(
+                f"config key 'num_envs' * 'num_steps' = {self.num_envs * self.num_steps}: one "
+                "update's batch must be < 2**31 transitions"
+            )
+        # Seeds are jax.random.key(seed + i) for i < num_seeds: uint32 seeds, non-negative here.
+        if not 0 <= self.seed or self.seed + self.num_seeds > 2**32:
+            raise ConfigError(
+                f"config key 'seed' = {self.seed}: must be >= 0 with seed + num_seeds <= 2**32"
+            )
+        # Non-negative finite reals; a NaN fails every comparison, so test finiteness first.
+        for name in ("lr", "clip_eps", "ent_coef", "vf_coef", "max_grad_norm"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or value < 0:
+                raise ConfigError(f"config key {name!r} = {value!r}: must be finite and >= 0")
         if (self.num_envs * self.num_steps) % self.num_minibatches:
             raise ConfigError(
                 f"config key 'num_minibatches' = {self.num_minibatches}: must divide "
@@ -83,7 +111,7 @@ class PPOConfig:
         if self.opponent not in OPPONENTS:
             raise ConfigError(f"config key 'opponent' = {self.opponent!r}: one of {OPPONENTS}")
         for name in ("gamma", "gae_lambda"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
+            if not 0.0 <= getattr(self, name) <= 1.0:  # False for NaN too
                 raise ConfigError(f"config key {name!r} = {getattr(self, name)}: must be in [0, 1]")
         object.__setattr__(self, "env_options", types.MappingProxyType(dict(self.env_options)))
 
@@ -109,6 +137,11 @@ def _hints():
 
 def _check_type(name: str, value: Any, hint: Any) -> None:
     origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):  # ``int | None``: None, or the other member
+        if value is None:
+            return
+        (hint,) = [h for h in typing.get_args(hint) if h is not type(None)]
+        origin = typing.get_origin(hint)
     if hint is bool:
         ok = isinstance(value, bool)
     elif hint is int:
@@ -159,11 +192,17 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> PPOCo
         source = os.path.normpath(path)
         try:
             with open(path, encoding="utf-8") as fh:
-                loaded = yaml.safe_load(fh) or {}
+                loaded = yaml_loads(fh.read())
         except OSError as exc:
             raise ConfigError(f"{source}: cannot read config: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{source}: not UTF-8 text: {exc}") from exc
+        except DuplicateKeyError as exc:
+            raise ConfigError(f"{source}: {exc}") from exc
         except yaml.YAMLError as exc:
             raise ConfigError(f"{source}: not valid YAML: {exc}") from exc
+        if loaded is None:
+            loaded = {}  # an empty file: every key at its default
         if not isinstance(loaded, Mapping):
             raise ConfigError(f"{source}: top level must be a mapping of config keys")
         data.update(loaded)
@@ -172,7 +211,13 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> PPOCo
         if "=" not in item:
             raise ConfigError(f"override {item!r}: expected key=value")
         key, raw = item.split("=", 1)
-        value = yaml.safe_load(raw)
+        try:
+            value = yaml_loads(raw)
+        except (yaml.YAMLError, DuplicateKeyError) as exc:
+            problem = str(exc).replace("\n", " ")
+            raise ConfigError(
+                f"override {item!r}: the value is not valid YAML: {problem}"
+            ) from None
         if key.startswith("env_options."):
             data.setdefault("env_options", {})
             data["env_options"] = {**data["env_options"], key.split(".", 1)[1]: value}

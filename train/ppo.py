@@ -255,6 +255,7 @@ def make_ppo(
             - config.ent_coef * jnp.sum(w * entropy) / denom
         )
         stats = {
+            "loss": total,
             "actor_loss": jnp.sum(w * actor_loss) / denom,
             "value_loss": jnp.sum(w * value_loss) / denom,
             "entropy": jnp.sum(w * entropy) / denom,
@@ -292,6 +293,7 @@ def make_ppo(
                 batch, adv, tgt = mb
                 grads, stats = jax.grad(loss_fn, has_aux=True)(params, batch, adv, tgt)
                 updates, opt_state = tx.update(grads, opt_state, params)
+                stats = {**stats, "grad_norm": optax.tree.norm(grads)}
                 return (optax.apply_updates(params, updates), opt_state), stats
 
             return jax.lax.scan(minibatch, (params, opt_state), shuffled)
@@ -317,6 +319,10 @@ def make_ppo(
             learner_losses=jnp.sum(finished & (traj.learner_outcome < 0)),
             mean_value=jnp.mean(traj.value),
             env_steps=jnp.int32(num_envs * num_steps),
+            # 1.0 iff every parameter is finite after the update (train.run stops on 0.0).
+            params_finite=jnp.all(
+                jnp.stack([jnp.all(jnp.isfinite(x)) for x in jax.tree.leaves(params)])
+            ).astype(jnp.float32),
         )
         runner = RunnerState(
             params, opt_state, runner.env_state, runner.learner_seat, snapshots, key, update_index

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from typing import Any
 
@@ -49,7 +50,7 @@ import numpy as np
 import yaml
 
 import tcgjax
-from tcgjax.core.errors import ConfigError
+from tcgjax.core.errors import ConfigError, TcgjaxError
 from tcgjax.core.tree import tree_where
 from tcgjax.wrappers import random_legal_action
 from train import checkpoint, evaluate, logging_utils
@@ -57,12 +58,54 @@ from train.config import CONFIG_DIR, PPOConfig, load_config
 from train.networks import masked_distribution
 from train.ppo import PPO, make_ppo
 
-__all__ = ["main", "make_chunk", "make_deployment_probe", "resolve_config", "CHUNK_CAPACITY"]
+__all__ = [
+    "main",
+    "cli",
+    "make_chunk",
+    "make_deployment_probe",
+    "resolve_config",
+    "check_finite",
+    "TrainingDivergedError",
+    "CHUNK_CAPACITY",
+]
 
 CHUNK_CAPACITY = 256  # most updates per jitted call (rows of the metrics buffer)
 CHUNK_SECONDS = 1.0  # target wall time of one chunk (progress-bar refresh)
 EVAL_STREAM = 0x45564C  # fold_in tag separating evaluation keys from the training key
 SUM_OVER_SEEDS = ("episodes", "learner_wins", "learner_losses")
+# Update metrics that must stay finite; a NaN or inf in any of them stops the run (never reported
+# as a healthy one). ``params_finite`` is 1.0 iff every parameter is finite after the update.
+FINITE_METRICS = ("loss", "actor_loss", "value_loss", "entropy", "grad_norm", "mean_value")
+
+
+class TrainingDivergedError(TcgjaxError):
+    """A training update produced a non-finite loss, gradient norm or parameter.
+
+    Attributes: ``update`` (1-based update index) and ``metric`` (the first non-finite metric).
+    """
+
+    def __init__(self, update: int, metric: str, value: float):
+        self.update, self.metric, self.value = update, metric, value
+        what = "a parameter" if metric == "params_finite" else f"{metric} = {value}"
+        super().__init__(
+            f"training diverged at update {update}: {what} is not finite; the run is stopped "
+            "(check lr and the env's rewards)"
+        )
+
+
+def check_finite(metrics: dict[str, Any], n: int, first_update: int) -> None:
+    """Raise :class:`TrainingDivergedError` for the first of the ``n`` updates (rows of the
+    ``metrics`` buffers, update ``first_update + 1`` in row 0) with a non-finite loss, gradient norm
+    or parameter. ``metrics``: host arrays ``[n_rows, ...]`` (a seed axis after it is allowed)."""
+    for i in range(n):
+        for name in FINITE_METRICS:
+            if name in metrics:
+                value = np.asarray(metrics[name][i])
+                if not np.all(np.isfinite(value)):
+                    bad = value[~np.isfinite(value)] if value.ndim else value
+                    raise TrainingDivergedError(first_update + i + 1, name, float(np.ravel(bad)[0]))
+        if "params_finite" in metrics and not np.all(np.asarray(metrics["params_finite"][i]) > 0):
+            raise TrainingDivergedError(first_update + i + 1, "params_finite", float("nan"))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -313,18 +356,20 @@ def _train(job: _Job, runner, *, fresh: bool):
     while u < total:
         n = min(n_next, total - u, CHUNK_CAPACITY)
         for every in (config.eval_every, config.checkpoint_every):
-            if every > 0:
+            if every is not None:
                 n = min(n, every - u % every)  # end the chunk at the next boundary
         t = time.perf_counter()
         runner, metrics = chunk(runner, jnp.int32(n))
         jax.block_until_ready(runner)
         dt = time.perf_counter() - t
-        log.log_updates(job.rows(metrics, n, u, n * job.steps_per_update / dt, log.wall_s))
+        host = jax.device_get(metrics)
+        log.log_updates(job.rows(host, n, u, n * job.steps_per_update / dt, log.wall_s))
+        check_finite(host, n, u)  # after logging, so the diverged rows are on disk to inspect
         u += n
         n_next = max(1, min(CHUNK_CAPACITY, int(CHUNK_SECONDS / max(dt / n, 1e-6))))
-        if config.eval_every > 0 and u % config.eval_every == 0 and u < total:
+        if config.eval_every is not None and u % config.eval_every == 0 and u < total:
             job.run_eval(runner, last_ckpt_params)
-        if config.checkpoint_every > 0 and u % config.checkpoint_every == 0 and u < total:
+        if config.checkpoint_every is not None and u % config.checkpoint_every == 0 and u < total:
             job.save(runner)
             last_ckpt_params, saved = job.seed0(runner.params), u
     job.run_eval(runner, last_ckpt_params)  # at the end, always
@@ -373,11 +418,22 @@ def main(argv: list[str] | None = None) -> str:
     return run_dir
 
 
+def cli(argv: list[str] | None = None) -> int:
+    """``python -m train.run``: :func:`main` with errors as a message on stderr and exit status 2
+    (a bad config: nothing was written) or 1 (training diverged: no evaluation table printed)."""
+    try:
+        main(argv)
+    except ConfigError as exc:
+        print(f"config error: {exc}", file=sys.stderr)
+        return 2
+    except TrainingDivergedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 if __name__ == "__main__":
     jax.config.update(
         "jax_compilation_cache_dir", os.path.join(os.path.dirname(__file__), "..", ".jax_cache")
     )
-    try:
-        main()
-    except ConfigError as exc:
-        raise SystemExit(f"config error: {exc}") from None
+    sys.exit(cli())

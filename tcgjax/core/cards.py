@@ -31,6 +31,7 @@ import numpy as np
 import yaml
 
 from tcgjax.core.errors import CardDataError, ConfigError
+from tcgjax.core.files import DuplicateKeyError, json_loads, yaml_loads
 
 __all__ = ["IntField", "EnumField", "FlagsField", "TextField", "CardSchema", "CardRegistry"]
 
@@ -135,8 +136,10 @@ def _read_data_file(path: str) -> Any:
         raise CardDataError(path, None, None, f"not UTF-8 text: {exc}") from exc
     try:
         if os.path.splitext(path)[1].lower() == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
+            return json_loads(text)
+        return yaml_loads(text)
+    except DuplicateKeyError as exc:
+        raise CardDataError(path, None, None, str(exc)) from exc
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise CardDataError(path, None, None, f"not valid JSON/YAML: {exc}") from exc
 

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
 from tcgjax.core import errors
@@ -35,6 +36,7 @@ from tcgjax.core.tree import tree_where
 __all__ = ["State", "Env", "StepResult", "tree_where", "ILLEGAL_ACTION_POLICIES"]
 
 ILLEGAL_ACTION_POLICIES = ("reject", "lose")
+MAX_STEPS_LIMIT = 2**31 - 1  # step_count is int32 and never counts past max_steps
 
 
 @struct.dataclass
@@ -102,9 +104,14 @@ class Env(abc.ABC):
             )
         if max_steps is None:
             max_steps = self.default_max_steps
-        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps <= 0:
+        if (
+            isinstance(max_steps, bool)
+            or not isinstance(max_steps, int)
+            or not 0 < max_steps <= MAX_STEPS_LIMIT
+        ):
             raise errors.ConfigError(
-                f"env {self.id!r}: option max_steps={max_steps!r} must be a positive int"
+                f"env {self.id!r}: option max_steps={max_steps!r} must be an int in "
+                f"[1, {MAX_STEPS_LIMIT}] (step_count is an int32)"
             )
         self.illegal_action = illegal_action
         self.max_steps = max_steps
@@ -184,12 +191,13 @@ class Env(abc.ABC):
                 rewards=jnp.where(keep, zeros, stepped.rewards),
                 error=jnp.where(done, state.error, jnp.where(illegal, error, errors.OK)),
             )
-        else:  # "lose": the actor loses; the rules state stays as it was.
+        else:  # "lose": the actor forfeits; the game records it (outcome agrees with terminated).
             share = 1.0 / max(self.num_players - 1, 1)
             lose_rewards = jnp.where(
                 jnp.arange(self.num_players) == state.current_player, -1.0, share
             ).astype(jnp.float32)
             failed = state.replace(
+                game=self._forfeit(state.game, state.current_player),
                 rewards=lose_rewards,
                 terminated=jnp.bool_(True),
                 step_count=step_count,
@@ -200,8 +208,32 @@ class Env(abc.ABC):
         return tree_where(done, state.replace(rewards=zeros), new)
 
     def observe(self, state: State, player) -> jax.Array:
-        """Observation of ``state`` from ``player``'s point of view (respects visibility). float32[O]."""
+        """Observation of ``state`` from ``player``'s point of view (respects visibility). float32[O].
+
+        Args:
+          state: one game (or a batch under ``vmap``).
+          player: int in ``[0, num_players)``. A concrete value (a Python or NumPy int, or a
+            concrete array) outside that range raises ``ValueError`` (a ``TcgjaxError``). Under
+            ``jit``/``vmap`` the value is traced and cannot be checked: an out-of-range traced
+            player gives an unspecified observation (for two-player games, the view of some seat)
+            — check it before tracing.
+        """
+        self._check_player(player)
         return self._observe(state.game, jnp.asarray(player, jnp.int32))
+
+    def _check_player(self, player) -> None:
+        if isinstance(player, jax.core.Tracer):
+            return  # traced: see the docstring of observe
+        if isinstance(player, bool | np.bool_) or np.ndim(player) != 0:
+            raise errors.PlayerError(
+                f"env {self.id!r}: player must be one integer in [0, {self.num_players}), "
+                f"got {player!r}"
+            )
+        value = np.asarray(player)
+        if not np.issubdtype(value.dtype, np.integer) or not 0 <= int(value) < self.num_players:
+            raise errors.PlayerError(
+                f"env {self.id!r}: player {player!r} is outside [0, {self.num_players})"
+            )
 
     def legal_action_mask(self, state: State) -> jax.Array:
         """The game's mask for ``state`` (recomputed, not the cached field). bool[A]."""
@@ -234,6 +266,57 @@ class Env(abc.ABC):
             observation=self._observe(state.game, player).astype(jnp.float32),
             legal_action_mask=self.legal_action_mask(state),
         )
+
+    # ----------------------------------------------------------------------------------------------
+    # Invariants (host side)
+
+    def validate(self, state: State) -> None:
+        """Raise ``InvalidStateError`` if ``state`` (one game) is not a state the rules can reach.
+
+        Host-side, for loaded or hand-built states: ``from_json`` rejects with it, the random-play
+        invariant tests and ``api_test`` call it on the states they meet. The core checks what it
+        owns (the env fields agree with each other and with the rules state: ``terminated`` with
+        the game's own end, ``truncated`` with ``max_steps``, ``error`` a known code, finite
+        rewards, the derived fields recomputed), then the game's ``_validate_game`` checks its
+        rules invariants. The error's ``field`` is the JSON path of the broken fact.
+        """
+        if np.ndim(state.terminated) != 0:
+            raise errors.InvalidStateError("$", "validate takes one game, not a batch")
+        host = jax.device_get(state)
+        rewards = np.asarray(host.rewards)
+        if rewards.shape != (self.num_players,) or not np.all(np.isfinite(rewards)):
+            raise errors.InvalidStateError("env.rewards", f"{rewards.tolist()} is not finite")
+        steps = int(host.step_count)
+        if not 0 <= steps <= self.max_steps:
+            raise errors.InvalidStateError(
+                "env.stepCount", f"{steps} outside [0, max_steps={self.max_steps}]"
+            )
+        code = int(host.error)
+        if self.error_codes.name(code).startswith("unknown_"):
+            raise errors.InvalidStateError("env.error", f"{code} is not an error code of this env")
+        game_over = bool(np.asarray(self._is_terminal(state.game)))
+        if bool(host.terminated) != game_over:
+            raise errors.InvalidStateError(
+                "env.terminated",
+                f"{bool(host.terminated)} but the rules state says the game is "
+                f"{'over' if game_over else 'not over'}",
+            )
+        truncated = bool(host.truncated)
+        if truncated and (game_over or steps < self.max_steps):
+            raise errors.InvalidStateError(
+                "env.truncated",
+                f"true at step {steps} (max_steps={self.max_steps}, terminated "
+                f"{game_over}): truncation happens only at max_steps, before the game ends",
+            )
+        if not truncated and not game_over and steps >= self.max_steps:
+            raise errors.InvalidStateError(
+                "env.truncated", f"false at step {steps} = max_steps with the game not over"
+            )
+        if self.zero_sum and not np.isclose(rewards.sum(), 0.0):
+            raise errors.InvalidStateError(
+                "env.rewards", f"{rewards.tolist()} do not sum to zero in a zero-sum game"
+            )
+        self._validate_game(jax.device_get(state.game))
 
     # ----------------------------------------------------------------------------------------------
     # Game hooks
@@ -271,6 +354,17 @@ class Env(abc.ABC):
         """
         legal = self._legal_action_mask(game)[action]
         return jnp.where(legal, errors.OK, errors.ACTION_NOT_LEGAL).astype(jnp.int32)
+
+    @abc.abstractmethod
+    def _forfeit(self, game: Any, loser: jax.Array) -> Any:
+        """The rules state after ``loser`` (int32[]) forfeits by an illegal action under
+        ``illegal_action="lose"``: the game records the other player's win and why, so that its
+        outcome agrees with ``terminated`` (``_is_terminal`` must hold on the result)."""
+
+    def _validate_game(self, game: Any) -> None:
+        """Host-side: raise ``InvalidStateError`` naming the field if ``game`` (a host copy of the
+        rules state) breaks a rules invariant. Games call their rules layer's ``validate``."""
+        del game
 
     def _check_action_host(self, state: State, action: int) -> None:
         """Host-side hook of :func:`tcgjax.checked_step` for game-specific exceptions (e.g. a

@@ -18,6 +18,8 @@ __all__ = [
     "IllegalActionError",
     "SerializationError",
     "ReplayError",
+    "InvalidStateError",
+    "PlayerError",
     "RuleError",
     "ErrorCodes",
     "CORE_ERRORS",
@@ -66,6 +68,22 @@ class IllegalActionError(TcgjaxError, ValueError):
 
 class SerializationError(TcgjaxError, ValueError):
     """A JSON state is malformed or does not match the env. The message names the field."""
+
+
+class InvalidStateError(TcgjaxError, ValueError):
+    """A state breaks an invariant of its game (``env.validate``): it cannot be reached by the rules.
+
+    ``field`` is the JSON path of the broken fact (``units.blue_1.hp``, ``env.terminated``);
+    ``from_json`` re-raises it as a :class:`SerializationError` with the same path.
+    """
+
+    def __init__(self, field: str, problem: str):
+        self.field, self.problem = field, problem
+        super().__init__(f"{field}: {problem}")
+
+
+class PlayerError(TcgjaxError, ValueError):
+    """A player index given to a host-side call is not a player of the env."""
 
 
 class ReplayError(TcgjaxError, ValueError):

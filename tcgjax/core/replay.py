@@ -9,11 +9,14 @@ and returns the final state, equal array-by-array to the recorded one.
 * ``randomTape``: ``{"values": [[k0, k1], ...], "index": 0}``, the PRNG key (raw ``uint32[2]``) each
   step consumed, in order, and the read index a replay starts from.
 * ``initialState``: the JSON view of the starting state (:mod:`tcgjax.core.serialization`).
-* ``final``: ``{"stepCount", "sha256"}`` of the recorded final state's JSON, checked by :func:`run`.
+* ``final``: ``{"stepCount", "sha256"}`` of the recorded final state's JSON, checked by :func:`run`;
+  required unless the caller passes ``verify=False`` explicitly.
 
-:func:`run` raises :class:`ReplayError` when the env id/version does not match, a command is
-malformed or illegal at its point in the log (the error names the rule), the tape runs out, or the final
-state differs from the recorded digest (a tampered but legal log).
+:func:`run` raises :class:`ReplayError` when a field of the envelope is missing, unknown or of the
+wrong type (the message names it), the env id/version/options do not match, a command is malformed
+(its action not an integer id, its ``actionName`` not the action's name, its timestamp not its index)
+or illegal at its point in the log (the error names the rule), the tape index is out of range or the
+tape runs out, or the final state differs from the recorded digest (a tampered but legal log).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tcgjax.core.board import player_id
-from tcgjax.core.checked import _compiled, check_action, checked_step
+from tcgjax.core.checked import _compiled, action_id, check_action, checked_step
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError, ReplayError, SerializationError, TcgjaxError
 from tcgjax.core.serialization import state_from_dict, state_to_dict, to_json
@@ -99,86 +102,149 @@ class Recorder:
         }
 
 
-def _field(obj: Any, key: str, path: str) -> Any:
+ENVELOPE_FIELDS = (
+    "envId",
+    "envVersion",
+    "options",
+    "initialState",
+    "commandLog",
+    "randomTape",
+    "final",
+)
+COMMAND_FIELDS = ("type", "payload", "timestamp")
+PAYLOAD_FIELDS = ("playerId", "action", "actionName")
+
+
+def _field(obj: Any, key: str, path: str, kind: type | tuple[type, ...], what: str) -> Any:
+    """``obj[key]``, which must exist and be an instance of ``kind`` (never a bool for int)."""
     if not isinstance(obj, dict) or key not in obj:
         raise ReplayError(f"{path}.{key}: missing field")
-    return obj[key]
+    value = obj[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
+        raise ReplayError(f"{path}.{key}: expected {what}, got {value!r}")
+    return value
 
 
-def run(replay: dict[str, Any], env: Env | None = None) -> State:
+def _as_tuple(kind) -> tuple:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _exact_keys(obj: dict, expected: tuple[str, ...], path: str) -> None:
+    missing = [k for k in expected if k not in obj]
+    if missing:
+        raise ReplayError(f"{path}.{missing[0]}: missing field")
+    unknown = sorted(set(obj) - set(expected))
+    if unknown:
+        raise ReplayError(f"{path}.{unknown[0]}: unknown field")
+
+
+def _tape_key(values: list, index: int, path: str) -> jax.Array:
+    if index >= len(values):
+        raise ReplayError(f"{path}: randomTape exhausted at index {index} ({len(values)} values)")
+    raw = values[index]
+    if not (
+        isinstance(raw, list)
+        and len(raw) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**32 for v in raw)
+    ):
+        raise ReplayError(f"randomTape.values[{index}]: not a key of 2 uint32: {raw!r}")
+    return jnp.asarray(raw, jnp.uint32)
+
+
+def run(replay: dict[str, Any], env: Env | None = None, *, verify: bool = True) -> State:
     """Re-simulate ``replay`` and return its final state (equal to the recorded one).
 
     Args:
       replay: a dict from :meth:`Recorder.export` (e.g. after ``json.load``).
       env: the env to use; by default ``tcgjax.make(envId, **options)``.
+      verify: check the re-simulated final state against the replay's ``final`` digest (default).
+        A replay without ``final`` is refused unless the caller opts out explicitly with
+        ``verify=False``; then the log is still checked command by command (legality, actor,
+        tape) but an edited initial state or a dropped trailing command cannot be detected.
 
     Raises:
-      ReplayError: see the module docstring; the message names the command index and the rule.
+      ReplayError: see the module docstring; the message names the field, the command index and
+        the rule.
     """
     from tcgjax.registry import make
 
-    env_id = _field(replay, "envId", "replay")
-    options = _field(replay, "options", "replay")
+    if not isinstance(replay, dict):
+        raise ReplayError(f"replay: expected a JSON object (dict), got {type(replay).__name__}")
+    if not isinstance(verify, bool):
+        raise ReplayError(f"run(verify={verify!r}): expected True or False")
+    expected = ENVELOPE_FIELDS if verify else tuple(f for f in ENVELOPE_FIELDS if f != "final")
+    _exact_keys({k: v for k, v in replay.items() if verify or k != "final"}, expected, "replay")
+    env_id = _field(replay, "envId", "replay", str, "a string")
+    version = _field(replay, "envVersion", "replay", str, "a string")
+    options = _field(replay, "options", "replay", dict, "an object of env options")
+    initial = _field(replay, "initialState", "replay", dict, "a JSON state object")
+    commands = _field(replay, "commandLog", "replay", list, "a list of commands")
+    tape = _field(replay, "randomTape", "replay", dict, "an object {values, index}")
+    _exact_keys(tape, ("values", "index"), "replay.randomTape")
+    values = _field(tape, "values", "replay.randomTape", list, "a list of keys")
+    index = _field(tape, "index", "replay.randomTape", int, "an int")
+    if not 0 <= index <= len(values):
+        raise ReplayError(
+            f"replay.randomTape.index: {index} outside [0, {len(values)}] (the tape's length)"
+        )
+    final = None
+    if verify:
+        final = _field(replay, "final", "replay", dict, "an object {stepCount, sha256}")
+        _exact_keys(final, ("stepCount", "sha256"), "replay.final")
+        _field(final, "stepCount", "replay.final", int, "an int")
+        _field(final, "sha256", "replay.final", str, "a hex string")
     if env is None:
         try:
             env = make(env_id, **options)
         except TcgjaxError as exc:
             raise ReplayError(f"replay.envId/options: cannot make the env: {exc}") from exc
-    if env.id != env_id or _field(replay, "envVersion", "replay") != env.version:
+    if env.id != env_id or version != env.version:
         raise ReplayError(
-            f"replay is for {env_id!r} v{replay.get('envVersion')!r}, env is {env.id!r} v{env.version!r}"
+            f"replay is for {env_id!r} v{version!r}, env is {env.id!r} v{env.version!r}"
         )
     if dict(env.options) != dict(options):
         raise ReplayError(f"replay.options {options!r} != env options {env.options!r}")
     try:
-        state = state_from_dict(env, _field(replay, "initialState", "replay"))
+        state = state_from_dict(env, initial)
     except SerializationError as exc:
         raise ReplayError(f"replay.initialState: {exc}") from exc
-    commands = _field(replay, "commandLog", "replay")
-    tape = _field(replay, "randomTape", "replay")
-    values, index = _field(tape, "values", "randomTape"), _field(tape, "index", "randomTape")
-    if not isinstance(commands, list) or not isinstance(values, list) or not isinstance(index, int):
-        raise ReplayError("replay: commandLog and randomTape.values must be lists, index an int")
     _, step = _compiled(env)
     for i, command in enumerate(commands):
-        path = f"commandLog[{i}]"
-        if (
-            not isinstance(command, dict)
-            or command.get("type") != "action"
-            or set(command) != {"type", "payload", "timestamp"}
-        ):
-            raise ReplayError(f"{path}: malformed command {command!r}")
-        payload = command["payload"]
-        action = payload.get("action") if isinstance(payload, dict) else None
-        if isinstance(action, bool) or not isinstance(action, int):
-            raise ReplayError(f"{path}.payload.action: expected an int, got {action!r}")
-        if payload.get("playerId") != player_id(int(state.current_player)):
+        path = f"replay.commandLog[{i}]"
+        if not isinstance(command, dict):
+            raise ReplayError(f"{path}: expected a command object, got {command!r}")
+        _exact_keys(command, COMMAND_FIELDS, path)
+        if command["type"] != "action":
+            raise ReplayError(f"{path}.type: {command['type']!r} is not 'action'")
+        timestamp = _field(command, "timestamp", path, int, "an int")
+        if timestamp != i:
+            raise ReplayError(f"{path}.timestamp: {timestamp} != its index {i} in the log")
+        payload = _field(command, "payload", path, dict, "an object")
+        _exact_keys(payload, PAYLOAD_FIELDS, f"{path}.payload")
+        action = payload["action"]
+        try:
+            action = action_id(env, action)
+        except IllegalActionError as exc:
+            raise ReplayError(f"{path}.payload.action: {exc}") from exc
+        actor = player_id(int(state.current_player))
+        if payload["playerId"] != actor:
             raise ReplayError(
-                f"{path}.payload.playerId: {payload.get('playerId')!r} is not the player to act "
-                f"({player_id(int(state.current_player))})"
+                f"{path}.payload.playerId: {payload['playerId']!r} is not the player to act "
+                f"({actor})"
             )
-        if index >= len(values):
+        if payload["actionName"] != env.action_name(action):
             raise ReplayError(
-                f"{path}: randomTape exhausted at index {index} ({len(values)} values)"
+                f"{path}.payload.actionName: {payload['actionName']!r} does not name action "
+                f"{action} ({env.action_name(action)!r})"
             )
-        raw = values[index]
-        if not (
-            isinstance(raw, list)
-            and len(raw) == 2
-            and all(isinstance(v, int) and 0 <= v < 2**32 for v in raw)
-        ):
-            raise ReplayError(f"randomTape.values[{index}]: not a key of 2 uint32: {raw!r}")
+        key = _tape_key(values, index, path)
         index += 1
-        key = jnp.asarray(raw, jnp.uint32)
         try:
             check_action(env, state, action)
         except IllegalActionError as exc:
             raise ReplayError(f"{path}: illegal at this point of the log: {exc}") from exc
         state = step(state, action, key)
-    final = replay.get("final")
     if final is not None:
-        if not isinstance(final, dict) or set(final) != {"stepCount", "sha256"}:
-            raise ReplayError("replay.final: expected {stepCount, sha256}")
         if int(state.step_count) != final["stepCount"] or digest(env, state) != final["sha256"]:
             raise ReplayError(
                 "replay.final: the re-simulated final state differs from the recorded one "

@@ -33,7 +33,8 @@ import numpy as np
 
 from tcgjax.core.board import Board, card_id, parse_player_id, player_id
 from tcgjax.core.env import Env, State
-from tcgjax.core.errors import SerializationError
+from tcgjax.core.errors import InvalidStateError, SerializationError
+from tcgjax.core.files import DuplicateKeyError, json_loads
 from tcgjax.core.zones import NO_OVERRIDE, VISIBILITY_NAMES
 
 __all__ = ["to_json", "from_json", "state_to_dict", "state_from_dict"]
@@ -391,7 +392,12 @@ def state_from_dict(env: Env, data: Any) -> State:
         error=_array_from_json(_int(env_part["error"], "env.error"), template.error, "env.error"),
         game=game,
     )
-    return _compiled(env)[1](state)
+    state = _compiled(env)[1](state)
+    try:
+        env.validate(state)  # reachable states only: the game's invariants, named by JSON path
+    except InvalidStateError as exc:
+        raise SerializationError(f"{exc.field}: unreachable state: {exc.problem}") from exc
+    return state
 
 
 def to_json(env: Env, state: State, *, indent: int | None = None) -> str:
@@ -403,11 +409,14 @@ def from_json(env: Env, text: str) -> State:
     """Parse :func:`to_json` output back into a ``State`` equal array-by-array to the original.
 
     Raises:
-      SerializationError: invalid JSON, a missing/unknown/ill-typed field, ids or values that do not
-        exist in ``env``, zone positions that are not dense; the message names the field path.
+      SerializationError: invalid JSON (a repeated key included), a missing/unknown/ill-typed
+        field, ids or values that do not exist in ``env``, zone positions that are not dense, or a
+        state the rules cannot reach (``env.validate``); the message names the field path.
     """
     try:
-        data = json.loads(text)
+        data = json_loads(text)
+    except DuplicateKeyError as exc:
+        raise SerializationError(f"$: {exc}") from None
     except (json.JSONDecodeError, TypeError) as exc:
         raise SerializationError(f"$: not valid JSON: {exc}") from None
     return state_from_dict(env, data)

@@ -10,6 +10,8 @@ It plays random legal games, single (host loop through :class:`tcgjax.replay.Rec
 * terminal states are absorbing (any action: same state, zero rewards);
 * no retracing (``chex.assert_max_traces``);
 * card conservation (dense positions, capacities, definitions unchanged) for board games;
+* the game's invariants (``env.validate``) on every single-game state and on samples of the batch;
+* ``checked_step`` refuses non-integer actions (floats, strings, bools, None) by name;
 * JSON round trip on states met along the way, and replay reproduction of every finished episode.
 """
 
@@ -24,6 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tcgjax.core import errors, replay
+from tcgjax.core.checked import checked_step
 from tcgjax.core.env import Env, State
 from tcgjax.core.serialization import from_json, to_json
 from tcgjax.wrappers import random_legal_action, reset_if_done
@@ -42,6 +45,7 @@ class ApiTestReport:
     illegal_actions_checked: int = 0
     batched_steps: int = 0
     batched_episodes_finished: int = 0
+    states_validated: int = 0
 
 
 def assert_states_equal(a: State, b: State, what: str = "states") -> None:
@@ -152,6 +156,14 @@ def api_test(
     episode_start = state
     recorder = replay.Recorder(env, state)
     _check_state(env, state)
+    env.validate(state)
+    for bad in (0.0, float(env.num_actions - 1), "0", True, None, np.float32(0)):
+        try:
+            checked_step(env, state, bad, key)
+        except errors.IllegalActionError:
+            report.illegal_actions_checked += 1
+        else:
+            raise AssertionError(f"{env.id}: checked_step accepted the non-integer action {bad!r}")
     for i in range(num_steps):
         done = bool(state.terminated | state.truncated)
         if done:
@@ -214,6 +226,8 @@ def api_test(
         )
         _check_state(env, state)
         assert_card_conservation(env, state, episode_start)
+        env.validate(state)
+        report.states_validated += 1
         report.single_steps += 1
         if i % json_every == 0 or bool(state.terminated | state.truncated):
             text = to_json(env, state)
@@ -247,6 +261,11 @@ def api_test(
     _check_state(env, final, (batch_size,))
     flat = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]), trajectory)
     _check_state(env, flat, (batch_size * batch_steps,))
+    # The game's invariants on a sample of batched states: 8 time points, every game.
+    for t in np.linspace(0, batch_steps - 1, num=min(8, batch_steps)).astype(int):
+        for g in range(batch_size):
+            env.validate(jax.tree.map(lambda x, t=t, g=g: x[t, g], trajectory))
+            report.states_validated += 1
     errs = np.asarray(trajectory.error)
     assert (errs == 0).all(), f"{env.id}: random legal play produced error codes {np.unique(errs)}"
     report.batched_steps = batch_size * batch_steps

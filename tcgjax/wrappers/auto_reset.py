@@ -30,7 +30,10 @@ def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Arr
 
     One uniform draw per game picks the k-th legal action (cumulative count), instead of a
     Gumbel draw per action as ``jax.random.categorical`` does: A times fewer random bits, which
-    matters when a rollout step costs about a microsecond per game. An all-False row gives 0.
+    matters when a rollout step costs about a microsecond per game.
+
+    A row with no legal action (which an env's mask never is: terminal masks are all True) gives
+    action 0, a valid id, never ``A``.
     """
     num_actions = legal_action_mask.shape[-1]
     if num_actions <= _MATMUL_CUMSUM_MAX_ACTIONS:
@@ -45,7 +48,8 @@ def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Arr
     k = jnp.minimum((u * total).astype(jnp.int32), jnp.maximum(total - 1, 0))  # k-th legal, 0-based
     # counts is non-decreasing, so the first index with counts > k is the number with counts <= k
     # (a sum is cheaper than an argmax on CPU).
-    return jnp.sum(counts <= k[..., None], axis=-1, dtype=jnp.int32)
+    index = jnp.sum(counts <= k[..., None], axis=-1, dtype=jnp.int32)
+    return jnp.where(total > 0, index, 0)
 
 
 def reset_if_done(init_fn: Callable[[jax.Array], State], state: State, key: jax.Array) -> State:

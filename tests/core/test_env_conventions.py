@@ -7,7 +7,7 @@ import pytest
 
 import tcgjax
 from tcgjax.core import errors
-from tcgjax.games.duel.rules import ACTIONS
+from tcgjax.games.duel.rules import ACTIONS, END_REASONS
 from tcgjax.games.duel.scenario import build_state
 from tcgjax.testing import assert_states_equal
 
@@ -67,12 +67,19 @@ def test_lose_policy_ends_the_game_against_the_actor(lose_env):
     np.testing.assert_array_equal(out.rewards, [-1.0, 1.0])
     assert lose_env.error_codes.name(int(out.error)) == "not_enough_mana"
     assert bool(out.legal_action_mask.all())
-    assert_states_equal(out.game, s.game, "rules state untouched")
+    # The rules state records the forfeit (the outcome agrees with terminated); nothing else moves.
+    assert (int(out.game.winner), END_REASONS[int(out.game.end_reason)]) == (1, "illegal_action")
+    assert_states_equal(out.game.board, s.game.board, "board untouched")
+    lose_env.validate(out)
+    back = tcgjax.from_json(lose_env, tcgjax.to_json(lose_env, out))
+    assert_states_equal(back, out, "a forfeited game round-trips")
     # Player 2 acting illegally loses too.
     s2 = build_state(lose_env, [{}, {"hand": ["dragon"], "mana": 1}], active=1)
     out2 = jax.jit(lose_env.step)(s2, 42, KEY)
     np.testing.assert_array_equal(out2.rewards, [1.0, -1.0])
     assert int(out2.error) == errors.ACTION_OUT_OF_RANGE
+    assert int(out2.game.winner) == 0 and bool(out2.terminated)
+    lose_env.validate(out2)
 
 
 def test_terminal_state_is_absorbing(duel_env):
@@ -126,3 +133,39 @@ def test_step_works_under_vmap_with_mixed_outcomes(duel_env):
         )
         assert_states_equal(jax.tree.map(lambda x, i=i: x[i], out), expected, f"game {i}")
     assert list(np.asarray(out.error) != 0) == [False, True, False]
+
+
+def test_lose_policy_records_the_forfeit_in_the_deployment_game():
+    """The deployment win-rate metric reads ``outcome``: a forfeit must show there."""
+    env = tcgjax.make("deployment", illegal_action="lose")
+    s = jax.jit(env.init)(KEY)
+    illegal = int(np.flatnonzero(~np.asarray(s.legal_action_mask))[0])
+    out = jax.jit(env.step)(s, illegal, KEY)
+    assert bool(out.terminated)
+    view = tcgjax.to_json(env, out)
+    assert '"outcome": "player2_won"' in view and '"endReason": "illegal_action"' in view
+    env.validate(out)
+
+
+@pytest.mark.parametrize("player", [-1, 2, 7, np.int64(2), True, 0.0, "1", None, np.array([0])])
+def test_observe_refuses_a_concrete_player_outside_the_range(duel_env, player):
+    s = duel_env.init(KEY)
+    with pytest.raises(tcgjax.TcgjaxError, match="player"):
+        duel_env.observe(s, player)
+
+
+def test_observe_accepts_every_player_and_traces_under_jit(duel_env):
+    s = duel_env.init(KEY)
+    for player in (0, 1, np.int32(1), jnp.int32(0)):
+        assert duel_env.observe(s, player).shape == duel_env.observation_shape
+    # Traced players cannot be checked (documented); both seats still give their own views.
+    views = jax.jit(jax.vmap(duel_env.observe, in_axes=(None, 0)))(s, jnp.arange(2))
+    np.testing.assert_array_equal(views[0], duel_env.observe(s, 0))
+    np.testing.assert_array_equal(views[1], duel_env.observe(s, 1))
+
+
+@pytest.mark.parametrize("max_steps", [2**31, 2**40, 0, -5, 3.0, True])
+def test_max_steps_must_fit_int32(max_steps):
+    with pytest.raises(tcgjax.ConfigError, match="max_steps"):
+        tcgjax.make("duel", max_steps=max_steps)
+    assert tcgjax.make("duel", max_steps=2**31 - 1).max_steps == 2**31 - 1

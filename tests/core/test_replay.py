@@ -76,7 +76,9 @@ def test_run_reproduces_final_state_exactly(duel_env, recorded):
 
 def test_illegal_command_in_log(recorded):
     data = copy.deepcopy(recorded[0])
-    data["commandLog"][1]["payload"]["action"] = ACTIONS.encode("attack", 2)  # empty slot
+    data["commandLog"][1]["payload"].update(
+        action=ACTIONS.encode("attack", 2), actionName="attack[2]"
+    )
     with pytest.raises(tcgjax.ReplayError, match=r"commandLog\[1\].*no_creature_in_slot"):
         replay.run(data)
 
@@ -92,7 +94,7 @@ def test_legal_switch_of_action_is_caught(recorded):
     """Swapping an action for another legal one desynchronises the log: the next command's actor
     no longer matches (or the digest fails) — never a silent divergence."""
     data = copy.deepcopy(recorded[0])
-    data["commandLog"][1]["payload"]["action"] = END_TURN
+    data["commandLog"][1]["payload"].update(action=END_TURN, actionName="end_turn")
     with pytest.raises(tcgjax.ReplayError, match=r"commandLog\[2\].payload.playerId"):
         replay.run(data)
 
@@ -144,3 +146,164 @@ def test_recorder_refuses_illegal_actions(duel_env):
     with pytest.raises(tcgjax.IllegalActionError, match="not_enough_mana"):
         rec.step(ACTIONS.encode("play", 0), jax.random.PRNGKey(0))
     assert rec.export()["commandLog"] == []
+
+
+# --------------------------------------------------------------------------------------------------
+# The envelope: every field required and type-checked, the digest not optional by accident
+
+
+def test_public_module_imports():
+    import importlib
+
+    module = importlib.import_module("tcgjax.replay")
+    from tcgjax.replay import Recorder, run
+
+    assert module.run is run and module.Recorder is Recorder and tcgjax.replay is module
+
+
+def test_missing_final_is_refused_unless_verification_is_waived(duel_env, recorded):
+    data, final_state = copy.deepcopy(recorded[0]), recorded[1]
+    del data["final"]
+    with pytest.raises(tcgjax.ReplayError, match=r"replay\.final: missing field"):
+        replay.run(data)
+    assert_states_equal(replay.run(data, verify=False), final_state, "verify=False")
+
+
+def test_dropped_command_or_edited_initial_state_without_final_is_caught(recorded):
+    """The attacks a missing digest used to let through now fail on the missing digest."""
+    dropped = copy.deepcopy(recorded[0])
+    dropped["commandLog"].pop()
+    dropped["randomTape"]["values"].pop()
+    with pytest.raises(tcgjax.ReplayError, match="differs"):
+        replay.run(dropped)
+    del dropped["final"]
+    with pytest.raises(tcgjax.ReplayError, match=r"replay\.final"):
+        replay.run(dropped)
+    edited = copy.deepcopy(recorded[0])
+    edited["initialState"]["players"]["player2"]["attributes"]["life"] = 11
+    del edited["final"]
+    with pytest.raises(tcgjax.ReplayError, match=r"replay\.final"):
+        replay.run(edited)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("options", None),
+        ("options", ["illegal_action"]),
+        ("envId", 3),
+        ("envId", None),
+        ("envVersion", 2),
+        ("commandLog", {"0": {}}),
+        ("commandLog", None),
+        ("randomTape", [[1, 2]]),
+        ("initialState", "{}"),
+        ("initialState", None),
+        ("final", None),
+        ("final", "abc"),
+    ],
+)
+def test_every_envelope_field_is_type_checked(recorded, field, value):
+    data = copy.deepcopy(recorded[0])
+    data[field] = value
+    with pytest.raises(tcgjax.ReplayError, match=rf"^replay\.{field}: expected"):
+        replay.run(data)
+
+
+@pytest.mark.parametrize(
+    "field", ["envId", "envVersion", "options", "initialState", "commandLog", "randomTape"]
+)
+def test_every_envelope_field_is_required(recorded, field):
+    data = copy.deepcopy(recorded[0])
+    del data[field]
+    with pytest.raises(tcgjax.ReplayError, match=rf"^replay\.{field}: missing field"):
+        replay.run(data, verify=False)
+
+
+def test_unknown_envelope_fields_and_non_dict_replays(recorded):
+    data = copy.deepcopy(recorded[0])
+    data["comment"] = "hi"
+    with pytest.raises(tcgjax.ReplayError, match=r"replay\.comment: unknown field"):
+        replay.run(data)
+    with pytest.raises(tcgjax.ReplayError, match="expected a JSON object"):
+        replay.run([recorded[0]])
+    with pytest.raises(tcgjax.ReplayError, match="verify"):
+        replay.run(recorded[0], verify="no")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ({"index": -1}, r"replay\.randomTape\.index: -1 outside \[0, 6\]"),
+        ({"index": 7}, r"replay\.randomTape\.index: 7 outside \[0, 6\]"),
+        ({"index": True}, r"replay\.randomTape\.index: expected an int"),
+        ({"index": 0.0}, r"replay\.randomTape\.index: expected an int"),
+        ({"values": "00"}, r"replay\.randomTape\.values: expected a list"),
+        ({"extra": 1}, r"replay\.randomTape\.extra: unknown field"),
+    ],
+)
+def test_tape_index_and_values_are_checked(recorded, edit, message):
+    data = copy.deepcopy(recorded[0])
+    data["randomTape"].update(edit)
+    with pytest.raises(tcgjax.ReplayError, match=message):
+        replay.run(data)
+
+
+def test_a_tape_index_past_the_start_skips_keys_and_is_caught(recorded):
+    data = copy.deepcopy(recorded[0])
+    data["randomTape"]["index"] = 1  # in range, but the steps then read the wrong keys
+    with pytest.raises(tcgjax.ReplayError, match="exhausted"):
+        replay.run(data)
+
+
+@pytest.mark.parametrize(
+    ("action", "rule"),
+    [
+        (3.0, "integer"),
+        ("0", "integer"),
+        (True, "integer"),
+        (None, "integer"),
+        (-1, r"action -1 is outside \[0, 10\)"),
+        (2**31, r"action 2147483648 is outside \[0, 10\)"),
+        (2**32, r"outside \[0, 10\)"),
+    ],
+)
+def test_command_actions_must_be_integer_ids_in_range(recorded, action, rule):
+    data = copy.deepcopy(recorded[0])
+    data["commandLog"][0]["payload"]["action"] = action
+    with pytest.raises(tcgjax.ReplayError, match=rf"commandLog\[0\]\.payload\.action: .*{rule}"):
+        replay.run(data)
+
+
+def test_command_fields_are_checked(recorded):
+    cases = [
+        (lambda c: c.update(timestamp=5), r"commandLog\[1\]\.timestamp: 5 != its index 1"),
+        (lambda c: c.update(timestamp="1"), r"commandLog\[1\]\.timestamp: expected an int"),
+        (lambda c: c["payload"].update(actionName="end_turn"), r"commandLog\[1\].*actionName"),
+        (lambda c: c["payload"].pop("actionName"), r"commandLog\[1\]\.payload\.actionName: miss"),
+        (lambda c: c["payload"].update(extra=1), r"commandLog\[1\]\.payload\.extra: unknown"),
+        (lambda c: c.update(payload=[1]), r"commandLog\[1\]\.payload: expected an object"),
+        (lambda c: c.pop("timestamp"), r"commandLog\[1\]\.timestamp: missing"),
+    ]
+    for edit, message in cases:
+        data = copy.deepcopy(recorded[0])
+        edit(data["commandLog"][1])
+        with pytest.raises(tcgjax.ReplayError, match=message):
+            replay.run(data)
+    data = copy.deepcopy(recorded[0])
+    data["commandLog"][1] = "end_turn"
+    with pytest.raises(tcgjax.ReplayError, match=r"commandLog\[1\]: expected a command object"):
+        replay.run(data)
+
+
+def test_final_fields_are_checked(recorded):
+    for edit, message in [
+        ({"stepCount": "6"}, r"replay\.final\.stepCount: expected an int"),
+        ({"sha256": 0}, r"replay\.final\.sha256: expected a hex string"),
+        ({"extra": 0}, r"replay\.final\.extra: unknown field"),
+        ({"stepCount": 5}, "differs"),
+    ]:
+        data = copy.deepcopy(recorded[0])
+        data["final"].update(edit)
+        with pytest.raises(tcgjax.ReplayError, match=message):
+            replay.run(data)

@@ -181,3 +181,60 @@ def test_every_opponent_kind_is_accepted_and_others_named():
         assert load_config(None, [f"opponent={opponent}"]).opponent == opponent
     with pytest.raises(ConfigError, match="'opponent' = 'bot'"):
         load_config(None, ["opponent=bot"])
+
+
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("lr=nan", "lr"),
+        ("lr=.inf", "lr"),
+        ("lr=-0.001", "lr"),
+        ("clip_eps=-0.2", "clip_eps"),
+        ("clip_eps=nan", "clip_eps"),
+        ("ent_coef=-1", "ent_coef"),
+        ("ent_coef=inf", "ent_coef"),
+        ("vf_coef=-0.5", "vf_coef"),
+        ("max_grad_norm=nan", "max_grad_norm"),
+        ("max_grad_norm=-1", "max_grad_norm"),
+        ("gamma=nan", "gamma"),
+        ("gae_lambda=nan", "gae_lambda"),
+        ("eval_every=0", "eval_every"),
+        ("eval_every=-3", "eval_every"),
+        ("checkpoint_every=0", "checkpoint_every"),
+        ("checkpoint_every=-1", "checkpoint_every"),
+        ("seed=-1", "seed"),
+        ("seed=4294967296", "seed"),
+        ("num_envs=2147483648", "num_envs"),
+        ("total_timesteps=10000000000", "total_timesteps"),
+        ("snapshot_every=0", "snapshot_every"),
+    ],
+)
+def test_every_numeric_field_is_range_checked(override, key):
+    message = _error([override])
+    assert f"'{key}'" in message, message
+
+
+def test_batch_of_one_update_must_fit_int32():
+    assert "one update's batch" in _error(["num_envs=65536", "num_steps=65536"])
+
+
+def test_boundaries_that_are_valid():
+    config = load_config(None, ["lr=0", "ent_coef=0", "max_grad_norm=0", "clip_eps=0", "seed=0"])
+    assert (config.lr, config.ent_coef, config.max_grad_norm) == (0.0, 0.0, 0.0)
+    assert load_config(None, ["eval_every=null"]).eval_every is None
+    assert load_config(None, ["eval_every=1", "checkpoint_every=1"]).checkpoint_every == 1
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "lr=[0.1",
+        "hidden_sizes=[64, 32",
+        "env_options={a: 1",
+        "lr=: 0.1",
+        "env_options={a: 1, a: 2}",
+    ],
+)
+def test_override_with_a_yaml_error_names_the_override(override):
+    message = _error([override])
+    assert message.startswith(f"override {override!r}"), message

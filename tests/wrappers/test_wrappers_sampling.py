@@ -59,3 +59,10 @@ def test_reset_if_done_replaces_only_finished_games(duel_env):
     tcgjax.testing.assert_states_equal(
         jax.tree.map(lambda x: x[1], out), jax.tree.map(lambda x: x[1], states), "kept game"
     )
+
+
+@pytest.mark.parametrize("num_actions", [5, 300])  # both prefix-count paths
+def test_all_false_row_gives_action_zero(num_actions):
+    mask = jnp.zeros((3, num_actions), bool).at[1, num_actions - 1].set(True)
+    actions = random_legal_action(jax.random.PRNGKey(0), mask)
+    assert actions.tolist() == [0, num_actions - 1, 0]

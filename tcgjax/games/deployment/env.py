@@ -59,8 +59,8 @@ def observation_layout(scenario: Scenario) -> ObservationLayout:
             (
                 "units",
                 (2, U, len(UNIT_FEATURES)),
-                "per unit slot (me, opponent): exists, alive, hp/max_hp, col/cols, row/rows, "
-                "moves_left/move, has_shot",
+                "per unit slot (me, opponent): exists, alive, hp/max_hp, col/(cols-1) and "
+                "row/(rows-1) (0 while not deployed), moves_left/move, has_shot",
             ),
             ("turn", (1,), "skirmish round / max_turns (0 during deployment)"),
         ]
@@ -95,7 +95,7 @@ class DeploymentEnv(Env):
     """
 
     id = "deployment"
-    version = "1"
+    version = "2"
     num_players = 2
     rule_errors = R.RULE_ERRORS
 
@@ -148,6 +148,12 @@ class DeploymentEnv(Env):
 
     def _is_terminal(self, game) -> jax.Array:
         return game.outcome != R.ONGOING
+
+    def _forfeit(self, game, loser) -> R.DeploymentState:
+        return self.rules.forfeit(game, loser)
+
+    def _validate_game(self, game) -> None:
+        self.rules.validate(game)
 
     def _observe(self, game: R.DeploymentState, player: jax.Array) -> jax.Array:
         s, t, rules = self.scenario, self.rules.t, self.rules
@@ -359,7 +365,7 @@ class DeploymentEnv(Env):
             deploy_steps=jnp.int16(steps),
             **{name: jnp.asarray(arr) for name, arr in cols.items()},
         )
-        check_reachable(self, game)
+        # Reachability (the rules' invariants) is checked by the core's env.validate after this.
         # The D8 views are derived: they must say exactly what the positions say.
         expected_view = self.to_json_game(game)["deployment_state"]
         if data["deployment_state"] != expected_view:
@@ -368,44 +374,6 @@ class DeploymentEnv(Env):
                 f"(expected {expected_view!r})"
             )
         return game
-
-
-def check_reachable(env: DeploymentEnv, game: R.DeploymentState) -> None:
-    """Reject JSON states that break the rules' invariants (3.2, 4.2.5, 4.2.7, 7.2)."""
-    s = env.scenario
-    g = jax.tree.map(np.asarray, game)
-    exists = np.asarray(s.tables["unit_exists"])
-    max_hp = np.asarray(s.tables["unit_hp"])
-    seen: dict[tuple[int, int], str] = {}
-    for i, uid in enumerate(s.unit_ids):
-        if not exists[i]:
-            continue
-        path = f"units.{uid}"
-        if not 0 <= int(g.hp[i]) <= int(max_hp[i]):
-            raise SerializationError(f"{path}.hp: {int(g.hp[i])} outside [0, {int(max_hp[i])}]")
-        if g.col[i] < 0:
-            continue
-        hex_ = (int(g.col[i]), int(g.row[i]))
-        if hex_ in s.walls:
-            raise SerializationError(f"{path}.col: {list(hex_)} is a wall (4.2.5)")
-        if g.hp[i] > 0:
-            if hex_ in seen:
-                raise SerializationError(
-                    f"{path}.col: {list(hex_)} already holds {seen[hex_]} (4.2.7)"
-                )
-            seen[hex_] = uid
-        owner = i // s.max_unit_slots
-        if (
-            int(g.phase) == R.DEPLOYMENT
-            and s.deployment_type == "active"
-            and hex_ not in s.pools[owner]
-        ):
-            raise SerializationError(f"{path}.col: {list(hex_)} is outside its pool (4.2.6)")
-    complete = all(g.col[i] >= 0 for i in range(len(exists)) if exists[i])
-    if complete and int(g.phase) == R.DEPLOYMENT:
-        raise SerializationError("phase: 'deployment' with every unit placed (3.2.5)")
-    if not complete and int(g.phase) != R.DEPLOYMENT:
-        raise SerializationError(f"phase: {PHASES[int(g.phase)]!r} with units left to deploy (7.2)")
 
 
 def deadlock_message(env: DeploymentEnv, game: R.DeploymentState) -> str:

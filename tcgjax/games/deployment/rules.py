@@ -29,17 +29,19 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
 from tcgjax.core.actions import ActionLayout
-from tcgjax.core.errors import FIRST_GAME_CODE, RuleError
+from tcgjax.core.errors import FIRST_GAME_CODE, InvalidStateError, RuleError
 from tcgjax.core.tree import tree_where
 from tcgjax.games.deployment.scenario import PHASES, Scenario
 
 DEPLOYMENT, MOVEMENT, SHOOTING = 0, 1, 2
 ONGOING, PLAYER1_WON, PLAYER2_WON, DRAW, DEADLOCK = 0, 1, 2, 3, 4
 OUTCOMES = ("ongoing", "player1_won", "player2_won", "draw", "deadlock")
-END_REASONS = ("none", "elimination", "turn_limit", "deadlock")
+END_NONE, END_ELIMINATION, END_TURN_LIMIT, END_DEADLOCK, END_ILLEGAL = 0, 1, 2, 3, 4
+END_REASONS = ("none", "elimination", "turn_limit", "deadlock", "illegal_action")
 NUM_DIRECTIONS = 6
 
 RULE_ERRORS = (
@@ -389,7 +391,7 @@ class DeploymentRules:
 
     def _pass(self, state: DeploymentState, action):
         del action  # D5: pass_deployment resolves to a deadlock, zero rewards.
-        state = state.replace(outcome=jnp.int8(DEADLOCK), end_reason=jnp.int8(3))
+        state = state.replace(outcome=jnp.int8(DEADLOCK), end_reason=jnp.int8(END_DEADLOCK))
         return state, jnp.zeros(2, jnp.float32)
 
     def _move(self, state: DeploymentState, action):
@@ -416,7 +418,8 @@ class DeploymentRules:
         enemy_left = jnp.any(self.alive(state) & (self.t["unit_owner"] == 1 - player))
         outcome = jnp.where(enemy_left, state.outcome, PLAYER1_WON + player).astype(jnp.int8)
         state = state.replace(
-            outcome=outcome, end_reason=jnp.where(enemy_left, state.end_reason, 1).astype(jnp.int8)
+            outcome=outcome,
+            end_reason=jnp.where(enemy_left, state.end_reason, END_ELIMINATION).astype(jnp.int8),
         )
         return state, self._rewards_at_end(state)
 
@@ -440,7 +443,204 @@ class DeploymentRules:
         result = jnp.where(hp1 > hp2, PLAYER1_WON, jnp.where(hp2 > hp1, PLAYER2_WON, DRAW))
         state = state.replace(
             outcome=jnp.where(over, result, state.outcome).astype(jnp.int8),
-            end_reason=jnp.where(over, 2, state.end_reason).astype(jnp.int8),
+            end_reason=jnp.where(over, END_TURN_LIMIT, state.end_reason).astype(jnp.int8),
             turn=jnp.where(over, self.scenario.max_turns, state.turn).astype(jnp.int16),
         )
         return state, self._rewards_at_end(state)
+
+    def forfeit(self, state: DeploymentState, loser: jax.Array) -> DeploymentState:
+        """``loser`` made an illegal move under ``illegal_action="lose"``: the other side wins."""
+        winner = (PLAYER1_WON + 1 - loser).astype(jnp.int8)
+        return state.replace(outcome=winner, end_reason=jnp.int8(END_ILLEGAL))
+
+    # -- invariants (host side) ------------------------------------------------------------------
+
+    def validate(self, state: DeploymentState) -> None:
+        """Raise ``InvalidStateError`` if ``state`` is not reachable under these rules.
+
+        Host-side (NumPy on a device_get copy), for loaded and hand-built states; the field named is
+        the D8 JSON path. Invariants, in order: each unit's own facts (empty slots untouched, hp
+        within the scenario, an undeployed unit undamaged, on the board and not on a wall, moves and
+        shots within the turn's allowance), then occupancy (one living unit per hex, 4.2.7) and
+        pools (4.2.6) during deployment, the deployment record (``deployOrder``,
+        ``deployHexSlot``, ``deploymentSteps`` agree with the positions), phase and completeness
+        (3.2.5, 7.2), the current deployer (3.3, 7.1), the turn counter, damage conservation, and
+        the outcome with its end reason.
+        """
+        s, t = self.scenario, {k: np.asarray(v) for k, v in self.scenario.tables.items()}
+        g = jax.tree.map(np.asarray, state)
+        phase, active = int(g.phase), int(g.active_player)
+        outcome, reason = int(g.outcome), int(g.end_reason)
+        exists, owner = t["unit_exists"], t["unit_owner"].astype(int)
+        max_hp, move = t["unit_hp"].astype(int), t["unit_move"].astype(int)
+        deploying = phase == DEPLOYMENT
+        active_type = s.deployment_type == "active"
+
+        def fail(field, problem):
+            raise InvalidStateError(field, problem)
+
+        if phase not in range(len(PHASES)):
+            fail("phase", f"{phase} is not a phase")
+        if active not in (0, 1):
+            fail("turnState.activePlayerId", f"{active} is not a player")
+        if outcome not in range(len(OUTCOMES)) or reason not in range(len(END_REASONS)):
+            fail("outcome", f"outcome {outcome} / endReason {reason} unknown")
+        placed = g.col >= 0
+        # The phase agrees with the placements first: the per-unit allowances below depend on it.
+        remaining = [bool(np.any(exists & ~placed & (owner == p))) for p in (0, 1)]
+        complete = not any(remaining)
+        if complete and deploying:
+            fail("phase", "'deployment' with every unit placed (3.2.5)")
+        if not complete and not deploying:
+            fail("phase", f"{PHASES[phase]!r} with units left to deploy (7.2)")
+        for i, uid in enumerate(s.unit_ids):
+            if not exists[i]:
+                untouched = (
+                    g.col[i] == -1
+                    and g.row[i] == -1
+                    and g.hp[i] == max_hp[i]
+                    and g.moves_left[i] == 0
+                    and not g.has_shot[i]
+                    and g.deploy_order[i] == -1
+                    and g.deploy_hex_slot[i] == -1
+                    and g.damage_dealt[i] == 0
+                )
+                if not untouched:
+                    fail(f"units[{i}]", "an empty unit slot holds values")
+                continue
+            path = f"units.{uid}"
+            hp, col, row = int(g.hp[i]), int(g.col[i]), int(g.row[i])
+            if not 0 <= hp <= max_hp[i]:
+                fail(f"{path}.hp", f"{hp} outside [0, {max_hp[i]}]")
+            if (col < 0) != (row < 0) or col >= s.cols or row >= s.rows or min(col, row) < -1:
+                fail(f"{path}.col", f"({col}, {row}) is neither (-1, -1) nor a hex of the board")
+            if not placed[i] and hp != max_hp[i]:
+                fail(f"{path}.hp", f"{hp}: an undeployed unit cannot have been damaged")
+            if placed[i] and (col, row) in s.walls:
+                fail(f"{path}.col", f"{[col, row]} is a wall (4.2.5)")
+            moves = int(g.moves_left[i])
+            if not 0 <= moves <= move[i]:
+                fail(f"{path}.movesLeft", f"{moves} outside [0, move={move[i]}]")
+            if moves and (deploying or owner[i] != active):
+                fail(
+                    f"{path}.movesLeft",
+                    f"{moves}, but only the player whose turn it is has moves left",
+                )
+            if g.has_shot[i] and not (
+                phase == SHOOTING and owner[i] == active and placed[i] and hp > 0
+            ):
+                fail(
+                    f"{path}.hasShot",
+                    "true outside the shooting phase of the unit's own turn, or for a unit "
+                    "that is not on the board",
+                )
+        alive = exists & placed & (g.hp > 0)
+        seen: dict[tuple[int, int], str] = {}
+        for i, uid in enumerate(s.unit_ids):
+            if not alive[i]:
+                continue
+            hex_ = (int(g.col[i]), int(g.row[i]))
+            if hex_ in seen:
+                fail(f"units.{uid}.col", f"{list(hex_)} already holds {seen[hex_]} (4.2.7)")
+            seen[hex_] = uid
+            if deploying and active_type and hex_ not in s.pools[owner[i]]:
+                fail(f"units.{uid}.col", f"{list(hex_)} is outside its pool (4.2.6)")
+
+        # The deployment record is derived from the placements, in order.
+        deployed = exists & placed
+        steps = int(g.deploy_steps)
+        if not active_type:
+            if (
+                steps
+                or np.any(g.deploy_order[exists] != -1)
+                or np.any(g.deploy_hex_slot[exists] != -1)
+            ):
+                fail("deploymentSteps", "fixed deployment records no placement step")
+        else:
+            if steps != int(deployed.sum()):
+                fail("deploymentSteps", f"{steps} != {int(deployed.sum())} deployed units")
+            for i, uid in enumerate(s.unit_ids):
+                if not exists[i]:
+                    continue
+                order, slot = int(g.deploy_order[i]), int(g.deploy_hex_slot[i])
+                if not deployed[i]:
+                    if order != -1 or slot != -1:
+                        fail(f"units.{uid}.deployOrder", "set for a unit that is not deployed")
+                    continue
+                if not 0 <= slot < int(t["pool_size"][owner[i]]):
+                    fail(f"units.{uid}.deployHexSlot", f"{slot} is not a slot of its pool")
+                flat = int(g.col[i]) * s.rows + int(g.row[i])
+                if deploying and int(t["pool_hex"][owner[i], slot]) != flat:
+                    fail(f"units.{uid}.deployHexSlot", f"{slot} is not the hex the unit is on")
+                if not 0 <= order < steps:
+                    fail(f"units.{uid}.deployOrder", f"{order} outside [0, {steps})")
+            orders = sorted(int(o) for o in g.deploy_order[deployed])
+            if orders != list(range(steps)):
+                fail("units", f"deployOrder values {orders} are not 0..{steps - 1}, once each")
+            # 7.1: the first deployer places all their units before the other starts.
+            first = s.first_deployer
+            firsts = g.deploy_order[deployed & (owner == first)]
+            others = g.deploy_order[deployed & (owner != first)]
+            if others.size and (
+                firsts.size != int((exists & (owner == first)).sum())
+                or firsts.max(initial=-1) > others.min()
+            ):
+                fail(
+                    "units",
+                    "deployOrder: the second deployer placed a unit before the first "
+                    "deployer had placed all theirs (7.1)",
+                )
+
+        if deploying:
+            expected = s.first_deployer if remaining[s.first_deployer] else 1 - s.first_deployer
+            if active != expected:
+                fail(
+                    "deployment_state.current_deployer",
+                    f"player{active + 1} deploys while player{expected + 1} has units left "
+                    "(3.3, 7.1)",
+                )
+        turn = int(g.turn)
+        if deploying and turn != 0:
+            fail("turnState.turnNumber", f"{turn} during deployment (must be 0)")
+        if not deploying and not 1 <= turn <= s.max_turns:
+            fail("turnState.turnNumber", f"{turn} outside [1, max_turns={s.max_turns}]")
+        if deploying and np.any(g.damage_dealt):
+            fail("units", "damageDealt during deployment")
+        for p in (0, 1):
+            dealt = int(g.damage_dealt[exists & (owner == p)].sum())
+            lost = int((max_hp - g.hp)[exists & (owner == 1 - p)].sum())
+            if dealt != lost:
+                fail(
+                    "units",
+                    f"damageDealt by player{p + 1}'s units ({dealt}) != HP lost by "
+                    f"player{2 - p}'s units ({lost})",
+                )
+
+        # The outcome and why the game ended.
+        living = [bool(np.any(alive & (owner == p))) for p in (0, 1)]
+        expected_reasons = {
+            ONGOING: (END_NONE,),
+            DEADLOCK: (END_DEADLOCK,),
+            DRAW: (END_TURN_LIMIT,),
+            PLAYER1_WON: (END_ELIMINATION, END_TURN_LIMIT, END_ILLEGAL),
+            PLAYER2_WON: (END_ELIMINATION, END_TURN_LIMIT, END_ILLEGAL),
+        }
+        if reason not in expected_reasons[outcome]:
+            fail("endReason", f"{END_REASONS[reason]!r} cannot end a game as {OUTCOMES[outcome]!r}")
+        if outcome == DEADLOCK and not deploying:
+            fail("outcome", "'deadlock' happens only during deployment (D5)")
+        if not deploying and outcome in (ONGOING,) and not all(living):
+            fail("outcome", "'ongoing' although a side has no unit left (elimination)")
+        if reason == END_ELIMINATION:
+            winner = outcome - PLAYER1_WON
+            if not (living[winner] and not living[1 - winner]):
+                fail("outcome", f"{OUTCOMES[outcome]!r} by elimination, but the units disagree")
+        if reason == END_TURN_LIMIT:
+            hp = [int(np.where(alive & (owner == p), g.hp, 0).sum()) for p in (0, 1)]
+            result = PLAYER1_WON if hp[0] > hp[1] else PLAYER2_WON if hp[1] > hp[0] else DRAW
+            if turn != s.max_turns or outcome != result:
+                fail(
+                    "outcome",
+                    f"{OUTCOMES[outcome]!r} at the turn limit, but the surviving HP {hp} say "
+                    f"{OUTCOMES[result]!r} (turn {turn})",
+                )

@@ -38,6 +38,7 @@ import numpy as np
 import yaml
 
 from tcgjax.core.errors import ConfigError, TcgjaxError
+from tcgjax.core.files import DuplicateKeyError, yaml_loads
 from tcgjax.games.deployment import hexgrid
 
 __all__ = [
@@ -272,18 +273,29 @@ def load_scenario(scenario: str | os.PathLike | Mapping[str, Any]) -> Scenario:
     """
     if isinstance(scenario, Mapping):
         source, data = "<scenario dict>", dict(scenario)
-    else:
+    elif isinstance(scenario, str | os.PathLike):
         path = os.fspath(scenario)
+        if isinstance(path, bytes):
+            raise ConfigError(f"option scenario={scenario!r}: give the path as a str, not bytes")
         if not os.path.splitext(path)[1] and os.sep not in path:
             path = os.path.join(SCENARIO_DIR, path + ".yaml")
         source = os.path.normpath(path)
         try:
             with open(path, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh)
+                data = yaml_loads(fh.read())
         except OSError as exc:
             raise ConfigError(f"{source}: cannot read scenario: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{source}: not UTF-8 text: {exc}") from exc
+        except DuplicateKeyError as exc:
+            raise ConfigError(f"{source}: {exc}") from exc
         except yaml.YAMLError as exc:
             raise ConfigError(f"{source}: not valid YAML: {exc}") from exc
+    else:
+        raise ConfigError(
+            f"option scenario={scenario!r}: expected a shipped scenario name, a path to a YAML "
+            f"file or a mapping, got {type(scenario).__name__}"
+        )
     _exact_keys(source, "", data, REQUIRED_KEYS)
 
     _exact_keys(source, "board", data["board"], ("cols", "rows"))

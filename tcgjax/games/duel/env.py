@@ -34,7 +34,7 @@ class DuelEnv(Env):
     """Two-player minimal card duel (see ``rules`` for the rules). ``tcgjax.make("duel")``."""
 
     id = "duel"
-    version = "1"
+    version = "2"
     num_players = 2
     action_layout = ACTIONS
     observation_layout = OBSERVATION
@@ -64,6 +64,12 @@ class DuelEnv(Env):
 
     def _is_terminal(self, game: DuelState) -> jax.Array:
         return game.winner >= 0
+
+    def _forfeit(self, game: DuelState, loser: jax.Array) -> DuelState:
+        return self.rules.forfeit(game, loser)
+
+    def _validate_game(self, game: DuelState) -> None:
+        self.rules.validate(game)
 
     def _observe(self, game: DuelState, player: jax.Array) -> jax.Array:
         board, layout, cards = game.board, self.board_layout, self.rules.cards

@@ -25,13 +25,14 @@ import os
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
 from tcgjax.core import zones
 from tcgjax.core.actions import ActionLayout
 from tcgjax.core.board import Board, BoardLayout, new_board, set_turn
 from tcgjax.core.cards import CardRegistry, CardSchema, EnumField, IntField, TextField
-from tcgjax.core.errors import FIRST_GAME_CODE, RuleError
+from tcgjax.core.errors import FIRST_GAME_CODE, InvalidStateError, RuleError
 from tcgjax.core.tree import tree_where
 
 CARDS_FILE = os.path.join(os.path.dirname(__file__), "cards.yaml")
@@ -52,8 +53,8 @@ LIFE, MANA, MAX_MANA_ATTR = 0, 1, 2  # player attribute columns
 EXHAUSTED = 0  # card attribute column
 ZONE_KINDS = ("deck", "hand", "board", "discard")
 NO_WINNER = -1
-END_NONE, END_LIFE, END_DECKED = 0, 1, 2
-END_REASONS = ("none", "life", "decked_out")
+END_NONE, END_LIFE, END_DECKED, END_ILLEGAL = 0, 1, 2, 3
+END_REASONS = ("none", "life", "decked_out", "illegal_action")
 
 ACTIONS = ActionLayout([("play", HAND_SIZE), ("attack", BOARD_SIZE), ("end_turn", 1)])
 RULE_ERRORS = (
@@ -247,3 +248,80 @@ class DuelRules:
             winner=jnp.where(dead, me, state.winner).astype(jnp.int8),
             end_reason=jnp.where(dead, END_LIFE, state.end_reason).astype(jnp.int8),
         )
+
+    def forfeit(self, state: DuelState, loser: jax.Array) -> DuelState:
+        """``loser`` made an illegal move under ``illegal_action="lose"``: the other player wins."""
+        winner = (1 - loser).astype(jnp.int8)
+        return state.replace(winner=winner, end_reason=jnp.int8(END_ILLEGAL))
+
+    # -- invariants (host side) --------------------------------------------------------------------
+
+    def validate(self, state: DuelState) -> None:
+        """Raise ``InvalidStateError`` if ``state`` is not reachable under these rules.
+
+        Host-side (NumPy). Invariants: the winner is a player or none, consistent with the end
+        reason (a life loss leaves the loser at 0 or less, a deck-out an empty deck); a game that
+        goes on has both players above 0 life; life never above the start (no healing); mana within
+        ``[0, max_mana]`` and ``max_mana`` within ``[0, 5]``; each player holds exactly the
+        decklist's cards; each card lies in a zone of its owner; spells never stay on the board;
+        only board creatures can be exhausted (0 or 1); no visibility override (duel sets none).
+        Field names are the JSON paths (``players.player1.attributes.mana``, ``cards.card_007``).
+        """
+        from tcgjax.core.board import card_id, player_id
+        from tcgjax.core.zones import NO_OVERRIDE
+
+        layout = self.layout
+        b = jax.tree.map(np.asarray, state.board)
+        winner, reason = int(state.winner), int(state.end_reason)
+
+        def fail(field, problem):
+            raise InvalidStateError(field, problem)
+
+        if winner not in (NO_WINNER, 0, 1):
+            fail("game.winner", f"{winner} is neither -1 (none) nor a player")
+        if reason not in range(len(END_REASONS)) or (winner == NO_WINNER) != (reason == END_NONE):
+            fail("game.end_reason", f"{reason} does not agree with winner {winner}")
+        if int(b.active_player) not in (0, 1):
+            fail("turnState.activePlayerId", f"{int(b.active_player)} is not a player")
+        for p in range(2):
+            attrs = f"players.{player_id(p)}.attributes"
+            life, mana, max_mana = (
+                int(v) for v in b.player_attributes[p, [LIFE, MANA, MAX_MANA_ATTR]]
+            )
+            if life > START_LIFE:
+                fail(f"{attrs}.life", f"{life} above the starting {START_LIFE} (nothing heals)")
+            if winner == NO_WINNER and life <= 0:
+                fail(f"{attrs}.life", f"{life} but the game goes on (0 or less loses)")
+            if not 0 <= max_mana <= MAX_MANA:
+                fail(f"{attrs}.max_mana", f"{max_mana} outside [0, {MAX_MANA}]")
+            if not 0 <= mana <= max_mana:
+                fail(f"{attrs}.mana", f"{mana} outside [0, max_mana={max_mana}]")
+            defs = sorted(self.cards.ids[int(d)] for d in b.definition[b.owner == p])
+            if defs != sorted(DECKLIST):
+                fail(
+                    f"players.{player_id(p)}",
+                    f"holds the cards {defs}, not the decklist {sorted(DECKLIST)}",
+                )
+        if reason == END_LIFE:
+            loser_life = int(b.player_attributes[1 - winner, LIFE])
+            if loser_life > 0:
+                fail("game.end_reason", f"'life' but the loser has {loser_life} life")
+        if reason == END_DECKED:
+            left = int(np.sum(b.zone == int(zone_of("deck", 1 - winner))))
+            if left:
+                fail("game.end_reason", f"'decked_out' but the loser has {left} cards in deck")
+        kinds = np.asarray(self.cards["kind"])
+        for c in range(layout.num_cards):
+            path = f"cards.{card_id(c)}"
+            zone, owner = int(b.zone[c]), int(b.owner[c])
+            kind_name, zone_owner = layout.zones[zone]
+            if zone_owner != owner:
+                fail(f"{path}.zoneId", f"a card of {player_id(owner)} in {layout.zone_id(zone)}")
+            on_board = kind_name == "board"
+            if on_board and kinds[int(b.definition[c])] == SPELL:
+                fail(f"{path}.zoneId", "a spell on the board (spells resolve to the discard)")
+            exhausted = int(b.card_attributes[c, EXHAUSTED])
+            if exhausted not in (0, 1) or (exhausted and not on_board):
+                fail(f"{path}.attributes.exhausted", f"{exhausted} off the board or not 0/1")
+            if int(b.visibility[c]) != NO_OVERRIDE:
+                fail(f"{path}.visibilityOverride", "duel never overrides visibility")

@@ -2,7 +2,8 @@
 
 One jitted ``lax.scan`` per shipped scenario runs ``vmap``-ed games (auto-reset, uniform random legal
 actions) and evaluates, on every state reached, the invariants of ``deployment_phase_v1.md`` 3.2 and
-the board's own invariants. The scan returns one boolean per invariant per step (each already
+the board's own invariants; the game's own host-side ``validate`` (``rules.validate``) runs on a
+sample of the same states. The scan returns one boolean per invariant per step (each already
 reduced over the batch); the host asserts them all and names the first failure. The situations are
 whatever random play meets: the properties must hold in *every* state, so no particular draw matters
 (the scripted situations are in ``test_deployment_spec.py``).
@@ -28,6 +29,7 @@ from tcgjax.games.deployment.scenario import PHASES
 from tcgjax.wrappers import random_legal_action, reset_if_done
 
 BATCH, STEPS = 256, 400  # 102,400 steps per scenario, 307,200 over the three shipped ones
+VALIDATED_GAMES, VALIDATE_EVERY = 4, 10  # env.validate (host side) on 4 games every 10th step
 MIN_STEPS = 100_000  # each scenario alone is checked on at least this many steps
 DEPLOYMENT = PHASES.index("deployment")
 
@@ -184,7 +186,8 @@ def compiled_rollout(env):
                 [jnp.sum(nxt.terminated & (nxt.game.outcome == o)) for o in range(len(OUTCOMES))]
             ),
         }
-        return nxt, (ok, counts)
+        sample = jax.tree.map(lambda x: x[:VALIDATED_GAMES], nxt)  # for the host-side validate
+        return nxt, (ok, counts, sample)
 
     def run(key):
         state = jax.vmap(env.init)(jax.random.split(key, BATCH))
@@ -196,8 +199,12 @@ def compiled_rollout(env):
 @pytest.mark.parametrize("name", SHIPPED)
 def test_random_play_invariants_hold_on_every_step(name):
     env = tcgjax.make("deployment", scenario=name)
-    ok, counts = jax.device_get(compiled_rollout(env)(jax.random.PRNGKey(2024)))
+    ok, counts, sample = jax.device_get(compiled_rollout(env)(jax.random.PRNGKey(2024)))
     assert ok.shape == (STEPS, len(INVARIANTS))
+    # The game's declared invariants (rules.validate via env.validate), on a sample of the states.
+    for t in range(0, STEPS, VALIDATE_EVERY):
+        for g in range(VALIDATED_GAMES):
+            env.validate(jax.tree.map(lambda x, t=t, g=g: x[t, g], sample))
     for k, (key, what) in enumerate(INVARIANTS.items()):
         bad = np.flatnonzero(~ok[:, k])
         assert bad.size == 0, f"{name}: {key} ({what}) broken at scan steps {bad[:5]}"

@@ -62,7 +62,11 @@ def _script(env):
 @pytest.fixture(scope="module")
 def states(deployment_env, deployment_step):
     """Named states of the scripted game on the small scenario."""
-    env, step = deployment_env, deployment_step
+    return scripted_states(deployment_env, deployment_step)
+
+
+def scripted_states(env, step):
+    """Named states of the module docstring's game (also used by ``test_deployment_validate``)."""
     script = _script(env)
     out = {}
     state = jax.jit(env.init)(KEY)

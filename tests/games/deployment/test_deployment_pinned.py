@@ -1,0 +1,122 @@
+"""Behaviours that rule mutations showed unguarded, each pinned by a scripted situation.
+
+* the observation's ``legal_placement_exists`` bit (6.5) is 1 while a placement is legal, 0 after;
+* the ``active_deployer`` feature (6.1) is cleared once deployment is over;
+* the ``turn`` feature is the round divided by the scenario's ``max_turns`` (not a constant);
+* only the player whose turn starts gets their moves back (the opponent's units keep 0);
+* the round counter advances when ``first_player`` starts a turn, also when that is player 2.
+
+(``from_json``'s wall and pool checks, each alone, are pinned in ``test_deployment_validate``.)
+"""
+
+import numpy as np
+import pytest
+from test_deployment_spec import end_index, init, make_env, move, scenario, step, unit, view
+
+import tcgjax
+from tcgjax.games.deployment import encode_deploy
+
+
+def obs(env, state, player, name):
+    return np.asarray(env.observation_layout.view(env.observe(state, player), name))
+
+
+def skirmish_scenario(*, first_player="player1", max_turns=3):
+    """Two units a side at fixed positions on a 6x3 board, out of range of each other (range 1)."""
+    return scenario(
+        cols=6,
+        rows=3,
+        units=[
+            unit("a1", "player1", move=2),
+            unit("a2", "player1", move=1),
+            unit("b1", "player2", move=2),
+            unit("b2", "player2", move=1),
+        ],
+        pools={"player1": [(0, 0), (0, 2)], "player2": [(5, 0), (5, 2)]},
+        unit_slots=2,
+        hex_slots=2,
+        fixed={"a1": (0, 0), "a2": (0, 2), "b1": (5, 0), "b2": (5, 2)},
+        first_player=first_player,
+        max_turns=max_turns,
+    )
+
+
+def test_legal_placement_bit_and_active_deployer_feature_through_deployment():
+    env = tcgjax.make("deployment")  # small: 3 units a side, player1 deploys first
+    s = init(env)
+    for viewer in (0, 1):
+        assert obs(env, s, viewer, "legal_placement_exists").tolist() == [1.0]
+    np.testing.assert_array_equal(obs(env, s, 0, "active_deployer"), [1.0, 0.0])  # me
+    np.testing.assert_array_equal(obs(env, s, 1, "active_deployer"), [0.0, 1.0])  # opponent
+    placements = [
+        ("blue_infantry", 0, 0),
+        ("blue_sniper", 0, 1),
+        ("blue_tank", 0, 2),
+        ("red_infantry", 6, 0),
+        ("red_sniper", 6, 1),
+        ("red_tank", 6, 2),
+    ]
+    for uid, col, row in placements[:-1]:
+        s = step(env, s, encode_deploy(env, s, uid, col, row))
+        assert obs(env, s, 0, "legal_placement_exists").tolist() == [1.0]
+    np.testing.assert_array_equal(obs(env, s, 1, "active_deployer"), [1.0, 0.0])  # player2 now
+    uid, col, row = placements[-1]
+    s = step(env, s, encode_deploy(env, s, uid, col, row))
+    assert view(env, s)["phase"] == "movement"
+    for viewer in (0, 1):
+        assert obs(env, s, viewer, "legal_placement_exists").tolist() == [0.0]
+        np.testing.assert_array_equal(obs(env, s, viewer, "active_deployer"), [0.0, 0.0])
+
+
+@pytest.mark.parametrize("max_turns", [3, 5])
+def test_turn_feature_is_the_round_over_max_turns(max_turns):
+    env = make_env(skirmish_scenario(max_turns=max_turns))
+    s = init(env)
+    assert obs(env, s, 0, "turn").tolist() == pytest.approx([1 / max_turns])
+    for round_ in range(2, max_turns + 1):
+        for _ in range(4):  # p1 movement, p1 shooting, p2 movement, p2 shooting
+            s = step(env, s, end_index(env))
+        assert view(env, s)["turnState"]["turnNumber"] == round_
+        for viewer in (0, 1):
+            assert obs(env, s, viewer, "turn").tolist() == pytest.approx([round_ / max_turns])
+
+
+def test_only_the_player_whose_turn_starts_gets_moves_back():
+    env = make_env(skirmish_scenario())
+    s = init(env)
+    moves = lambda s: {u: view(env, s)["units"][u]["movesLeft"] for u in ("a1", "a2", "b1", "b2")}  # noqa: E731
+    assert moves(s) == {"a1": 2, "a2": 1, "b1": 0, "b2": 0}
+    s = step(env, s, move(env, s, "a1", "S"))  # spend one of a1's moves
+    s = step(env, s, end_index(env))  # to shooting
+    assert moves(s) == {"a1": 1, "a2": 1, "b1": 0, "b2": 0}
+    s = step(env, s, end_index(env))  # player2's turn starts
+    assert moves(s) == {"a1": 0, "a2": 0, "b1": 2, "b2": 1}
+    # The viewer's own and the opponent's moves features agree with the state.
+    opponent_units = obs(env, s, 0, "units")[1]  # player1 viewing: row 1 is player2
+    np.testing.assert_allclose(opponent_units[:, 5], [1.0, 1.0])  # moves_left / move
+    np.testing.assert_allclose(obs(env, s, 0, "units")[0][:, 5], [0.0, 0.0])
+    s = step(env, s, end_index(env))
+    s = step(env, s, end_index(env))  # player1's turn again
+    assert moves(s) == {"a1": 2, "a2": 1, "b1": 0, "b2": 0}
+    env.validate(s)
+
+
+@pytest.mark.parametrize("first_player", ["player1", "player2"])
+def test_rounds_follow_first_player_to_the_turn_limit(first_player):
+    max_turns = 3
+    env = make_env(skirmish_scenario(first_player=first_player, max_turns=max_turns))
+    s = init(env)
+    first = int(first_player[-1]) - 1
+    assert int(s.current_player) == first
+    turns, steps = [], 0
+    while not bool(s.terminated):
+        s = step(env, s, end_index(env))
+        steps += 1
+        turns.append(view(env, s)["turnState"]["turnNumber"])
+        assert steps <= 4 * max_turns
+    # 4 end_phase actions a round; the round advances exactly when first_player starts again.
+    assert steps == 4 * max_turns
+    assert turns == [1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3]
+    v = view(env, s)
+    assert (v["outcome"], v["endReason"]) == ("draw", "turn_limit")
+    env.validate(s)

@@ -1,0 +1,190 @@
+"""The duel's invariants (``DuelRules.validate`` through ``env.validate``): one JSON state per
+invariant, a reachable situation with one fact edited, rejected by ``from_json`` naming the field."""
+
+import copy
+import json
+
+import jax
+import pytest
+
+import tcgjax
+from tcgjax.games.duel.rules import ACTIONS
+from tcgjax.games.duel.scenario import build_state
+
+KEY = jax.random.PRNGKey(0)
+
+
+@pytest.fixture(scope="module")
+def situation(duel_env):
+    """Player 1: wolf on the board (exhausted), goblin and spark in hand, 2 of 3 mana, life 7;
+    player 2: knight on the board, 2 cards in deck, life 5. The game goes on."""
+    state = build_state(
+        duel_env,
+        [
+            {
+                "hand": ["goblin", "spark"],
+                "board": ["wolf"],
+                "exhausted": [0],
+                "mana": 2,
+                "max_mana": 3,
+                "deck": ["knight", "dragon"],
+                "life": 7,
+            },
+            {"board": ["knight"], "deck": ["goblin", "wolf"], "life": 5},
+        ],
+    )
+    return json.loads(tcgjax.to_json(duel_env, state))
+
+
+def _card(data, player, zone, position=0):
+    """The id of the card at ``position`` of ``zone`` of ``player`` in the JSON view."""
+    zone_id = f"{zone}_{player}"
+    (cid,) = [
+        c for c, e in data["cards"].items() if e["zoneId"] == zone_id and e["position"] == position
+    ]
+    return cid
+
+
+def _attrs(player, **values):
+    def edit(data):
+        data["players"][player]["attributes"].update(values)
+
+    return edit
+
+
+def _game(**values):
+    """Edit the rules fields; a game with a winner is also terminated in the env fields."""
+
+    def edit(data):
+        data["game"].update(values)
+        if data["game"]["winner"] != -1:
+            data["env"].update(terminated=True, rewards=[1.0, -1.0])
+
+    return edit
+
+
+def _move_top_card(player, src, dst_player, dst):
+    """Move the top card of ``src`` onto ``dst`` keeping positions dense (a legal-looking move)."""
+
+    def edit(data):
+        count = lambda z: sum(e["zoneId"] == z for e in data["cards"].values())  # noqa: E731
+        cid = _card(data, player, src, count(f"{src}_{player}") - 1)
+        entry = data["cards"][cid]
+        entry["position"] = count(f"{dst}_{dst_player}")
+        entry["zoneId"] = f"{dst}_{dst_player}"
+
+    return edit
+
+
+def _card_edit(player, zone, position=0, **fields):
+    def edit(data):
+        entry = data["cards"][_card(data, player, zone, position)]
+        for key, value in fields.items():
+            if key == "exhausted":
+                entry["attributes"]["exhausted"] = value
+            else:
+                entry[key] = value
+
+    return edit
+
+
+CASES = [
+    ("winner_out_of_range", _game(winner=2, end_reason=1), "game.winner", "neither -1"),
+    ("winner_without_reason", _game(winner=0), "game.end_reason", "does not agree"),
+    ("reason_without_winner", _game(end_reason=1), "game.end_reason", "does not agree"),
+    (
+        "life_win_with_loser_alive",
+        _game(winner=0, end_reason=1),
+        "game.end_reason",
+        "loser has 5 life",
+    ),
+    (
+        "deck_out_with_cards_left",
+        _game(winner=0, end_reason=2),
+        "game.end_reason",
+        "loser has 2 cards in deck",
+    ),
+    (
+        "life_above_start",
+        _attrs("player2", life=13),
+        "players.player2.attributes.life",
+        "above the starting 12",
+    ),
+    (
+        "dead_player_game_goes_on",
+        _attrs("player2", life=0),
+        "players.player2.attributes.life",
+        "but the game goes on",
+    ),
+    (
+        "max_mana_above_cap",
+        _attrs("player1", max_mana=6, mana=6),
+        "players.player1.attributes.max_mana",
+        "[0, 5]",
+    ),
+    (
+        "mana_above_max_mana",
+        _attrs("player1", mana=4),
+        "players.player1.attributes.mana",
+        "max_mana=3",
+    ),
+    ("mana_negative", _attrs("player1", mana=-1), "players.player1.attributes.mana", "max_mana=3"),
+    (
+        "not_the_decklist",
+        _card_edit("player1", "hand", 0, definitionId="dragon"),
+        "players.player1",
+        "not the decklist",
+    ),
+    (
+        "card_in_the_opponents_zone",
+        _move_top_card("player1", "hand", "player2", "discard"),
+        "cards.",
+        "in discard_player2",
+    ),
+    (
+        "spell_on_the_board",
+        _move_top_card("player1", "hand", "player1", "board"),
+        "cards.",
+        "a spell on the board",
+    ),
+    (
+        "exhausted_off_the_board",
+        _card_edit("player1", "hand", 0, exhausted=1),
+        "cards.",
+        "off the board",
+    ),
+    ("exhausted_not_a_flag", _card_edit("player1", "board", 0, exhausted=2), "cards.", "not 0/1"),
+    (
+        "visibility_override",
+        _card_edit("player1", "hand", 0, visibilityOverride="public"),
+        "cards.",
+        "never overrides visibility",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "fragment"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_from_json_rejects_a_state_breaking_one_invariant(
+    duel_env, situation, edit, field, fragment
+):
+    tcgjax.from_json(duel_env, json.dumps(situation))  # the unedited state loads
+    data = copy.deepcopy(situation)
+    edit(data)
+    with pytest.raises(tcgjax.SerializationError) as info:
+        tcgjax.from_json(duel_env, json.dumps(data))
+    message = str(info.value)
+    assert message.startswith(field), f"{message!r} does not start with {field!r}"
+    assert "unreachable state" in message and fragment in message, message
+
+
+def test_finished_games_of_each_kind_are_valid(duel_env):
+    step = jax.jit(duel_env.step)
+    attack0, end_turn = ACTIONS.encode("attack", 0), ACTIONS.encode("end_turn")
+    won = step(build_state(duel_env, [{"board": ["wolf"]}, {"life": 1}]), attack0, KEY)
+    assert int(won.game.winner) == 0 and bool(won.terminated)
+    duel_env.validate(won)
+    decked = step(build_state(duel_env, [{"deck": ["spark"]}, {"deck": []}]), end_turn, KEY)
+    assert int(decked.game.winner) == 0 and bool(decked.terminated)
+    duel_env.validate(decked)
