@@ -8,9 +8,10 @@ A game declares a :class:`CardSchema` (the fields every card definition has, wit
       - ...
 
 validates every entry, and compiles the numeric fields into read-only arrays, one per field, indexed by
-definition index. Index 0 is a padding row (all zeros, id ``""``); real cards take indices ``1..N`` in
-sorted order of their id (decision G3), so the same file always gives the same indices. Rules look
-values up by gather: ``registry["cost"][board.definition]``.
+definition index (a :class:`RowsField`, a list of structured rows such as effect rows, becomes one
+``[N, max_rows]`` column per sub-field plus a row count). Index 0 is a padding row (all zeros, id
+``""``); real cards take indices ``1..N`` in sorted order of their id (decision G3), so the same file
+always gives the same indices. Rules look values up by gather: ``registry["cost"][board.definition]``.
 
 Validation errors raise :class:`~tcgjax.core.errors.CardDataError` naming the file, the card id and the
 field: a missing field, an unknown field, a wrong type, a value out of range or not in the enum, a
@@ -33,7 +34,15 @@ import yaml
 from tcgjax.core.errors import CardDataError, ConfigError
 from tcgjax.core.files import DuplicateKeyError, json_loads, yaml_loads
 
-__all__ = ["IntField", "EnumField", "FlagsField", "TextField", "CardSchema", "CardRegistry"]
+__all__ = [
+    "IntField",
+    "EnumField",
+    "FlagsField",
+    "TextField",
+    "RowsField",
+    "CardSchema",
+    "CardRegistry",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,7 +116,84 @@ class TextField:
         return value
 
 
-Field = IntField | EnumField | FlagsField | TextField
+@dataclasses.dataclass(frozen=True)
+class RowsField:
+    """A list of at most ``max_rows`` structured rows (digivolution requirements, effect rows,
+    attacks), each a mapping with the sub-``fields`` (``IntField``, ``EnumField``, ``FlagsField``).
+
+    Compiled into one column per sub-field, ``"<name>.<sub>"`` of shape ``[N, max_rows]`` (unused rows
+    hold the sub-field's ``pad`` value, 0 unless given), plus ``"<name>.num_rows"`` (int8 ``[N]``), so a
+    rule gathers every row of a card at once and masks with ``arange(max_rows) < num_rows``.
+
+    A row must give every sub-field except those listed in ``defaults`` (``{sub: value}``, part of
+    the schema and documented with it, never guessed); an unknown key is an error naming the row.
+    """
+
+    name: str
+    max_rows: int
+    fields: tuple[IntField | EnumField | FlagsField, ...]
+    defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    pads: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        names = [f.name for f in self.fields]
+        if len(set(names)) != len(names) or "num_rows" in names:
+            raise ConfigError(
+                f"RowsField {self.name!r}: sub-field names must be unique, not 'num_rows'"
+            )
+        unknown = sorted(set(self.defaults) - set(names)) + sorted(set(self.pads) - set(names))
+        if unknown:
+            raise ConfigError(
+                f"RowsField {self.name!r}: default/pad for unknown sub-field {unknown[0]!r}"
+            )
+        for f in self.fields:
+            if isinstance(f, TextField | RowsField):
+                raise ConfigError(f"RowsField {self.name!r}: sub-field {f.name!r} must be numeric")
+            if f.name in self.defaults:
+                try:
+                    f.parse(self.defaults[f.name])
+                except ValueError as exc:
+                    raise ConfigError(
+                        f"RowsField {self.name!r}: default of {f.name!r}: {exc}"
+                    ) from None
+        if not 0 < self.max_rows <= 127:
+            raise ConfigError(f"RowsField {self.name!r}: max_rows must be in [1, 127]")
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(f"{self.name}.{f.name}" for f in self.fields) + (f"{self.name}.num_rows",)
+
+    def parse(self, value):
+        if not isinstance(value, list):
+            raise ValueError(f"expected a list of rows, got {value!r}")
+        if len(value) > self.max_rows:
+            raise ValueError(f"{len(value)} rows, at most {self.max_rows}")
+        rows = []
+        for r, row in enumerate(value):
+            if not isinstance(row, Mapping):
+                raise ValueError(f"row {r}: expected a mapping, got {row!r}")
+            unknown = sorted(map(str, set(row) - {f.name for f in self.fields}))
+            if unknown:
+                raise ValueError(
+                    f"row {r}: unknown key {unknown[0]!r}; expected {[f.name for f in self.fields]}"
+                )
+            parsed = {}
+            for f in self.fields:
+                if f.name in row:
+                    raw = row[f.name]
+                elif f.name in self.defaults:
+                    raw = self.defaults[f.name]
+                else:
+                    raise ValueError(f"row {r}: missing key {f.name!r}")
+                try:
+                    parsed[f.name] = f.parse(raw)
+                except ValueError as exc:
+                    raise ValueError(f"row {r}, key {f.name!r}: {exc}") from None
+            rows.append(types.MappingProxyType(parsed))
+        return tuple(rows)
+
+
+Field = IntField | EnumField | FlagsField | TextField | RowsField
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,6 +210,24 @@ class CardSchema:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(f.name for f in self.fields)
+
+
+def _rows_columns(field: RowsField, parsed, index, num_ids: int) -> dict[str, np.ndarray]:
+    """The ``[N, max_rows]`` sub-field columns and the ``[N]`` count of a :class:`RowsField`."""
+    out = {}
+    for sub in field.fields:
+        col = np.full((num_ids, field.max_rows), field.pads.get(sub.name, 0), sub.dtype)
+        for cid, i in index.items():
+            for r, row in enumerate(parsed[cid][field.name]):
+                col[i, r] = row[sub.name]
+        out[f"{field.name}.{sub.name}"] = col
+    count = np.zeros(num_ids, np.int8)
+    for cid, i in index.items():
+        count[i] = len(parsed[cid][field.name])
+    out[f"{field.name}.num_rows"] = count
+    for col in out.values():
+        col.setflags(write=False)
+    return out
 
 
 def _read_data_file(path: str) -> Any:
@@ -193,6 +297,9 @@ class CardRegistry:
         columns: dict[str, np.ndarray] = {}
         for field in schema.fields:
             if isinstance(field, TextField):
+                continue
+            if isinstance(field, RowsField):
+                columns.update(_rows_columns(field, parsed, self._index, len(self.ids)))
                 continue
             col = np.zeros(len(self.ids), field.dtype)
             for cid, i in self._index.items():

@@ -1,0 +1,1 @@
+"""The Digimon Card Game (``tcgjax.make("digimon")``): card database, decks and rules."""

@@ -1,0 +1,279 @@
+"""The Digimon card database format: a :class:`~tcgjax.core.cards.CardSchema` and its enums.
+
+Cards live in YAML files (``tcgjax/games/digimon/cards/*.yaml``) of the form ``{cards: [...]}`` and load
+into the core's frozen :class:`~tcgjax.core.cards.CardRegistry` (definition indices in sorted order of
+card number, 0 = padding: decision G3). Every stat is a fact of the printed card; every effect is a
+*row* run by the rules' effect interpreter, never per-card code. ``text`` is our own paraphrase of the
+card's effects (never the official wording), kept host-side for renderers and docs.
+
+Fields of a card (all required unless a default is given here):
+
+=====================  =========================================================================
+``id``                 the card number, e.g. ``ST1-03`` (alternate arts share it)
+``name``               English name
+``kind``               ``digi_egg`` | ``digimon`` | ``tamer`` | ``option``
+``colors``             list of :data:`COLORS`
+``level``              2..7 for Digi-Eggs and Digimon, 0 for Tamers and Options
+``play_cost``          memory to play (Digimon, Tamer) or use (Option); -1 for Digi-Eggs
+``dp``                 printed DP of a Digimon, 0 otherwise
+``digivolve``          up to 4 requirements ``{color, level, cost}``: digivolves from a Digimon of that
+                       color and level for that cost
+``dna``                DNA digivolution: ``[]`` or exactly 2 requirements ``{color, level}``
+``dna_cost``           memory of the DNA digivolution, -1 when ``dna`` is empty
+``keywords``           keywords of the card's own text (:data:`KEYWORDS`)
+``inherited_keywords`` keywords given to the Digimon above it while it is a digivolution card
+``effects``            up to 4 effect rows (below)
+``text``               our paraphrase of the effects ("" when none)
+=====================  =========================================================================
+
+An effect row: ``{where, trigger, window, flags, condition, condition_value, op, target, amount,
+amount_per, count, max_dp, max_level, cannot, duration}``:
+
+* ``where``: ``main`` (the card's own text: the top card of a Digimon, a Tamer in play, an Option
+  being used), ``inherited`` (applies to the Digimon this card is a digivolution card of),
+  ``security`` (resolves when the card is flipped by a security check).
+* ``trigger`` (:data:`TRIGGERS`): ``continuous`` (a modifier that holds while its window and
+  condition hold: DP, Security A., …), ``on_play``, ``when_digivolving``, ``when_attacking``,
+  ``on_deletion``, ``start_of_your_turn``, ``end_of_your_turn``, ``when_blocked`` (this Digimon's
+  attack was blocked), ``security_added`` (a card was added to your security stack), ``main``
+  (the [Main] effect of an Option, or an activated [Main] effect of a permanent), ``security``.
+* ``window``: ``all_turns`` (default), ``your_turn``, ``opponents_turn`` — the [Your Turn] /
+  [Opponent's Turn] brackets ("your" = the controller of the card; for a ``security`` row, the
+  owner of the security card, i.e. the defending player).
+* ``flags``: any of ``once_per_turn``, ``optional`` (the player may decline with action 62),
+  ``up_to`` (choose 0..count instead of exactly count).
+* ``condition`` (:data:`CONDITIONS`) with ``condition_value``.
+* ``op`` (:data:`OPS`), the primitive, with its arguments ``target`` (:data:`TARGETS`), ``amount``,
+  ``amount_per`` (``fixed`` or ``per_two_sources``: amount × ⌊digivolution cards / 2⌋), ``count``,
+  ``max_dp`` / ``max_level`` (-1 = no bound), ``cannot`` (``attack``, ``block``) and ``duration``
+  (:data:`DURATIONS`). What each op does with them is documented in the rules' effect interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+
+from tcgjax.core.cards import (
+    CardRegistry,
+    CardSchema,
+    EnumField,
+    FlagsField,
+    IntField,
+    RowsField,
+    TextField,
+)
+
+__all__ = [
+    "COLORS",
+    "KINDS",
+    "KEYWORDS",
+    "WHERE",
+    "TRIGGERS",
+    "WINDOWS",
+    "EFFECT_FLAGS",
+    "CONDITIONS",
+    "OPS",
+    "TARGETS",
+    "AMOUNT_PER",
+    "CANNOT",
+    "DURATIONS",
+    "SCHEMA",
+    "CARDS_DIR",
+    "STARTER_CARDS",
+    "MAX_DIGIVOLVE",
+    "MAX_EFFECTS",
+    "load_cards",
+]
+
+COLORS = ("red", "blue", "yellow", "green", "black", "purple", "white")
+KINDS = ("digi_egg", "digimon", "tamer", "option")
+DIGI_EGG, DIGIMON, TAMER, OPTION = range(4)
+KEYWORDS = (
+    "blocker",
+    "rush",
+    "piercing",
+    "jamming",
+    "reboot",
+    "retaliation",
+    "blast_digivolve",
+)
+WHERE = ("main", "inherited", "security")
+TRIGGERS = (
+    "continuous",
+    "on_play",
+    "when_digivolving",
+    "when_attacking",
+    "on_deletion",
+    "start_of_your_turn",
+    "end_of_your_turn",
+    "when_blocked",
+    "security_added",
+    "main",
+    "security",
+)
+WINDOWS = ("all_turns", "your_turn", "opponents_turn")
+EFFECT_FLAGS = ("once_per_turn", "optional", "up_to")
+CONDITIONS = (
+    "none",
+    "min_sources",  # this Digimon has >= condition_value digivolution cards
+    "opponent_has_no_source_digimon",  # the opponent has a Digimon with no digivolution cards
+    "battling_no_source_digimon",  # this Digimon battles an opponent's Digimon with none
+)
+OPS = (
+    "dp_mod",  # DP +amount to the target(s) for the duration
+    "security_attack_mod",  # <Security A. +amount> to the target(s) for the duration
+    "memory",  # +amount memory to the effect's controller (negative: lose)
+    "draw",  # <Draw amount>
+    "delete",  # delete count target Digimon (max_dp / max_level bounds)
+    "trash_sources",  # trash amount digivolution cards from the bottom of count targets
+    "unsuspend",  # unsuspend the target(s)
+    "suspend",  # suspend the target(s)
+    "play_self",  # play this card (from security) without paying its cost
+    "activate_main",  # resolve this card's [Main] effect rows (an Option's security effect)
+    "restrict",  # the target(s) cannot do ``cannot`` for the duration
+    "play_from_sources",  # play count Digimon cards among an own Digimon's sources, free
+    "bounce_to_hand",  # return count targets to their owner's hand (sources to the trash)
+    "return_to_deck",  # put count targets at the bottom of their owner's deck (sources too)
+    "de_digivolve",  # <De-Digivolve amount>: trash amount cards from the top of the target
+    "recovery",  # <Recovery +amount (Deck)>: top amount deck cards onto your security
+    "reveal_add",  # reveal amount deck cards, add count matching (max_level) to hand, rest bottom
+    "trash_from_hand",  # trash count cards from your hand (SelectHand)
+    "play_free",  # play count Digimon from hand (max_level) without paying the cost
+)
+TARGETS = (
+    "self",  # this Digimon (or this card)
+    "player",  # the controller (memory, draw, recovery, hand)
+    "choose_own_digimon",
+    "all_own_digimon",
+    "own_security_digimon",  # your Digimon revealed from security while they battle
+    "choose_opponent_digimon",
+    "all_opponent_digimon",
+    "choose_opponent_no_source_digimon",  # an opponent's Digimon with no digivolution cards
+)
+AMOUNT_PER = ("fixed", "per_two_sources")
+CANNOT = ("attack", "block")
+DURATIONS = (
+    "continuous",  # while the source of the effect holds (a continuous row), or instant ops
+    "this_turn",
+    "until_end_of_opponents_next_turn",
+    "until_end_of_your_next_turn",
+)
+MAX_DIGIVOLVE = 4
+MAX_EFFECTS = 4
+
+EFFECT_ROW = RowsField(
+    "effects",
+    MAX_EFFECTS,
+    (
+        EnumField("where", WHERE),
+        EnumField("trigger", TRIGGERS),
+        EnumField("window", WINDOWS),
+        FlagsField("flags", EFFECT_FLAGS, dtype="int8"),
+        EnumField("condition", CONDITIONS),
+        IntField("condition_value", 0, 20, dtype="int8"),
+        EnumField("op", OPS),
+        EnumField("target", TARGETS),
+        IntField("amount", -20000, 20000),
+        EnumField("amount_per", AMOUNT_PER),
+        IntField("count", 0, 10, dtype="int8"),
+        IntField("max_dp", -1, 30000),
+        IntField("max_level", -1, 7, dtype="int8"),
+        FlagsField("cannot", CANNOT, dtype="int8"),
+        EnumField("duration", DURATIONS),
+    ),
+    defaults={
+        "window": "all_turns",
+        "flags": [],
+        "condition": "none",
+        "condition_value": 0,
+        "target": "self",
+        "amount": 0,
+        "amount_per": "fixed",
+        "count": 1,
+        "max_dp": -1,
+        "max_level": -1,
+        "cannot": [],
+        "duration": "continuous",
+    },
+)
+
+SCHEMA = CardSchema(
+    (
+        TextField("name"),
+        EnumField("kind", KINDS),
+        FlagsField("colors", COLORS, dtype="int8"),
+        IntField("level", 0, 7, dtype="int8"),
+        IntField("play_cost", -1, 20, dtype="int8"),
+        IntField("dp", 0, 30000),
+        RowsField(
+            "digivolve",
+            MAX_DIGIVOLVE,
+            (
+                EnumField("color", COLORS),
+                IntField("level", 2, 7, dtype="int8"),
+                IntField("cost", 0, 20, dtype="int8"),
+            ),
+        ),
+        RowsField(
+            "dna",
+            2,
+            (EnumField("color", COLORS), IntField("level", 2, 7, dtype="int8")),
+        ),
+        IntField("dna_cost", -1, 20, dtype="int8"),
+        FlagsField("keywords", KEYWORDS, dtype="int8"),
+        FlagsField("inherited_keywords", KEYWORDS, dtype="int8"),
+        EFFECT_ROW,
+        TextField("text"),
+    )
+)
+
+CARDS_DIR = os.path.join(os.path.dirname(__file__), "cards")
+STARTER_CARDS = os.path.join(CARDS_DIR, "starter.yaml")
+
+
+def load_cards(path: str | os.PathLike = STARTER_CARDS) -> CardRegistry:
+    """Load and validate a Digimon card file (the shipped ST-1/ST-2 database by default).
+
+    Raises:
+      CardDataError: the file, the card number and the field of the first problem.
+    """
+    registry = CardRegistry.load(path, SCHEMA)
+    check_card_rules(registry)
+    return registry
+
+
+def check_card_rules(registry: CardRegistry) -> None:
+    """Facts every Digimon card obeys by kind (beyond each field's own range).
+
+    Raises:
+      CardDataError: naming the file, the card and the field.
+    """
+    from tcgjax.core.errors import CardDataError
+
+    for cid in registry.ids[1:]:
+        row = registry.definition(cid)
+        kind = KINDS[row["kind"]]
+
+        def fail(field, problem, cid=cid, kind=kind):
+            raise CardDataError(registry.source, cid, field, f"a {kind} card: {problem}")
+
+        if row["colors"] == 0:
+            fail("colors", "needs at least one color")
+        if kind == "digi_egg":
+            if row["level"] != 2 or row["play_cost"] != -1 or row["dp"] != 0:
+                fail("level", "Digi-Eggs are level 2, with play_cost -1 and dp 0")
+            if row["digivolve"] or row["dna"]:
+                fail("digivolve", "a Digi-Egg is hatched, it does not digivolve")
+        elif kind == "digimon":
+            if not 3 <= row["level"] <= 7 or row["play_cost"] < 0:
+                fail("level", "Digimon are level 3 to 7 with a play cost >= 0")
+        else:
+            if row["level"] != 0 or row["dp"] != 0 or row["play_cost"] < 0:
+                fail("level", "Tamers and Options have level 0, dp 0 and a play cost >= 0")
+            if row["digivolve"] or row["dna"] or row["inherited_keywords"]:
+                fail("digivolve", "only Digimon digivolve or have inherited keywords")
+        if (row["dna_cost"] >= 0) != bool(row["dna"]) or len(row["dna"]) not in (0, 2):
+            fail("dna", "give 2 DNA requirements with a dna_cost >= 0, or none with dna_cost -1")
+        for r, effect in enumerate(row["effects"]):
+            if WHERE[effect["where"]] == "inherited" and kind not in ("digi_egg", "digimon"):
+                fail("effects", f"row {r}: only Digi-Eggs and Digimon have inherited effects")

@@ -1,0 +1,84 @@
+"""``RowsField``: lists of structured rows (requirements, effect rows, attacks) in the card registry."""
+
+import numpy as np
+import pytest
+
+import tcgjax
+from tcgjax.core.cards import CardRegistry, CardSchema, EnumField, IntField, RowsField, TextField
+
+ATTACKS = RowsField(
+    "attacks",
+    3,
+    (EnumField("kind", ("hit", "heal")), IntField("amount", 0, 300), IntField("cost", -1, 5)),
+    defaults={"cost": 1},
+    pads={"cost": -1},
+)
+SCHEMA = CardSchema((TextField("name"), ATTACKS))
+
+
+def registry(entries):
+    return CardRegistry(SCHEMA, entries, source="mem.yaml")
+
+
+def test_rows_compile_to_padded_columns_and_a_count():
+    reg = registry(
+        [
+            {"id": "b", "name": "B", "attacks": [{"kind": "heal", "amount": 30, "cost": 0}]},
+            {"id": "a", "name": "A", "attacks": [{"kind": "hit", "amount": 10},
+                                                 {"kind": "hit", "amount": 120, "cost": 3}]},
+            {"id": "c", "name": "C", "attacks": []},
+        ]
+    )  # fmt: skip
+    assert reg.ids == ("", "a", "b", "c")
+    np.testing.assert_array_equal(reg["attacks.num_rows"], [0, 2, 1, 0])
+    np.testing.assert_array_equal(
+        reg["attacks.amount"], [[0, 0, 0], [10, 120, 0], [30, 0, 0], [0, 0, 0]]
+    )
+    np.testing.assert_array_equal(reg["attacks.kind"][1:3], [[0, 0, 0], [1, 0, 0]])
+    # The default (1) fills a row that omits the key; unused rows hold the pad (-1).
+    np.testing.assert_array_equal(reg["attacks.cost"][1:3], [[1, 3, -1], [0, -1, -1]])
+    assert (
+        reg.numpy["attacks.amount"].dtype == np.int16 and reg["attacks.num_rows"].dtype == np.int8
+    )
+    assert reg.definition("a")["attacks"][1]["amount"] == 120
+    assert ATTACKS.column_names == (
+        "attacks.kind",
+        "attacks.amount",
+        "attacks.cost",
+        "attacks.num_rows",
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "needle"),
+    [
+        ("hit", "expected a list of rows"),
+        ([{"kind": "hit", "amount": 1}] * 4, "4 rows, at most 3"),
+        (["hit"], "row 0: expected a mapping"),
+        ([{"kind": "hit"}], "row 0: missing key 'amount'"),
+        ([{"kind": "hit", "amount": 1, "dmg": 2}], "row 0: unknown key 'dmg'"),
+        ([{"kind": "hit", "amount": 1}, {"kind": "zap", "amount": 1}], "row 1, key 'kind'"),
+        ([{"kind": "hit", "amount": 999}], "row 0, key 'amount': 999 is outside [0, 300]"),
+    ],
+)
+def test_row_errors_name_file_card_field_row_and_key(rows, needle):
+    with pytest.raises(tcgjax.CardDataError) as info:
+        registry([{"id": "x", "name": "X", "attacks": rows}])
+    message = str(info.value)
+    assert message.startswith("mem.yaml, card 'x', field 'attacks': "), message
+    assert needle in message, message
+
+
+def test_schema_errors():
+    with pytest.raises(tcgjax.ConfigError, match="unique"):
+        RowsField("r", 2, (IntField("a", 0, 1), IntField("a", 0, 1)))
+    with pytest.raises(tcgjax.ConfigError, match="num_rows"):
+        RowsField("r", 2, (IntField("num_rows", 0, 1),))
+    with pytest.raises(tcgjax.ConfigError, match="unknown sub-field 'b'"):
+        RowsField("r", 2, (IntField("a", 0, 1),), defaults={"b": 0})
+    with pytest.raises(tcgjax.ConfigError, match="default of 'a'"):
+        RowsField("r", 2, (IntField("a", 0, 1),), defaults={"a": 5})
+    with pytest.raises(tcgjax.ConfigError, match="numeric"):
+        RowsField("r", 2, (TextField("t"),))
+    with pytest.raises(tcgjax.ConfigError, match="max_rows"):
+        RowsField("r", 0, (IntField("a", 0, 1),))
