@@ -49,6 +49,7 @@ __all__ = [
     "top_card",
     "contains",
     "move_card",
+    "move_all",
     "draw",
     "shuffle",
 ]
@@ -269,6 +270,37 @@ def move_card(layout: BoardLayout, board: Board, card, to_zone, position=TOP) ->
     zone = zone.at[safe_card].set(safe_zone)
     new = board.replace(
         zone=zone.astype(board.zone.dtype), position=pos.astype(board.position.dtype)
+    )
+    return commit(board, new, error)
+
+
+def move_all(layout: BoardLayout, board: Board, from_zone, to_zone) -> CommandResult:
+    """Move every card of ``from_zone`` onto the top of ``to_zone``, keeping their order (a whole
+    digivolution stack moving between areas, a revealed pile going to the bottom of a deck, …).
+
+    One pass over the cards, whatever the number moved. Moving a zone onto itself, or an empty zone,
+    changes nothing but ``version``.
+
+    Errors: ``zone_out_of_range`` (either zone), ``zone_full`` (the destination would exceed its
+    ``max_size``).
+    """
+    from_zone = jnp.asarray(from_zone, jnp.int32)
+    to_zone = jnp.asarray(to_zone, jnp.int32)
+    zone = board.zone.astype(jnp.int32)
+    moving = (zone == from_zone) & (from_zone != to_zone)
+    dest_count = zone_count(board, to_zone)
+    safe_zone = jnp.clip(to_zone, 0, layout.num_zones - 1)
+    max_size = jnp.asarray(layout.zone_max_size)[safe_zone]
+    error = _first_error(
+        ((from_zone < 0) | (from_zone >= layout.num_zones), errors.ZONE_OUT_OF_RANGE),
+        ((to_zone < 0) | (to_zone >= layout.num_zones), errors.ZONE_OUT_OF_RANGE),
+        (dest_count + jnp.sum(moving, dtype=jnp.int32) > max_size, errors.ZONE_FULL),
+    )
+    new = board.replace(
+        zone=jnp.where(moving, to_zone, zone).astype(board.zone.dtype),
+        position=jnp.where(moving, board.position + dest_count, board.position).astype(
+            board.position.dtype
+        ),
     )
     return commit(board, new, error)
 

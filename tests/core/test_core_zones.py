@@ -671,3 +671,28 @@ def test_shuffle_pairwise_and_sort_paths_agree(layout, board0, monkeypatch):
     for a, b in zip(fast, slow, strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     assert len({tuple(np.asarray(p)) for p in fast}) > 1
+
+
+# -------------------------------------------------------------------------------------------------
+# move_all
+
+
+def test_move_all_keeps_the_order_on_top_of_the_destination(layout, board0):
+    # deck_player1 [0, 1, 2] onto stack [7]: the stack becomes [7, 0, 1, 2].
+    result = zones.move_all(layout, board0, DECK_P1, STACK)
+    _applied(board0, result, [[], [3, 4], [5], [], [], [6], [7, 0, 1, 2], []], layout)
+
+
+def test_move_all_of_an_empty_zone_or_onto_itself_moves_nothing(layout, board0):
+    for src, dst in ((LIMBO, STACK), (DECK_P1, DECK_P1)):
+        result = zones.move_all(layout, board0, src, dst)
+        assert int(result.error) == 0
+        assert zone_lists(layout, result.board) == zone_lists(layout, board0)
+        assert int(result.board.version) == int(board0.version) + 1
+
+
+def test_move_all_into_a_zone_without_room_is_rejected(layout, board0):
+    # hand_player1 (max 3) holds 1 card; deck_player1 has 3.
+    _rejected(board0, zones.move_all(layout, board0, DECK_P1, HAND_P1), errors.ZONE_FULL)
+    _rejected(board0, zones.move_all(layout, board0, DECK_P1, 99), errors.ZONE_OUT_OF_RANGE)
+    _rejected(board0, zones.move_all(layout, board0, -1, STACK), errors.ZONE_OUT_OF_RANGE)

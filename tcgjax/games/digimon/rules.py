@@ -1,8 +1,9 @@
-"""Rules of the Digimon Card Game — stage 2: the board and the game setup.
+"""Rules of the Digimon Card Game — stage 2: the board, the setup and the turn structure.
 
-Pure rules (no RL import). This stage defines the zones, the rules state and the setup of the
-official rules; the turn structure, memory, playing, digivolving, attacks and the effect interpreter
-land in the next stages (see the game's README).
+Pure rules (no RL import). This stage implements the zones, the setup, the turn structure (unsuspend,
+draw, breeding, main), memory (G1), playing Digimon and Tamers, digivolving (with the draw bonus) and
+passing. Options, attacks, keywords and the effect interpreter land in the next stages (see the
+game's README): until then their action ids are never legal (error ``not_yet_implemented``).
 
 **Board.** Each player owns ``C_p = 50 + eggs`` cards (card indices: player 1's Digi-Eggs, then
 player 1's main deck, then player 2's), and these zones (E1 ids ``<zone>_<player>``):
@@ -23,8 +24,29 @@ opening hand (the rules put hand before security or security first depending on 
 deal the same random distribution, so one order is chosen); each Digi-Egg deck is shuffled; memory
 is 0; the first player is drawn from the key and skips their first draw.
 
-Simplification (documented): no mulligan (the optional one full re-draw); the spec's phases have no
-mulligan decision.
+**Turn** (official order): Unsuspend → Draw → Breeding → Main. At the start of a turn the active
+player's permanents unsuspend and they draw 1 card (the first player skips the draw of turn 1); a
+player who must draw from an empty deck loses (``deck_out``). In the Breeding phase they do at most one
+thing: hatch (60: the top Digi-Egg into the empty breeding area), move (61: a Lv.3+ Digimon from the
+breeding area to the battle area, not "playing": no [On Play], and it may attack this turn) or pass
+(62). In the Main phase: play a Digimon or Tamer (0-29), digivolve (400-999, field 12 = the breeding
+area, G8), or pass (62).
+
+**Memory** (G1, official): one gauge, stored from the active player's side. Paying a cost moves it
+toward the opponent; a card may be played or digivolved whenever ``cost <= memory + 10`` (the gauge
+never passes 10 on the opponent's side); once the gauge is on the opponent's side (below 0 here)
+after the action has fully resolved, the turn ends and the opponent starts with that memory on their
+side. Passing sets it to 3 on the opponent's side. Gains above 10 are lost.
+
+**Digivolving**: a hand Digimon onto a permanent whose top card is a Digimon or Digi-Egg matching one
+of its requirements (level, and the color among the top card's colors), paying that cost (the lowest
+among the matching requirements), then drawing 1 card (the digivolution bonus; an empty deck draws
+nothing and loses nothing outside the Draw phase). The permanent keeps its slot, its suspended state
+and the turn it entered (so a Digimon played this turn still cannot attack).
+
+Simplifications (documented): no mulligan (the optional one full re-draw); the spec's phases have no
+mulligan decision. A permanent takes the lowest free battle slot; hand positions 30+ cannot be named
+by an action (the spec addresses 30 hand slots).
 """
 
 from __future__ import annotations
@@ -39,9 +61,10 @@ from flax import struct
 from tcgjax.core import zones
 from tcgjax.core.board import Board, BoardLayout, new_board
 from tcgjax.core.cards import CardRegistry
-from tcgjax.core.errors import ConfigError, InvalidStateError
+from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
+from tcgjax.core.tree import tree_where
 from tcgjax.games.digimon import actions as A
-from tcgjax.games.digimon.cards import DIGI_EGG, KINDS
+from tcgjax.games.digimon.cards import DIGI_EGG, DIGIMON, KINDS, OPTION, TAMER
 
 __all__ = [
     "PLAYER_ZONES",
@@ -53,6 +76,8 @@ __all__ = [
     "HAND_AT_START",
     "DigimonState",
     "DigimonRules",
+    "RULE_ERRORS",
+    "CODES",
 ]
 
 MAIN_DECK_SIZE = 50
@@ -68,6 +93,26 @@ BREEDING_SLOT = A.FIELD_SLOTS  # per-slot arrays: 12 battle-area slots, then the
 NUM_SLOTS = A.FIELD_SLOTS + 1
 ONGOING = -1
 END_REASONS = ("none", "security_attack", "deck_out", "simultaneous_loss", "illegal_action")
+END_NONE, END_SECURITY, END_DECK_OUT, END_DRAW, END_ILLEGAL = range(5)
+PASS_MEMORY = 3  # passing puts the gauge on 3 on the opponent's side
+PHASE = {name: i for i, name in enumerate(A.PHASES)}
+
+RULE_ERRORS = (
+    RuleError("wrong_phase", "the action does not belong to the current phase"),
+    RuleError("no_card_in_hand_slot", "there is no card at that hand position"),
+    RuleError("cannot_play_kind", "only Digimon and Tamers are played; Digi-Eggs are hatched"),
+    RuleError("not_enough_memory", "the cost exceeds memory + 10 (G1: the gauge stops at 10)"),
+    RuleError("battle_area_full", "the battle area has no free slot (12 permanents)"),
+    RuleError("not_a_digimon", "only a Digimon card digivolves"),
+    RuleError("no_permanent_there", "there is no permanent at that field index"),
+    RuleError("requirement_not_met", "no digivolve requirement matches the permanent's top card"),
+    RuleError("breeding_area_occupied", "hatching needs an empty breeding area"),
+    RuleError("egg_deck_empty", "the Digi-Egg deck is empty"),
+    RuleError("cannot_move_from_breeding", "only a Lv.3+ Digimon moves to the battle area"),
+    RuleError("unused_action", "ids 93-99 are never used (spec)"),
+    RuleError("not_yet_implemented", "this action belongs to a rules stage not landed yet"),
+)
+CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 
 
 @struct.dataclass
@@ -121,6 +166,33 @@ def build_layout(cards: CardRegistry, num_cards: int) -> BoardLayout:
 def zone_of(name: str, player) -> jax.Array:
     """Zone index of the player zone ``name`` owned by ``player`` (player-major layout)."""
     return jnp.asarray(player, jnp.int32) * len(PLAYER_ZONES) + PLAYER_ZONES.index(name)
+
+
+def slot_zone(player, slot) -> jax.Array:
+    """Zone of permanent slot ``slot`` (0-11 battle area, 12 breeding area) of ``player``."""
+    slot = jnp.asarray(slot, jnp.int32)
+    local = jnp.where(slot == BREEDING_SLOT, PLAYER_ZONES.index("breeding"), 6 + slot)
+    return jnp.asarray(player, jnp.int32) * len(PLAYER_ZONES) + local
+
+
+# Zone index of every permanent slot, [2, S]: a static table (slot-major within each player).
+SLOT_ZONES = np.asarray(
+    [
+        [p * len(PLAYER_ZONES) + (PLAYER_ZONES.index("breeding") if s == BREEDING_SLOT else 6 + s)
+         for s in range(NUM_SLOTS)]
+        for p in range(2)
+    ],
+    np.int32,
+)  # fmt: skip
+
+
+def _first_error(*checks):
+    """The code of the first failing ``(failed, name)`` check, elementwise; 0 if none fails."""
+    shape = jnp.broadcast_shapes(*(jnp.shape(f) for f, _ in checks))
+    code = jnp.zeros(shape, jnp.int32)
+    for failed, name in reversed(checks):
+        code = jnp.where(failed, CODES[name], code)
+    return code
 
 
 class DigimonRules:
@@ -206,6 +278,263 @@ class DigimonRules:
             winner=jnp.int8(ONGOING),
             end_reason=jnp.int8(0),
         )
+
+    # -- derived facts (never stored, E2) --------------------------------------------------------
+
+    def stacks(self, state: DigimonState) -> tuple[jax.Array, jax.Array]:
+        """``(top card, size)`` of every permanent slot: int32[2, S] each (top -1 when empty)."""
+        board = state.board
+        zone = board.zone.astype(jnp.int32)
+        in_slot = zone[None, None, :] == jnp.asarray(SLOT_ZONES)[:, :, None]  # [2, S, C]
+        size = jnp.sum(in_slot, axis=-1, dtype=jnp.int32)
+        is_top = in_slot & (board.position.astype(jnp.int32)[None, None, :] == size[..., None] - 1)
+        top = jnp.where(size > 0, jnp.argmax(is_top, axis=-1), -1).astype(jnp.int32)
+        return top, size
+
+    def hand(self, state: DigimonState, player) -> jax.Array:
+        """Card index at each addressable hand position of ``player``: int32[30], -1 padded."""
+        return zones.zone_slots(state.board, zone_of("hand", player), A.HAND_SLOTS)
+
+    def _card(self, state: DigimonState, name: str, card: jax.Array) -> jax.Array:
+        """Registry column ``name`` of card instance(s) ``card`` (-1 reads the padding row)."""
+        definition = state.board.definition[jnp.maximum(card, 0)]
+        return self.cards[name][jnp.where(card >= 0, definition, 0)]
+
+    # -- legality ----------------------------------------------------------------------------------
+
+    def action_errors(self, state: DigimonState) -> jax.Array:
+        """Error code of every action (0 = legal) in the current phase. int32[A]."""
+        board = state.board
+        me = board.active_player.astype(jnp.int32)
+        phase = board.phase.astype(jnp.int32)
+        main, breeding = phase == PHASE["main"], phase == PHASE["breeding"]
+        top, size = self.stacks(state)
+        my_top, my_size = jnp.where(me == 0, top[0], top[1]), jnp.where(me == 0, size[0], size[1])
+        field_full = jnp.all(my_size[: A.FIELD_SLOTS] > 0)
+        afford = lambda cost: cost <= state.memory.astype(jnp.int32) + MEMORY_LIMIT  # noqa: E731
+
+        hand = self.hand(state, me)  # [H]
+        kind = self._card(state, "kind", hand)
+        play = _first_error(
+            (~main, "wrong_phase"),
+            (hand < 0, "no_card_in_hand_slot"),
+            (kind == OPTION, "not_yet_implemented"),  # Options use the effect interpreter
+            ((kind != DIGIMON) & (kind != TAMER), "cannot_play_kind"),
+            (~afford(self._card(state, "play_cost", hand).astype(jnp.int32)), "not_enough_memory"),
+            (field_full, "battle_area_full"),
+        )
+
+        # Digivolve: [H, 15] (field indices 13, 14 unused), requirement rows matched elementwise.
+        cost = self.digivolve_costs(state, hand, my_top)  # [H, S], -1 = no requirement matches
+        field = jnp.arange(A.FIELD_STRIDE)
+        in_range = field < NUM_SLOTS
+        safe_field = jnp.minimum(field, NUM_SLOTS - 1)
+        target_kind = self._card(state, "kind", my_top)[safe_field]  # [15]
+        occupied = (my_size[safe_field] > 0) & in_range
+        c = cost[:, safe_field]  # [H, 15]
+        digivolve = _first_error(
+            (~main[None, None], "wrong_phase"),
+            (hand[:, None] < 0, "no_card_in_hand_slot"),
+            (kind[:, None] != DIGIMON, "not_a_digimon"),
+            (~occupied[None, :], "no_permanent_there"),
+            (((target_kind != DIGIMON) & (target_kind != DIGI_EGG))[None, :] | (c < 0),
+             "requirement_not_met"),
+            (~afford(c), "not_enough_memory"),
+        )  # fmt: skip
+        digivolve = jnp.pad(digivolve, ((0, 40 - A.HAND_SLOTS), (0, 0)), constant_values=0)
+        digivolve = jnp.where(
+            jnp.arange(40)[:, None] < A.HAND_SLOTS, digivolve, CODES["no_card_in_hand_slot"]
+        )
+
+        breeding_size = my_size[BREEDING_SLOT]
+        eggs_left = zones.zone_count(board, zone_of("eggs", me)) > 0
+        hatch = _first_error(
+            (~breeding, "wrong_phase"),
+            (breeding_size > 0, "breeding_area_occupied"),
+            (~eggs_left, "egg_deck_empty"),
+        )
+        breeding_top = my_top[BREEDING_SLOT]
+        movable = (breeding_size > 0) & (self._card(state, "kind", breeding_top) == DIGIMON)
+        movable &= self._card(state, "level", breeding_top) >= 3
+        move = _first_error(
+            (~breeding, "wrong_phase"),
+            (~movable, "cannot_move_from_breeding"),
+            (field_full, "battle_area_full"),
+        )
+        pass_ = _first_error((~(main | breeding), "wrong_phase"))
+        later = jnp.full((), CODES["not_yet_implemented"])
+        parts = [
+            play,
+            jnp.broadcast_to(later, (A.HAND_SLOTS,)),  # trash_hand
+            hatch[None],
+            move[None],
+            pass_[None],
+            jnp.broadcast_to(later, (A.HAND_SLOTS,)),  # dna
+            jnp.full((7,), CODES["unused_action"]),
+            jnp.broadcast_to(later, (A.LAYOUT.size("attack"),)),
+            digivolve.reshape(-1),
+            jnp.broadcast_to(later, (A.LAYOUT.size("activate") + A.LAYOUT.size("source"),)),
+        ]
+        return jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
+
+    def digivolve_costs(self, state: DigimonState, hand: jax.Array, tops: jax.Array) -> jax.Array:
+        """Cheapest digivolve cost of each hand card onto each permanent: int32[H, S], -1 when no
+        requirement matches (level equal, color among the top card's colors)."""
+        top_level = self._card(state, "level", tops)  # [S]
+        top_colors = self._card(state, "colors", tops).astype(jnp.int32)  # [S] bit mask
+        req_level = self._card(state, "digivolve.level", hand)  # [H, R]
+        req_color = self._card(state, "digivolve.color", hand).astype(jnp.int32)
+        req_cost = self._card(state, "digivolve.cost", hand).astype(jnp.int32)
+        rows = (
+            jnp.arange(req_level.shape[-1]) < self._card(state, "digivolve.num_rows", hand)[:, None]
+        )
+        match = (
+            rows[:, None, :]
+            & (req_level[:, None, :] == top_level[None, :, None])
+            & (((top_colors[None, :, None] >> req_color[:, None, :]) & 1) == 1)
+            & (tops >= 0)[None, :, None]
+        )  # [H, S, R]
+        big = jnp.int32(1 << 20)
+        best = jnp.min(jnp.where(match, req_cost[:, None, :], big), axis=-1)
+        return jnp.where(best < big, best, -1)
+
+    def legal_action_mask(self, state: DigimonState) -> jax.Array:
+        """bool[2120]; never all False before the game ends (pass is legal in Breeding and Main)."""
+        return self.action_errors(state) == 0
+
+    # -- transitions -------------------------------------------------------------------------------
+
+    def apply(self, state: DigimonState, action: jax.Array) -> tuple[DigimonState, jax.Array]:
+        """Apply a legal action, then let the turn run until the next decision. Returns
+        ``(state, rewards float32[2])``."""
+        layout = A.LAYOUT
+        kind = jnp.select(
+            [
+                action < layout.start("trash_hand"),
+                action == layout.start("hatch"),
+                action == layout.start("move_breeding"),
+                action == layout.start("pass"),
+                (action >= layout.start("digivolve")) & (action < layout.start("activate")),
+            ],
+            [0, 1, 2, 3, 4],
+            5,
+        )
+        branches = (self._play, self._hatch, self._move, self._pass, self._digivolve, self._noop)
+        state = jax.lax.switch(kind, branches, state, action)
+        state = self._settle(state)
+        winner = state.winner.astype(jnp.int32)
+        rewards = jnp.where(
+            (winner < 0) | (winner == 2), 0.0, jnp.where(jnp.arange(2) == winner, 1.0, -1.0)
+        )
+        return state, rewards.astype(jnp.float32)
+
+    def _noop(self, state, action):
+        del action
+        return state
+
+    def _lowest_free_slot(self, state: DigimonState, player) -> jax.Array:
+        _, size = self.stacks(state)
+        mine = jnp.where(player == 0, size[0], size[1])[: A.FIELD_SLOTS]
+        return jnp.argmax(mine == 0).astype(jnp.int32)
+
+    def _enter(self, state: DigimonState, player, slot) -> DigimonState:
+        """A new permanent in ``slot``: unsuspended, entered this turn."""
+        return state.replace(
+            suspended=state.suspended.at[player, slot].set(False),
+            entered_turn=state.entered_turn.at[player, slot].set(
+                state.board.turn_number.astype(jnp.int16)
+            ),
+        )
+
+    def _pay(self, state: DigimonState, cost) -> DigimonState:
+        memory = state.memory.astype(jnp.int32) - cost
+        return state.replace(memory=jnp.clip(memory, -MEMORY_LIMIT, MEMORY_LIMIT).astype(jnp.int8))
+
+    def _play(self, state: DigimonState, action):
+        me = state.board.active_player.astype(jnp.int32)
+        card = jnp.maximum(self.hand(state, me)[action], 0)
+        slot = self._lowest_free_slot(state, me)
+        board = zones.move_card(self.layout, state.board, card, slot_zone(me, slot)).board
+        state = self._enter(state.replace(board=board), me, slot)
+        return self._pay(state, self._card(state, "play_cost", card).astype(jnp.int32))
+
+    def _digivolve(self, state: DigimonState, action):
+        me = state.board.active_player.astype(jnp.int32)
+        h, slot = jnp.divmod(action - A.LAYOUT.start("digivolve"), A.FIELD_STRIDE)
+        hand = self.hand(state, me)
+        top, _ = self.stacks(state)
+        my_top = jnp.where(me == 0, top[0], top[1])
+        cost = self.digivolve_costs(state, hand, my_top)[h, jnp.minimum(slot, NUM_SLOTS - 1)]
+        card = jnp.maximum(hand[h], 0)
+        board = zones.move_card(self.layout, state.board, card, slot_zone(me, slot)).board
+        state = self._pay(state.replace(board=board), cost)
+        # The digivolution bonus: draw 1 (nothing happens on an empty deck outside the Draw phase).
+        drawn = zones.draw(self.layout, state.board, zone_of("deck", me), zone_of("hand", me))
+        return state.replace(board=drawn.board)
+
+    def _hatch(self, state: DigimonState, action):
+        del action
+        me = state.board.active_player.astype(jnp.int32)
+        board = zones.draw(
+            self.layout, state.board, zone_of("eggs", me), slot_zone(me, BREEDING_SLOT)
+        ).board
+        state = self._enter(state.replace(board=board), me, BREEDING_SLOT)
+        return state.replace(board=state.board.replace(phase=jnp.int8(PHASE["main"])))
+
+    def _move(self, state: DigimonState, action):
+        """Breeding → battle area: the whole stack, keeping its state (not "played")."""
+        del action
+        me = state.board.active_player.astype(jnp.int32)
+        slot = self._lowest_free_slot(state, me)
+        moved = zones.move_all(
+            self.layout, state.board, slot_zone(me, BREEDING_SLOT), slot_zone(me, slot)
+        ).board
+        return state.replace(
+            board=moved.replace(phase=jnp.int8(PHASE["main"])),
+            suspended=state.suspended.at[me, slot]
+            .set(state.suspended[me, BREEDING_SLOT])
+            .at[me, BREEDING_SLOT]
+            .set(False),
+            entered_turn=state.entered_turn.at[me, slot]
+            .set(state.entered_turn[me, BREEDING_SLOT])
+            .at[me, BREEDING_SLOT]
+            .set(-1),
+        )
+
+    def _pass(self, state: DigimonState, action):
+        del action
+        in_main = state.board.phase == PHASE["main"]
+        to_main = state.replace(board=state.board.replace(phase=jnp.int8(PHASE["main"])))
+        end = state.replace(memory=jnp.int8(-PASS_MEMORY))
+        return tree_where(in_main, end, to_main)
+
+    def _settle(self, state: DigimonState) -> DigimonState:
+        """After an action has fully resolved: the turn ends once the gauge is on the opponent's
+        side (G1), and the next turn runs its automatic phases up to the Breeding phase."""
+        over = (state.board.phase == PHASE["main"]) & (state.memory < 0) & (state.winner < 0)
+        return tree_where(over, self._next_turn(state), state)
+
+    def _next_turn(self, state: DigimonState) -> DigimonState:
+        board = state.board
+        nxt = (1 - board.active_player.astype(jnp.int32)).astype(jnp.int8)
+        board = board.replace(active_player=nxt, turn_number=board.turn_number + 1)
+        # Unsuspend phase: the new turn player's permanents.
+        suspended = state.suspended.at[nxt.astype(jnp.int32)].set(False)
+        # Draw phase: unable to draw = loss (deck out).
+        drawn = zones.draw(self.layout, board, zone_of("deck", nxt), zone_of("hand", nxt))
+        decked = drawn.error != 0
+        board = drawn.board.replace(phase=jnp.int8(PHASE["breeding"]))
+        return state.replace(
+            board=board,
+            memory=(-state.memory).astype(jnp.int8),
+            suspended=suspended,
+            winner=jnp.where(decked, 1 - nxt, state.winner).astype(jnp.int8),
+            end_reason=jnp.where(decked, END_DECK_OUT, state.end_reason).astype(jnp.int8),
+        )
+
+    def forfeit(self, state: DigimonState, loser: jax.Array) -> DigimonState:
+        """``loser`` made an illegal move under ``illegal_action="lose"``: the other player wins."""
+        return state.replace(winner=(1 - loser).astype(jnp.int8), end_reason=jnp.int8(END_ILLEGAL))
 
     # -- invariants (host side) ------------------------------------------------------------------
 

@@ -1,0 +1,218 @@
+"""Digimon stage 2: turn structure, memory (G1), playing, digivolving (draw bonus, G8), hatching
+and moving, passing, deck-out — scripted situations on test-only cards (``build_state``)."""
+
+import jax
+import numpy as np
+import pytest
+
+from tcgjax.core.cards import CardRegistry
+from tcgjax.games.digimon import actions as A
+from tcgjax.games.digimon import cards as C
+from tcgjax.games.digimon import rules as R
+from tcgjax.games.digimon.scenario import build_state
+
+BASE = dict(dna=[], dna_cost=-1, keywords=[], inherited_keywords=[], effects=[], text="")
+RED2 = [{"color": "red", "level": 2, "cost": 0}]
+ENTRIES = [
+    dict(BASE, id="EGG", name="Egg", kind="digi_egg", colors=["red"], level=2, play_cost=-1, dp=0,
+         digivolve=[]),
+    dict(BASE, id="R3", name="Red3", kind="digimon", colors=["red"], level=3, play_cost=3,
+         dp=3000, digivolve=RED2),
+    dict(BASE, id="R4", name="Red4", kind="digimon", colors=["red"], level=4, play_cost=5,
+         dp=5000, digivolve=[{"color": "red", "level": 3, "cost": 2}]),
+    dict(BASE, id="B4", name="Blue4", kind="digimon", colors=["blue"], level=4, play_cost=5,
+         dp=5000, digivolve=[{"color": "blue", "level": 3, "cost": 1}]),
+    dict(BASE, id="R7", name="Red7", kind="digimon", colors=["red"], level=7, play_cost=11,
+         dp=15000, digivolve=[]),
+    dict(BASE, id="T", name="Tamer", kind="tamer", colors=["red"], level=0, play_cost=2, dp=0,
+         digivolve=[]),
+    dict(BASE, id="O", name="Option", kind="option", colors=["red"], level=0, play_cost=1, dp=0,
+         digivolve=[]),
+    dict(BASE, id="R3B", name="Red3b", kind="digimon", colors=["red"], level=3, play_cost=3,
+         dp=3000, digivolve=RED2),
+]  # fmt: skip
+MAIN = ["R3"] * 4 + ["R4"] * 4 + ["B4"] * 4 + ["R7"] * 4 + ["T"] * 4 + ["O"] * 4 + ["R3B"] * 4
+EGGS = ["EGG"] * 4
+
+
+def _deck():
+    # 28 distinct-copy-limited cards cannot make 50: pad with more test numbers (4 copies each).
+    extra = [f"X{i}" for i in range(6)]
+    return MAIN + [n for n in extra for _ in range(4)][: 50 - len(MAIN)], extra
+
+
+@pytest.fixture(scope="module")
+def rules():
+    main, extra = _deck()
+    entries = ENTRIES + [
+        dict(BASE, id=n, name=n, kind="digimon", colors=["green"], level=3, play_cost=4,
+             dp=1000, digivolve=[])
+        for n in extra
+    ]  # fmt: skip
+    registry = CardRegistry(C.SCHEMA, entries, source="turn-cards")
+    return R.DigimonRules(registry, [(EGGS, main), (EGGS, main)])
+
+
+@pytest.fixture(scope="module")
+def apply(rules):
+    return jax.jit(rules.apply)
+
+
+@pytest.fixture(scope="module")
+def errors(rules):
+    return jax.jit(rules.action_errors)
+
+
+def code_name(code):
+    return "ok" if code == 0 else R.RULE_ERRORS[int(code) - R.FIRST_GAME_CODE].name
+
+
+def zone_cards(rules, state, zone, player):
+    """Card numbers of ``zone`` of ``player`` bottom to top."""
+    b = jax.device_get(state.board)
+    z = int(R.zone_of(zone, player)) if zone in R.PLAYER_ZONES else zone
+    members = np.flatnonzero(np.asarray(b.zone) == z)
+    members = members[np.argsort(np.asarray(b.position)[members])]
+    return [rules.cards.ids[int(b.definition[c])] for c in members]
+
+
+def stack(rules, state, player, slot):
+    return zone_cards(rules, state, int(R.SLOT_ZONES[player, slot]), player)
+
+
+def play_ok(rules, apply, errors, state, action):
+    code = int(errors(state)[action])
+    assert code == 0, f"{A.decode(int(state.board.phase), action).name}: {code_name(code)}"
+    new, rewards = apply(state, action)
+    rules.validate(new)
+    return new, rewards
+
+
+def test_playing_pays_memory_and_the_turn_ends_on_the_opponents_side(rules, apply, errors):
+    s = build_state(rules, [{"hand": ["R3", "T"]}, {"field": [["R3"]], "suspended": [0],
+                                                     "deck": ["R4"]}], memory=2)  # fmt: skip
+    s, rewards = play_ok(rules, apply, errors, s, A.encode("play", 1))  # the Tamer, cost 2
+    assert stack(rules, s, 0, 0) == ["T"] and int(s.memory) == 0
+    assert int(s.board.active_player) == 0, "memory 0 is not on the opponent's side (G1)"
+    s, rewards = play_ok(rules, apply, errors, s, A.encode("play", 0))  # R3, cost 3 -> -3
+    assert stack(rules, s, 0, 1) == ["R3"], "the lowest free slot"
+    # The opponent's turn: memory 3 on their side, unsuspended, they drew (R4 on top of the deck).
+    assert int(s.board.active_player) == 1 and int(s.memory) == 3
+    assert int(s.board.turn_number) == 3 and A.PHASES[int(s.board.phase)] == "breeding"
+    assert not bool(s.suspended[1, 0]) and zone_cards(rules, s, "hand", 1)[-1] == "R4"
+    assert list(np.asarray(rewards)) == [0.0, 0.0]
+    assert int(s.entered_turn[0, 1]) == 2, "entered on the turn it was played"
+
+
+def test_cost_up_to_memory_plus_ten_is_payable(rules, apply, errors):
+    s = build_state(rules, [{"hand": ["R7"]}, {}], memory=0)
+    assert code_name(errors(s)[A.encode("play", 0)]) == "not_enough_memory"  # 11 > 0 + 10
+    s = build_state(rules, [{"hand": ["R7"]}, {}], memory=1)
+    s, _ = play_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert int(s.board.active_player) == 1 and int(s.memory) == 10, "opponent starts with 10"
+
+
+def test_pass_in_main_gives_the_opponent_three_and_pass_in_breeding_goes_to_main(
+    rules, apply, errors
+):
+    s = build_state(rules, [{}, {}], memory=7, phase="breeding")
+    s, _ = play_ok(rules, apply, errors, s, A.encode("pass"))
+    assert A.PHASES[int(s.board.phase)] == "main" and int(s.board.active_player) == 0
+    assert int(s.memory) == 7
+    s, _ = play_ok(rules, apply, errors, s, A.encode("pass"))
+    assert int(s.board.active_player) == 1 and int(s.memory) == 3
+
+
+def test_digivolve_pays_draws_one_and_keeps_the_permanent_state(rules, apply, errors):
+    s = build_state(
+        rules,
+        [{"hand": ["R4"], "field": [None, ["EGG", "R3"]], "suspended": [1], "entered": {1: 2},
+          "deck": ["B4"]}, {}],
+        memory=5,
+    )  # fmt: skip
+    s, _ = play_ok(rules, apply, errors, s, A.encode("digivolve", 0, 1))
+    assert stack(rules, s, 0, 1) == ["EGG", "R3", "R4"]
+    assert int(s.memory) == 3, "digivolve cost 2, not the play cost 5"
+    assert zone_cards(rules, s, "hand", 0) == ["B4"], "the digivolution bonus draws 1"
+    assert bool(s.suspended[0, 1]) and int(s.entered_turn[0, 1]) == 2
+
+
+def test_digivolve_in_the_breeding_area_g8(rules, apply, errors):
+    s = build_state(rules, [{"hand": ["R3"], "breeding": ["EGG"]}, {}], memory=1)
+    s, _ = play_ok(rules, apply, errors, s, A.encode("digivolve", 0, A.BREEDING_FIELD))
+    assert stack(rules, s, 0, R.BREEDING_SLOT) == ["EGG", "R3"] and int(s.memory) == 1
+
+
+@pytest.mark.parametrize(
+    ("player1", "action", "name"),
+    [
+        ({"hand": ["B4"], "field": [["R3"]]}, A.encode("digivolve", 0, 0), "requirement_not_met"),
+        ({"hand": ["R4"], "field": [["EGG"]]}, A.encode("digivolve", 0, 0), "requirement_not_met"),
+        ({"hand": ["R3"], "field": [["T"]]}, A.encode("digivolve", 0, 0), "requirement_not_met"),
+        ({"hand": ["R4"]}, A.encode("digivolve", 0, 3), "no_permanent_there"),
+        ({"hand": ["T"], "field": [["R3"]]}, A.encode("digivolve", 0, 0), "not_a_digimon"),
+        ({"hand": ["R4"], "field": [["R3"]]}, A.encode("digivolve", 1, 0), "no_card_in_hand_slot"),
+        ({"hand": ["R4"], "field": [["R3"]]}, A.encode("digivolve", 0, 13), "no_permanent_there"),
+        ({"hand": ["O"]}, A.encode("play", 0), "not_yet_implemented"),
+        (
+            {"hand": ["R3"], "field": [["X0"]] * 4 + [["X1"]] * 4 + [["X2"]] * 4},
+            A.encode("play", 0),
+            "battle_area_full",
+        ),
+        ({}, 95, "unused_action"),
+        ({}, A.encode("hatch"), "wrong_phase"),
+        ({}, A.encode("attack", 0, 12), "not_yet_implemented"),
+    ],
+)
+def test_illegal_actions_name_the_rule(rules, errors, player1, action, name):
+    s = build_state(rules, [player1, {}], memory=5)
+    assert code_name(errors(s)[action]) == name
+
+
+def test_hatch_then_move_a_level_three_stack(rules, apply, errors):
+    s = build_state(rules, [{"eggs": ["EGG"]}, {}], phase="breeding")
+    s, _ = play_ok(rules, apply, errors, s, A.encode("hatch"))
+    assert stack(rules, s, 0, R.BREEDING_SLOT) == ["EGG"]
+    assert A.PHASES[int(s.board.phase)] == "main", "at most one thing in the Breeding phase"
+    assert code_name(errors(s)[A.encode("move_breeding")]) == "wrong_phase"
+    # Next turn: the egg is Lv.2 and cannot move; a Lv.3 on top can.
+    s = build_state(rules, [{"breeding": ["EGG"]}, {}], phase="breeding")
+    assert code_name(errors(s)[A.encode("move_breeding")]) == "cannot_move_from_breeding"
+    assert code_name(errors(s)[A.encode("hatch")]) == "breeding_area_occupied"
+    s = build_state(rules, [{"breeding": ["EGG", "R3"], "field": [["T"]]}, {}], phase="breeding")
+    s, _ = play_ok(rules, apply, errors, s, A.encode("move_breeding"))
+    assert stack(rules, s, 0, 1) == ["EGG", "R3"] and stack(rules, s, 0, R.BREEDING_SLOT) == []
+    assert int(s.entered_turn[0, 1]) == 0, "moving is not playing: it may attack this turn"
+
+
+def test_empty_egg_deck(rules, errors):
+    s = build_state(rules, [{"breeding": [], "trash": EGGS}, {}], phase="breeding")
+    assert code_name(errors(s)[A.encode("hatch")]) == "egg_deck_empty"
+    assert code_name(errors(s)[A.encode("pass")]) == "ok"
+
+
+def test_drawing_from_an_empty_deck_loses(rules, apply, errors):
+    main, _ = _deck()
+    s = build_state(rules, [{}, {"trash": main}], memory=0)  # player 2 has no deck left
+    s, rewards = play_ok(rules, apply, errors, s, A.encode("pass"))
+    assert int(s.winner) == 0 and R.END_REASONS[int(s.end_reason)] == "deck_out"
+    assert list(np.asarray(rewards)) == [1.0, -1.0]
+
+
+def test_random_play_under_vmap_keeps_the_invariants(rules):
+    from tcgjax.wrappers import random_legal_action
+
+    batch = 32
+    init = jax.jit(jax.vmap(rules.init))
+    mask = jax.jit(jax.vmap(rules.legal_action_mask))
+    step = jax.jit(jax.vmap(rules.apply))
+    s = init(jax.random.split(jax.random.PRNGKey(3), batch))
+    key = jax.random.PRNGKey(4)
+    for t in range(120):
+        key, k = jax.random.split(key)
+        m = mask(s)
+        assert bool(np.asarray(m).any(axis=-1)[np.asarray(s.winner) < 0].all())
+        s, _ = step(s, random_legal_action(k, m))
+        if t % 20 == 0:
+            for g in range(0, batch, 8):
+                rules.validate(jax.tree.map(lambda x, g=g: x[g], s))
