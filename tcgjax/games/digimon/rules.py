@@ -52,6 +52,7 @@ by an action (the spec addresses 30 hand slots).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -64,7 +65,7 @@ from tcgjax.core.cards import CardRegistry
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
 from tcgjax.core.tree import tree_where
 from tcgjax.games.digimon import actions as A
-from tcgjax.games.digimon.cards import DIGI_EGG, DIGIMON, KINDS, OPTION, TAMER
+from tcgjax.games.digimon.cards import DIGI_EGG, DIGIMON, KEYWORDS, KINDS, OPTION, TAMER
 
 __all__ = [
     "PLAYER_ZONES",
@@ -95,6 +96,7 @@ ONGOING = -1
 END_REASONS = ("none", "security_attack", "deck_out", "simultaneous_loss", "illegal_action")
 END_NONE, END_SECURITY, END_DECK_OUT, END_DRAW, END_ILLEGAL = range(5)
 PASS_MEMORY = 3  # passing puts the gauge on 3 on the opponent's side
+MAX_CHECKS = 1  # security checks per attack in this stage (<Security A. +N> raises it later)
 PHASE = {name: i for i, name in enumerate(A.PHASES)}
 
 RULE_ERRORS = (
@@ -110,6 +112,13 @@ RULE_ERRORS = (
     RuleError("egg_deck_empty", "the Digi-Egg deck is empty"),
     RuleError("cannot_move_from_breeding", "only a Lv.3+ Digimon moves to the battle area"),
     RuleError("unused_action", "ids 93-99 are never used (spec)"),
+    RuleError("no_attacker", "no Digimon of yours in that battle-area slot"),
+    RuleError("attacker_suspended", "a suspended Digimon cannot attack"),
+    RuleError(
+        "attacked_this_turn_entry", "a Digimon cannot attack the turn it was played (<Rush>)"
+    ),
+    RuleError("bad_attack_target", "attack the player (12) or a suspended opponent Digimon"),
+    RuleError("not_a_blocker", "only an unsuspended <Blocker> Digimon of the defender can block"),
     RuleError("not_yet_implemented", "this action belongs to a rules stage not landed yet"),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
@@ -129,6 +138,9 @@ class DigimonState:
         Digimon cannot attack on that turn unless it has <Rush>.
       winner: int8[] — the winning player, -1 while the game goes on (2 = a draw).
       end_reason: int8[] — index into ``END_REASONS``.
+      attacker: int8[] — battle-area slot of the attacking Digimon during an attack, else -1.
+      attack_target: int8[] — the attack's target: an opponent slot 0-11, 12 = the player
+        (security), -1 when no attack is in progress.
     """
 
     board: Board
@@ -138,6 +150,21 @@ class DigimonState:
     entered_turn: jax.Array
     winner: jax.Array
     end_reason: jax.Array
+    attacker: jax.Array
+    attack_target: jax.Array
+
+
+class Permanents(NamedTuple):
+    """Derived facts of every permanent slot ``[2, S]`` (``keywords``: bool ``[2, S, K]``)."""
+
+    top: jax.Array
+    size: jax.Array
+    kind: jax.Array
+    dp: jax.Array
+    keywords: jax.Array
+
+
+KW = {name: i for i, name in enumerate(KEYWORDS)}
 
 
 def build_layout(cards: CardRegistry, num_cards: int) -> BoardLayout:
@@ -277,6 +304,8 @@ class DigimonRules:
             entered_turn=jnp.full((2, NUM_SLOTS), -1, jnp.int16),
             winner=jnp.int8(ONGOING),
             end_reason=jnp.int8(0),
+            attacker=jnp.int8(-1),
+            attack_target=jnp.int8(-1),
         )
 
     # -- derived facts (never stored, E2) --------------------------------------------------------
@@ -295,6 +324,36 @@ class DigimonRules:
         """Card index at each addressable hand position of ``player``: int32[30], -1 padded."""
         return zones.zone_slots(state.board, zone_of("hand", player), A.HAND_SLOTS)
 
+    def permanents(self, state: DigimonState) -> Permanents:
+        """Every permanent slot's derived facts (top card, size, kind, DP, keywords), [2, S] each.
+
+        A permanent's keywords are its top card's ``keywords`` plus the ``inherited_keywords`` of
+        the cards under it. DP is the top card's printed DP (continuous modifiers: next stage).
+        """
+        board = state.board
+        zone = board.zone.astype(jnp.int32)
+        in_slot = zone[None, None, :] == jnp.asarray(SLOT_ZONES)[:, :, None]  # [2, S, C]
+        size = jnp.sum(in_slot, axis=-1, dtype=jnp.int32)
+        pos = board.position.astype(jnp.int32)[None, None, :]
+        is_top = in_slot & (pos == size[..., None] - 1)
+        top = jnp.where(size > 0, jnp.argmax(is_top, axis=-1), -1).astype(jnp.int32)
+        definition = board.definition
+        own_kw = self.cards["keywords"][definition].astype(jnp.int32)  # [C]
+        inherited_kw = self.cards["inherited_keywords"][definition].astype(jnp.int32)
+        under = in_slot & ~is_top
+        bits = 1 << jnp.arange(len(KEYWORDS), dtype=jnp.int32)  # [K]
+        inherited = jnp.any(under[..., None] & ((inherited_kw[:, None] & bits) != 0), axis=-2)
+        top_kw = self._card(state, "keywords", top).astype(jnp.int32)
+        keywords = ((top_kw[..., None] & bits) != 0) | inherited  # [2, S, K]
+        del own_kw
+        return Permanents(
+            top=top,
+            size=size,
+            kind=jnp.where(size > 0, self._card(state, "kind", top), -1),
+            dp=self._card(state, "dp", top).astype(jnp.int32),
+            keywords=keywords,
+        )
+
     def _card(self, state: DigimonState, name: str, card: jax.Array) -> jax.Array:
         """Registry column ``name`` of card instance(s) ``card`` (-1 reads the padding row)."""
         definition = state.board.definition[jnp.maximum(card, 0)]
@@ -308,6 +367,7 @@ class DigimonRules:
         me = board.active_player.astype(jnp.int32)
         phase = board.phase.astype(jnp.int32)
         main, breeding = phase == PHASE["main"], phase == PHASE["breeding"]
+        block = phase == PHASE["block_timing"]
         top, size = self.stacks(state)
         my_top, my_size = jnp.where(me == 0, top[0], top[1]), jnp.where(me == 0, size[0], size[1])
         field_full = jnp.all(my_size[: A.FIELD_SLOTS] > 0)
@@ -361,7 +421,8 @@ class DigimonRules:
             (~movable, "cannot_move_from_breeding"),
             (field_full, "battle_area_full"),
         )
-        pass_ = _first_error((~(main | breeding), "wrong_phase"))
+        pass_ = _first_error((~(main | breeding | block), "wrong_phase"))
+        attack = self._attack_errors(state, main, block)
         later = jnp.full((), CODES["not_yet_implemented"])
         parts = [
             play,
@@ -371,11 +432,62 @@ class DigimonRules:
             pass_[None],
             jnp.broadcast_to(later, (A.HAND_SLOTS,)),  # dna
             jnp.full((7,), CODES["unused_action"]),
-            jnp.broadcast_to(later, (A.LAYOUT.size("attack"),)),
+            attack.reshape(-1),
             digivolve.reshape(-1),
             jnp.broadcast_to(later, (A.LAYOUT.size("activate") + A.LAYOUT.size("source"),)),
         ]
         return jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
+
+    def _attack_errors(self, state: DigimonState, main, block) -> jax.Array:
+        """Codes of the attack range ``[20, 15]``: attacks in Main, blocker choices (ids 100-111)
+        in BlockTiming."""
+        me = state.board.active_player.astype(jnp.int32)
+        perm = self.permanents(state)
+        mine = lambda x: jnp.where(me == 0, x[0], x[1])  # noqa: E731
+        theirs = lambda x: jnp.where(me == 0, x[1], x[0])  # noqa: E731
+        attacker_in_range = jnp.arange(20) < A.FIELD_SLOTS
+        a = jnp.minimum(jnp.arange(20), A.FIELD_SLOTS - 1)
+        t = jnp.minimum(jnp.arange(A.FIELD_STRIDE), A.FIELD_SLOTS - 1)
+        rush = mine(perm.keywords)[a, KW["rush"]]
+        fresh = mine(state.entered_turn)[a] >= state.board.turn_number
+        target_ok = (jnp.arange(A.FIELD_STRIDE) == A.TARGET_PLAYER) | (
+            (jnp.arange(A.FIELD_STRIDE) < A.FIELD_SLOTS)
+            & (theirs(perm.kind)[t] == DIGIMON)
+            & theirs(state.suspended)[t]
+        )
+        attack = _first_error(
+            (~main, "wrong_phase"),
+            ((~attacker_in_range | (mine(perm.kind)[a] != DIGIMON))[:, None], "no_attacker"),
+            (mine(state.suspended)[a][:, None], "attacker_suspended"),
+            ((fresh & ~rush)[:, None], "attacked_this_turn_entry"),
+            (~target_ok[None, :], "bad_attack_target"),
+        )
+        blockers = self.blockers(state, perm)  # [12] of the defender
+        flat = jnp.arange(20 * A.FIELD_STRIDE)
+        block_code = jnp.where(
+            flat < A.FIELD_SLOTS,
+            jnp.where(blockers[jnp.minimum(flat, A.FIELD_SLOTS - 1)], 0, CODES["not_a_blocker"]),
+            CODES["wrong_phase"],
+        )
+        return jnp.where(block, block_code, attack.reshape(-1))
+
+    def blockers(self, state: DigimonState, perm: Permanents | None = None) -> jax.Array:
+        """bool[12]: the defender's (non-active player's) Digimon that may block now."""
+        perm = self.permanents(state) if perm is None else perm
+        defender = 1 - state.board.active_player.astype(jnp.int32)
+        pick = lambda x: jnp.where(defender == 0, x[0], x[1])[: A.FIELD_SLOTS]  # noqa: E731
+        return (
+            (pick(perm.kind) == DIGIMON)
+            & pick(perm.keywords)[:, KW["blocker"]]
+            & ~pick(state.suspended)
+        )
+
+    def decider(self, state: DigimonState) -> jax.Array:
+        """The player to act: the defender during the attack timings, else the turn player."""
+        phase = state.board.phase
+        defending = (phase == PHASE["block_timing"]) | (phase == PHASE["counter_timing"])
+        active = state.board.active_player.astype(jnp.int32)
+        return jnp.where(defending, 1 - active, active)
 
     def digivolve_costs(self, state: DigimonState, hand: jax.Array, tops: jax.Array) -> jax.Array:
         """Cheapest digivolve cost of each hand card onto each permanent: int32[H, S], -1 when no
@@ -408,18 +520,33 @@ class DigimonRules:
         """Apply a legal action, then let the turn run until the next decision. Returns
         ``(state, rewards float32[2])``."""
         layout = A.LAYOUT
+        block = state.board.phase == PHASE["block_timing"]
+        attack_range = (action >= layout.start("attack")) & (action < layout.start("digivolve"))
         kind = jnp.select(
             [
+                block & (action == layout.start("pass")),
+                block & attack_range,
                 action < layout.start("trash_hand"),
                 action == layout.start("hatch"),
                 action == layout.start("move_breeding"),
                 action == layout.start("pass"),
                 (action >= layout.start("digivolve")) & (action < layout.start("activate")),
+                attack_range,
             ],
-            [0, 1, 2, 3, 4],
-            5,
+            [0, 1, 2, 3, 4, 5, 6, 7],
+            8,
         )
-        branches = (self._play, self._hatch, self._move, self._pass, self._digivolve, self._noop)
+        branches = (
+            self._decline_block,
+            self._block,
+            self._play,
+            self._hatch,
+            self._move,
+            self._pass,
+            self._digivolve,
+            self._attack,
+            self._noop,
+        )
         state = jax.lax.switch(kind, branches, state, action)
         state = self._settle(state)
         winner = state.winner.astype(jnp.int32)
@@ -501,6 +628,102 @@ class DigimonRules:
             .set(-1),
         )
 
+    # -- attacks (official order, G7: counter timing, then block timing) ---------------------------
+
+    def _attack(self, state: DigimonState, action):
+        """Declaration: suspend the attacker; the defender's timings; then the battle."""
+        me = state.board.active_player.astype(jnp.int32)
+        a, t = jnp.divmod(action - A.LAYOUT.start("attack"), A.FIELD_STRIDE)
+        state = state.replace(
+            suspended=state.suspended.at[me, a].set(True),
+            attacker=a.astype(jnp.int8),
+            attack_target=t.astype(jnp.int8),
+        )
+        # [When Attacking] effects and the counter timing (<Blast Digivolve>) come with the effect
+        # stage. Block timing is a decision only when the defender has a Digimon able to block.
+        may_block = jnp.any(self.blockers(state))
+        waiting = state.replace(board=state.board.replace(phase=jnp.int8(PHASE["block_timing"])))
+        return tree_where(may_block, waiting, self._resolve_attack(state))
+
+    def _block(self, state: DigimonState, action):
+        defender = 1 - state.board.active_player.astype(jnp.int32)
+        blocker = action - A.LAYOUT.start("attack")
+        state = state.replace(
+            suspended=state.suspended.at[defender, blocker].set(True),
+            attack_target=blocker.astype(jnp.int8),
+        )
+        return self._resolve_attack(state)
+
+    def _decline_block(self, state: DigimonState, action):
+        del action
+        return self._resolve_attack(state)
+
+    def _resolve_attack(self, state: DigimonState) -> DigimonState:
+        """The battle with a Digimon, or the security checks; then the attack ends (Main)."""
+        target = state.attack_target.astype(jnp.int32)
+        battled = self._battle(state)
+        checked = self._security_checks(state)
+        state = tree_where(target < A.FIELD_SLOTS, battled, checked)
+        return state.replace(
+            attacker=jnp.int8(-1),
+            attack_target=jnp.int8(-1),
+            board=state.board.replace(phase=jnp.int8(PHASE["main"])),
+        )
+
+    def _delete(self, state: DigimonState, player, slot, doit) -> DigimonState:
+        """Delete the permanent in ``slot`` of ``player`` when ``doit``: its whole stack goes to its
+        owner's trash and the slot's facts are cleared."""
+        trash = zone_of("trash", player)
+        source = jnp.where(doit, slot_zone(player, slot), trash)  # a no-op move when not deleting
+        board = zones.move_all(self.layout, state.board, source, trash).board
+        clear = lambda x, v: x.at[player, slot].set(jnp.where(doit, v, x[player, slot]))  # noqa: E731
+        return state.replace(
+            board=board,
+            suspended=clear(state.suspended, False),
+            entered_turn=clear(state.entered_turn, jnp.int16(-1)),
+        )
+
+    def _battle(self, state: DigimonState) -> DigimonState:
+        """The attacker battles the target Digimon: the lower DP is deleted, equal DP both."""
+        me = state.board.active_player.astype(jnp.int32)
+        a = jnp.maximum(state.attacker.astype(jnp.int32), 0)
+        t = jnp.clip(state.attack_target.astype(jnp.int32), 0, A.FIELD_SLOTS - 1)
+        perm = self.permanents(state)
+        dp_a = jnp.where(me == 0, perm.dp[0], perm.dp[1])[a]
+        dp_t = jnp.where(me == 0, perm.dp[1], perm.dp[0])[t]
+        state = self._delete(state, me, a, dp_a <= dp_t)
+        return self._delete(state, 1 - me, t, dp_t <= dp_a)
+
+    def _security_checks(self, state: DigimonState) -> DigimonState:
+        """Attacking the player: with no security card left the attacker's player wins; otherwise
+        check 1 card (+ <Security A.> in the effect stage), one at a time: a Digimon card battles
+        the attacker (the attacker is deleted on lower or equal DP unless it has <Jamming>), then
+        the checked card goes to the trash. Checks stop once the attacker has left play."""
+        me = state.board.active_player.astype(jnp.int32)
+        opp = 1 - me
+        a = jnp.maximum(state.attacker.astype(jnp.int32), 0)
+        security = zone_of("security", opp)
+        empty = zones.zone_count(state.board, security) == 0
+        won = state.replace(winner=me.astype(jnp.int8), end_reason=jnp.int8(END_SECURITY))
+        checks = 1
+
+        def check(i, state):
+            perm = self.permanents(state)
+            present = jnp.where(me == 0, perm.size[0], perm.size[1])[a] > 0
+            card = zones.top_card(state.board, security)
+            go = (i < checks) & present & (card >= 0)
+            is_digimon = self._card(state, "kind", card) == DIGIMON
+            dp_a = jnp.where(me == 0, perm.dp[0], perm.dp[1])[a]
+            jamming = jnp.where(me == 0, perm.keywords[0], perm.keywords[1])[a, KW["jamming"]]
+            loses = go & is_digimon & (dp_a <= self._card(state, "dp", card)) & ~jamming
+            state = self._delete(state, me, a, loses)
+            source = jnp.where(go, security, zone_of("trash", opp))
+            board = zones.draw(self.layout, state.board, source, zone_of("trash", opp)).board
+            return state.replace(board=tree_where(go, board, state.board))
+
+        checked = jax.lax.fori_loop(0, MAX_CHECKS, check, state)
+        return tree_where(empty, won, checked)
+
     def _pass(self, state: DigimonState, action):
         del action
         in_main = state.board.phase == PHASE["main"]
@@ -542,9 +765,10 @@ class DigimonRules:
         """Raise ``InvalidStateError`` if ``state`` is not reachable (this stage's invariants).
 
         Card conservation: each player holds exactly their deck's cards, each card in a zone of its
-        owner or a shared zone; Digi-Eggs only in the egg deck, the breeding area, a stack, the
-        trash or ``processing``; no more than 5 Digi-Eggs in the egg deck; memory within ±10; an
-        empty permanent slot is neither suspended nor dated; the turn is at least 1.
+        owner or a shared zone; Digi-Eggs never in the deck, hand or security; memory within ±10;
+        an empty permanent slot is neither suspended nor dated; the turn is at least 1; an attack
+        is recorded exactly during the attack timings (a suspended attacker of the turn player, a
+        field or player target); the winner agrees with the end reason.
         """
         layout, b = self.layout, jax.tree.map(np.asarray, state.board)
         kinds = np.asarray(self.cards.numpy["kind"])
@@ -586,3 +810,19 @@ class DigimonRules:
             fail("game.suspended", "an empty permanent slot is suspended")
         if np.any((np.asarray(state.entered_turn) >= 0) & empty):
             fail("game.entered_turn", "an empty permanent slot has an entry turn")
+        attacker, target = int(state.attacker), int(state.attack_target)
+        timing = A.PHASES[int(b.phase)] in ("block_timing", "counter_timing")
+        if not timing and (attacker, target) != (-1, -1):
+            fail("game.attacker", "an attack is recorded outside the attack timings")
+        if timing:
+            me = int(b.active_player)
+            if not 0 <= attacker < A.FIELD_SLOTS or empty[me, attacker]:
+                fail("game.attacker", f"{attacker} is not a permanent of the attacking player")
+            if not bool(np.asarray(state.suspended)[me, attacker]):
+                fail("game.attacker", "the attacker is suspended by its attack")
+            if not 0 <= target <= A.TARGET_PLAYER:
+                fail("game.attack_target", f"{target} is neither a field slot nor the player")
+        if int(state.winner) not in (ONGOING, 0, 1, 2):
+            fail("game.winner", f"{int(state.winner)} is not -1, a player or 2 (draw)")
+        if (int(state.winner) == ONGOING) != (int(state.end_reason) == END_NONE):
+            fail("game.end_reason", "does not agree with the winner")

@@ -106,4 +106,6 @@ def build_state(
         entered_turn=jnp.asarray(entered),
         winner=jnp.int8(R.ONGOING),
         end_reason=jnp.int8(0),
+        attacker=jnp.int8(-1),
+        attack_target=jnp.int8(-1),
     )

@@ -4,6 +4,7 @@ and moving, passing, deck-out — scripted situations on test-only cards (``buil
 import jax
 import numpy as np
 import pytest
+from digimon_testlib import code_name, stack, step_ok, zone_cards
 
 from tcgjax.core.cards import CardRegistry
 from tcgjax.games.digimon import actions as A
@@ -63,38 +64,13 @@ def errors(rules):
     return jax.jit(rules.action_errors)
 
 
-def code_name(code):
-    return "ok" if code == 0 else R.RULE_ERRORS[int(code) - R.FIRST_GAME_CODE].name
-
-
-def zone_cards(rules, state, zone, player):
-    """Card numbers of ``zone`` of ``player`` bottom to top."""
-    b = jax.device_get(state.board)
-    z = int(R.zone_of(zone, player)) if zone in R.PLAYER_ZONES else zone
-    members = np.flatnonzero(np.asarray(b.zone) == z)
-    members = members[np.argsort(np.asarray(b.position)[members])]
-    return [rules.cards.ids[int(b.definition[c])] for c in members]
-
-
-def stack(rules, state, player, slot):
-    return zone_cards(rules, state, int(R.SLOT_ZONES[player, slot]), player)
-
-
-def play_ok(rules, apply, errors, state, action):
-    code = int(errors(state)[action])
-    assert code == 0, f"{A.decode(int(state.board.phase), action).name}: {code_name(code)}"
-    new, rewards = apply(state, action)
-    rules.validate(new)
-    return new, rewards
-
-
 def test_playing_pays_memory_and_the_turn_ends_on_the_opponents_side(rules, apply, errors):
     s = build_state(rules, [{"hand": ["R3", "T"]}, {"field": [["R3"]], "suspended": [0],
                                                      "deck": ["R4"]}], memory=2)  # fmt: skip
-    s, rewards = play_ok(rules, apply, errors, s, A.encode("play", 1))  # the Tamer, cost 2
+    s, rewards = step_ok(rules, apply, errors, s, A.encode("play", 1))  # the Tamer, cost 2
     assert stack(rules, s, 0, 0) == ["T"] and int(s.memory) == 0
     assert int(s.board.active_player) == 0, "memory 0 is not on the opponent's side (G1)"
-    s, rewards = play_ok(rules, apply, errors, s, A.encode("play", 0))  # R3, cost 3 -> -3
+    s, rewards = step_ok(rules, apply, errors, s, A.encode("play", 0))  # R3, cost 3 -> -3
     assert stack(rules, s, 0, 1) == ["R3"], "the lowest free slot"
     # The opponent's turn: memory 3 on their side, unsuspended, they drew (R4 on top of the deck).
     assert int(s.board.active_player) == 1 and int(s.memory) == 3
@@ -108,7 +84,7 @@ def test_cost_up_to_memory_plus_ten_is_payable(rules, apply, errors):
     s = build_state(rules, [{"hand": ["R7"]}, {}], memory=0)
     assert code_name(errors(s)[A.encode("play", 0)]) == "not_enough_memory"  # 11 > 0 + 10
     s = build_state(rules, [{"hand": ["R7"]}, {}], memory=1)
-    s, _ = play_ok(rules, apply, errors, s, A.encode("play", 0))
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
     assert int(s.board.active_player) == 1 and int(s.memory) == 10, "opponent starts with 10"
 
 
@@ -116,10 +92,10 @@ def test_pass_in_main_gives_the_opponent_three_and_pass_in_breeding_goes_to_main
     rules, apply, errors
 ):
     s = build_state(rules, [{}, {}], memory=7, phase="breeding")
-    s, _ = play_ok(rules, apply, errors, s, A.encode("pass"))
+    s, _ = step_ok(rules, apply, errors, s, A.encode("pass"))
     assert A.PHASES[int(s.board.phase)] == "main" and int(s.board.active_player) == 0
     assert int(s.memory) == 7
-    s, _ = play_ok(rules, apply, errors, s, A.encode("pass"))
+    s, _ = step_ok(rules, apply, errors, s, A.encode("pass"))
     assert int(s.board.active_player) == 1 and int(s.memory) == 3
 
 
@@ -130,7 +106,7 @@ def test_digivolve_pays_draws_one_and_keeps_the_permanent_state(rules, apply, er
           "deck": ["B4"]}, {}],
         memory=5,
     )  # fmt: skip
-    s, _ = play_ok(rules, apply, errors, s, A.encode("digivolve", 0, 1))
+    s, _ = step_ok(rules, apply, errors, s, A.encode("digivolve", 0, 1))
     assert stack(rules, s, 0, 1) == ["EGG", "R3", "R4"]
     assert int(s.memory) == 3, "digivolve cost 2, not the play cost 5"
     assert zone_cards(rules, s, "hand", 0) == ["B4"], "the digivolution bonus draws 1"
@@ -139,7 +115,7 @@ def test_digivolve_pays_draws_one_and_keeps_the_permanent_state(rules, apply, er
 
 def test_digivolve_in_the_breeding_area_g8(rules, apply, errors):
     s = build_state(rules, [{"hand": ["R3"], "breeding": ["EGG"]}, {}], memory=1)
-    s, _ = play_ok(rules, apply, errors, s, A.encode("digivolve", 0, A.BREEDING_FIELD))
+    s, _ = step_ok(rules, apply, errors, s, A.encode("digivolve", 0, A.BREEDING_FIELD))
     assert stack(rules, s, 0, R.BREEDING_SLOT) == ["EGG", "R3"] and int(s.memory) == 1
 
 
@@ -161,7 +137,8 @@ def test_digivolve_in_the_breeding_area_g8(rules, apply, errors):
         ),
         ({}, 95, "unused_action"),
         ({}, A.encode("hatch"), "wrong_phase"),
-        ({}, A.encode("attack", 0, 12), "not_yet_implemented"),
+        ({}, A.encode("attack", 0, 12), "no_attacker"),
+        ({}, A.encode("activate", 0, 0), "not_yet_implemented"),
     ],
 )
 def test_illegal_actions_name_the_rule(rules, errors, player1, action, name):
@@ -171,7 +148,7 @@ def test_illegal_actions_name_the_rule(rules, errors, player1, action, name):
 
 def test_hatch_then_move_a_level_three_stack(rules, apply, errors):
     s = build_state(rules, [{"eggs": ["EGG"]}, {}], phase="breeding")
-    s, _ = play_ok(rules, apply, errors, s, A.encode("hatch"))
+    s, _ = step_ok(rules, apply, errors, s, A.encode("hatch"))
     assert stack(rules, s, 0, R.BREEDING_SLOT) == ["EGG"]
     assert A.PHASES[int(s.board.phase)] == "main", "at most one thing in the Breeding phase"
     assert code_name(errors(s)[A.encode("move_breeding")]) == "wrong_phase"
@@ -180,7 +157,7 @@ def test_hatch_then_move_a_level_three_stack(rules, apply, errors):
     assert code_name(errors(s)[A.encode("move_breeding")]) == "cannot_move_from_breeding"
     assert code_name(errors(s)[A.encode("hatch")]) == "breeding_area_occupied"
     s = build_state(rules, [{"breeding": ["EGG", "R3"], "field": [["T"]]}, {}], phase="breeding")
-    s, _ = play_ok(rules, apply, errors, s, A.encode("move_breeding"))
+    s, _ = step_ok(rules, apply, errors, s, A.encode("move_breeding"))
     assert stack(rules, s, 0, 1) == ["EGG", "R3"] and stack(rules, s, 0, R.BREEDING_SLOT) == []
     assert int(s.entered_turn[0, 1]) == 0, "moving is not playing: it may attack this turn"
 
@@ -194,7 +171,7 @@ def test_empty_egg_deck(rules, errors):
 def test_drawing_from_an_empty_deck_loses(rules, apply, errors):
     main, _ = _deck()
     s = build_state(rules, [{}, {"trash": main}], memory=0)  # player 2 has no deck left
-    s, rewards = play_ok(rules, apply, errors, s, A.encode("pass"))
+    s, rewards = step_ok(rules, apply, errors, s, A.encode("pass"))
     assert int(s.winner) == 0 and R.END_REASONS[int(s.end_reason)] == "deck_out"
     assert list(np.asarray(rewards)) == [1.0, -1.0]
 
