@@ -11,6 +11,10 @@ default ``view="player"`` (decision G2); padding is ``0.0``.
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
+
+from tcgjax.core import visibility
 from tcgjax.core.observation import ObservationLayout
 
 __all__ = [
@@ -26,6 +30,8 @@ __all__ = [
     "SOURCE_FIELDS",
     "LAYOUT",
     "HIDDEN",
+    "VIEWS",
+    "board_state_tensor",
 ]
 
 TENSOR_SIZE = 981
@@ -63,3 +69,99 @@ LAYOUT = ObservationLayout(
     ]
 )
 assert LAYOUT.size == TENSOR_SIZE
+
+VIEWS = ("player", "omniscient")
+
+
+def _zone_ids(board, ids_seen, zone, size: int) -> jax.Array:
+    """Card ids (as seen) of ``zone`` by position 0..size-1, 0-padded. float32[size]."""
+    pos = jnp.arange(size, dtype=board.position.dtype)
+    hit = (board.zone[None, :] == zone) & (board.position[None, :] == pos[:, None])  # [size, C]
+    return jnp.sum(jnp.where(hit, ids_seen[None, :], 0.0), axis=1)
+
+
+def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
+    """The 981-float tensor of ``state`` from ``player``'s side (``digimon_state_tensor.md``).
+
+    Args:
+      rules: the game's ``DigimonRules``.
+      state: a ``DigimonState`` (one game; ``vmap`` for a batch).
+      player: int[] observer, 0 or 1.
+      view: ``"player"`` (default, G2: cards the observer cannot see — the opponent's hand, both
+        security stacks — are ``-1.0``) or ``"omniscient"`` (every card id, as the spec writes it).
+
+    Returns:
+      float32[981] laid out as :data:`LAYOUT`. Zones list cards by position (bottom / first first).
+      Stage note: once-per-turn totals and DP contributions come with the effect interpreter; until
+      then OPT fields read "no OPT effect" (-1.0 per source, 0 totals) and contributions 0.0.
+    """
+    from tcgjax.games.digimon import rules as R
+
+    if view not in VIEWS:
+        raise ValueError(f"view {view!r} is not one of {VIEWS}")
+    board = state.board
+    player = jnp.asarray(player, jnp.int32)
+    ids = board.definition.astype(jnp.float32)
+    if view == "player":
+        seen = visibility.visible_mask(rules.layout, board, player)
+        ids_seen = jnp.where(seen, ids, HIDDEN)
+    else:
+        ids_seen = ids
+    perm = rules.permanents(state)
+    zone = board.zone.astype(jnp.int32)
+    pos = board.position.astype(jnp.int32)
+    slot_zones = jnp.asarray(R.SLOT_ZONES)  # [2, S]
+    in_slot = zone[None, None, :] == slot_zones[:, :, None]  # [2, S, C]
+    src = jnp.arange(MAX_SOURCES)
+    at = in_slot[:, :, None, :] & (
+        pos[None, None, None, :] == src[None, None, :, None]
+    )  # [2,S,8,C]
+    source_ids = jnp.sum(jnp.where(at, ids[None, None, None, :], 0.0), axis=-1)  # [2, S, 8]
+    present = jnp.any(at, axis=-1)
+    sources = jnp.stack(
+        [source_ids, jnp.where(present, -1.0, 0.0), jnp.zeros_like(source_ids)], axis=-1
+    )  # [2, S, 8, 3]
+    top_id = jnp.where(perm.size > 0, ids[jnp.maximum(perm.top, 0)], 0.0)
+    header = jnp.stack(
+        [
+            top_id,
+            jnp.where(perm.size > 0, perm.dp, 0).astype(jnp.float32),
+            (state.suspended & (perm.size > 0)).astype(jnp.float32),
+            jnp.zeros_like(top_id),  # OPT total (effect stage)
+            jnp.zeros_like(top_id),  # OPT used (effect stage)
+            jnp.zeros_like(top_id),  # linked cards ([TS]; none in the shipped cards)
+            perm.size.astype(jnp.float32),
+        ],
+        axis=-1,
+    )  # [2, S, 7]
+    slots = jnp.concatenate([header, sources.reshape(2, R.NUM_SLOTS, -1)], axis=-1)  # [2, S, 31]
+    seat = lambda x: jnp.where(player == 0, x, x[::-1])  # noqa: E731  (me first)
+    slots = seat(slots)
+    opp = 1 - player
+    phase = board.phase.astype(jnp.int32)
+    memory = jnp.where(board.active_player == player, state.memory, -state.memory)
+    glob = (
+        jnp.zeros(10, jnp.float32).at[0].set(board.turn_number).at[1].set(phase).at[2].set(memory)
+    )
+    selection = jnp.zeros(5, jnp.float32)
+    return LAYOUT.pack(
+        {
+            "global": glob,
+            "my_field": slots[0, : R.A.FIELD_SLOTS],
+            "opponent_field": slots[1, : R.A.FIELD_SLOTS],
+            "my_hand": _zone_ids(board, ids_seen, R.zone_of("hand", player), MAX_HAND),
+            "opponent_hand": _zone_ids(board, ids_seen, R.zone_of("hand", opp), MAX_HAND),
+            "my_trash": _zone_ids(board, ids_seen, R.zone_of("trash", player), MAX_TRASH),
+            "opponent_trash": _zone_ids(board, ids_seen, R.zone_of("trash", opp), MAX_TRASH),
+            "my_security": _zone_ids(board, ids_seen, R.zone_of("security", player), MAX_SECURITY),
+            "opponent_security": _zone_ids(
+                board, ids_seen, R.zone_of("security", opp), MAX_SECURITY
+            ),
+            "my_breeding": slots[0, R.BREEDING_SLOT],
+            "opponent_breeding": slots[1, R.BREEDING_SLOT],
+            "revealed": _zone_ids(
+                board, ids_seen, rules.layout.zone_index("revealed"), MAX_REVEALED
+            ),
+            "selection": selection,
+        }
+    )
