@@ -92,8 +92,9 @@ def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
 
     Returns:
       float32[981] laid out as :data:`LAYOUT`. Zones list cards by position (bottom / first first).
-      Stage note: once-per-turn totals and DP contributions come with the effect interpreter; until
-      then OPT fields read "no OPT effect" (-1.0 per source, 0 totals) and contributions 0.0.
+      DP includes every continuous modifier; each source's DP contribution is what its own
+      active rows add to its permanent now (turn-dependent). Stage note: OPT use is tracked with
+      the triggered effects; until then every OPT effect reads as available.
     """
     from tcgjax.games.digimon import rules as R
 
@@ -116,19 +117,25 @@ def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
     at = in_slot[:, :, None, :] & (
         pos[None, None, None, :] == src[None, None, :, None]
     )  # [2,S,8,C]
-    source_ids = jnp.sum(jnp.where(at, ids[None, None, None, :], 0.0), axis=-1)  # [2, S, 8]
+    gather = lambda per_card: jnp.sum(jnp.where(at, per_card[None, None, None, :], 0.0), -1)  # noqa: E731
+    source_ids = gather(ids)  # [2, S, 8]
     present = jnp.any(at, axis=-1)
+    opt_rows = gather(perm.card_opt.astype(jnp.float32))
+    # OPT state: -1 no once-per-turn effect; else the fraction still available (use tracking
+    # arrives with the triggered effects: until then every OPT effect is available).
+    opt_state = jnp.where(present, jnp.where(opt_rows > 0, 1.0, -1.0), 0.0)
     sources = jnp.stack(
-        [source_ids, jnp.where(present, -1.0, 0.0), jnp.zeros_like(source_ids)], axis=-1
+        [source_ids, opt_state, gather(perm.card_dp.astype(jnp.float32))], axis=-1
     )  # [2, S, 8, 3]
+    opt_total = jnp.sum(opt_rows, axis=-1)  # [2, S]
     top_id = jnp.where(perm.size > 0, ids[jnp.maximum(perm.top, 0)], 0.0)
     header = jnp.stack(
         [
             top_id,
             jnp.where(perm.size > 0, perm.dp, 0).astype(jnp.float32),
             (state.suspended & (perm.size > 0)).astype(jnp.float32),
-            jnp.zeros_like(top_id),  # OPT total (effect stage)
-            jnp.zeros_like(top_id),  # OPT used (effect stage)
+            opt_total,
+            jnp.zeros_like(top_id),  # OPT used this turn (tracked with triggered effects)
             jnp.zeros_like(top_id),  # linked cards ([TS]; none in the shipped cards)
             perm.size.astype(jnp.float32),
         ],

@@ -65,7 +65,22 @@ from tcgjax.core.cards import CardRegistry
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
 from tcgjax.core.tree import tree_where
 from tcgjax.games.digimon import actions as A
-from tcgjax.games.digimon.cards import DIGI_EGG, DIGIMON, KEYWORDS, KINDS, OPTION, TAMER
+from tcgjax.games.digimon.cards import (
+    AMOUNT_PER,
+    CONDITIONS,
+    DIGI_EGG,
+    DIGIMON,
+    EFFECT_FLAGS,
+    KEYWORDS,
+    KINDS,
+    OPS,
+    OPTION,
+    TAMER,
+    TARGETS,
+    TRIGGERS,
+    WHERE,
+    WINDOWS,
+)
 
 __all__ = [
     "PLAYER_ZONES",
@@ -96,7 +111,7 @@ ONGOING = -1
 END_REASONS = ("none", "security_attack", "deck_out", "simultaneous_loss", "illegal_action")
 END_NONE, END_SECURITY, END_DECK_OUT, END_DRAW, END_ILLEGAL = range(5)
 PASS_MEMORY = 3  # passing puts the gauge on 3 on the opponent's side
-MAX_CHECKS = 1  # security checks per attack in this stage (<Security A. +N> raises it later)
+MAX_CHECKS = 8  # bound of the security-check loop: 1 + <Security A. +N>, N <= 7 here
 PHASE = {name: i for i, name in enumerate(A.PHASES)}
 
 RULE_ERRORS = (
@@ -155,16 +170,29 @@ class DigimonState:
 
 
 class Permanents(NamedTuple):
-    """Derived facts of every permanent slot ``[2, S]`` (``keywords``: bool ``[2, S, K]``)."""
+    """Derived facts of every permanent slot ``[2, S]`` (``keywords``: bool ``[2, S, K]``), and
+    per card ``[C]``: the DP a digivolution card (or top card) contributes to its own permanent
+    and its number of once-per-turn effect rows in its current role."""
 
     top: jax.Array
     size: jax.Array
     kind: jax.Array
     dp: jax.Array
     keywords: jax.Array
+    security_attack: jax.Array
+    card_dp: jax.Array
+    card_opt: jax.Array
 
 
 KW = {name: i for i, name in enumerate(KEYWORDS)}
+WHERE_MAIN, WHERE_INH = WHERE.index("main"), WHERE.index("inherited")
+WINDOW_ALL, WINDOW_YOURS, WINDOW_THEIRS = (WINDOWS.index(w) for w in WINDOWS)
+TRIGGER_CONTINUOUS = TRIGGERS.index("continuous")
+COND_NONE, COND_MIN_SOURCES, COND_OPP_NO_SOURCE, COND_BATTLING_NO_SOURCE = range(len(CONDITIONS))
+OP_DP, OP_SECURITY_ATTACK = OPS.index("dp_mod"), OPS.index("security_attack_mod")
+TARGET_SELF, TARGET_ALL_OWN = TARGETS.index("self"), TARGETS.index("all_own_digimon")
+PER_TWO_SOURCES = AMOUNT_PER.index("per_two_sources")
+FLAG_OPT = 1 << EFFECT_FLAGS.index("once_per_turn")
 
 
 def build_layout(cards: CardRegistry, num_cards: int) -> BoardLayout:
@@ -211,6 +239,30 @@ SLOT_ZONES = np.asarray(
     ],
     np.int32,
 )  # fmt: skip
+
+
+# Flat permanent slot (player * S + slot) of every zone index, -1 for non-permanent zones.
+ZONE_SLOT = np.full(2 * len(PLAYER_ZONES) + len(SHARED_ZONES), -1, np.int32)
+for _p in range(2):
+    for _s in range(NUM_SLOTS):
+        ZONE_SLOT[SLOT_ZONES[_p, _s]] = _p * NUM_SLOTS + _s
+
+
+def _membership(board: Board):
+    """Per card: its flat permanent slot (-1 off the field) and whether it is its stack's top;
+    per slot: the one-hot membership ``[C, 2S]`` and the stack size ``[2S]``."""
+    card_slot = jnp.asarray(ZONE_SLOT)[board.zone.astype(jnp.int32)]
+    onehot = card_slot[:, None] == jnp.arange(2 * NUM_SLOTS)[None, :]
+    size = jnp.sum(onehot, axis=0, dtype=jnp.int32)
+    card_size = jnp.where(card_slot >= 0, size[jnp.maximum(card_slot, 0)], 0)
+    is_top = (card_slot >= 0) & (board.position.astype(jnp.int32) == card_size - 1)
+    return card_slot, onehot, size, is_top
+
+
+def _tops(onehot, size, is_top) -> jax.Array:
+    """The top card of every flat slot, -1 when empty. int32[2S]."""
+    top = jnp.argmax(onehot & is_top[:, None], axis=0)
+    return jnp.where(size > 0, top, -1).astype(jnp.int32)
 
 
 def _first_error(*checks):
@@ -312,46 +364,111 @@ class DigimonRules:
 
     def stacks(self, state: DigimonState) -> tuple[jax.Array, jax.Array]:
         """``(top card, size)`` of every permanent slot: int32[2, S] each (top -1 when empty)."""
-        board = state.board
-        zone = board.zone.astype(jnp.int32)
-        in_slot = zone[None, None, :] == jnp.asarray(SLOT_ZONES)[:, :, None]  # [2, S, C]
-        size = jnp.sum(in_slot, axis=-1, dtype=jnp.int32)
-        is_top = in_slot & (board.position.astype(jnp.int32)[None, None, :] == size[..., None] - 1)
-        top = jnp.where(size > 0, jnp.argmax(is_top, axis=-1), -1).astype(jnp.int32)
-        return top, size
+        _, onehot, size, is_top = _membership(state.board)
+        top = _tops(onehot, size, is_top)
+        return top.reshape(2, NUM_SLOTS), size.reshape(2, NUM_SLOTS)
 
     def hand(self, state: DigimonState, player) -> jax.Array:
         """Card index at each addressable hand position of ``player``: int32[30], -1 padded."""
         return zones.zone_slots(state.board, zone_of("hand", player), A.HAND_SLOTS)
 
-    def permanents(self, state: DigimonState) -> Permanents:
-        """Every permanent slot's derived facts (top card, size, kind, DP, keywords), [2, S] each.
+    def permanents(self, state: DigimonState, battling: jax.Array | None = None) -> Permanents:
+        """Every permanent slot's derived facts, ``[2, S]`` each (``keywords`` ``[2, S, K]``).
 
-        A permanent's keywords are its top card's ``keywords`` plus the ``inherited_keywords`` of
-        the cards under it. DP is the top card's printed DP (continuous modifiers: next stage).
+        Work is per card (``[C, R]`` effect rows), then summed into slots: a card's slot and its role
+        (top card or digivolution card) come from its zone and position. A permanent's keywords
+        are its top card's plus the ``inherited_keywords`` of the cards under it. Its DP and
+        <Security A.> are the printed DP plus every active *continuous* effect row: the top
+        card's ``main`` rows and the sources' ``inherited`` rows targeting ``self``, and
+        ``all_own_digimon`` rows of any permanent of the same player (a Tamer's aura), each when
+        its window ([Your Turn] / [Opponent's Turn]) and condition hold. Timed effects (this turn,
+        until the next turn) are added by the effect stage.
+
+        Args:
+          battling: optional int32[2, S], the number of digivolution cards of the opponent's
+            Digimon each permanent is battling (-1: not in a battle), for the
+            ``battling_no_source_digimon`` condition.
         """
         board = state.board
-        zone = board.zone.astype(jnp.int32)
-        in_slot = zone[None, None, :] == jnp.asarray(SLOT_ZONES)[:, :, None]  # [2, S, C]
-        size = jnp.sum(in_slot, axis=-1, dtype=jnp.int32)
-        pos = board.position.astype(jnp.int32)[None, None, :]
-        is_top = in_slot & (pos == size[..., None] - 1)
-        top = jnp.where(size > 0, jnp.argmax(is_top, axis=-1), -1).astype(jnp.int32)
+        num_flat = 2 * NUM_SLOTS
+        card_slot, onehot, size, is_top = _membership(board)
+        on_field = card_slot >= 0
+        card_size = jnp.where(on_field, size[jnp.maximum(card_slot, 0)], 0)  # [C]
+        under = on_field & ~is_top
+        top = _tops(onehot, size, is_top)  # [2S]
         definition = board.definition
-        own_kw = self.cards["keywords"][definition].astype(jnp.int32)  # [C]
-        inherited_kw = self.cards["inherited_keywords"][definition].astype(jnp.int32)
-        under = in_slot & ~is_top
-        bits = 1 << jnp.arange(len(KEYWORDS), dtype=jnp.int32)  # [K]
-        inherited = jnp.any(under[..., None] & ((inherited_kw[:, None] & bits) != 0), axis=-2)
-        top_kw = self._card(state, "keywords", top).astype(jnp.int32)
-        keywords = ((top_kw[..., None] & bits) != 0) | inherited  # [2, S, K]
-        del own_kw
+        card = lambda name: self.cards[name][definition]  # noqa: E731  [C] or [C, R]
+        kind = jnp.where(size > 0, card("kind")[jnp.maximum(top, 0)], -1)  # [2S]
+        owner = jnp.where(on_field, card_slot // NUM_SLOTS, -1)  # [C]
+
+        # Keywords: the top card's own, plus inherited keywords of the cards under it.
+        bits = 1 << jnp.arange(len(KEYWORDS), dtype=jnp.int32)
+        own_kw = (card("keywords").astype(jnp.int32)[:, None] & bits) != 0  # [C, K]
+        inh_kw = (card("inherited_keywords").astype(jnp.int32)[:, None] & bits) != 0
+        card_kw = (is_top[:, None] & own_kw) | (under[:, None] & inh_kw)  # [C, K]
+        keywords = jnp.einsum("cs,ck->sk", onehot.astype(jnp.int32), card_kw.astype(jnp.int32)) > 0
+
+        # Continuous effect rows, per card: [C, R].
+        rows = jnp.arange(self.cards["effects.where"].shape[-1])
+        valid = rows[None, :] < card("effects.num_rows")[:, None]
+        where = card("effects.where")
+        placed = (is_top[:, None] & (where == WHERE_MAIN)) | (under[:, None] & (where == WHERE_INH))
+        active = state.board.active_player.astype(jnp.int32)
+        my_turn = owner == active  # [C]
+        window = card("effects.window")
+        window_ok = (
+            (window == WINDOW_ALL)
+            | ((window == WINDOW_YOURS) & my_turn[:, None])
+            | ((window == WINDOW_THEIRS) & ~my_turn[:, None])
+        )
+        sources = jnp.maximum(card_size - 1, 0)  # digivolution cards under the top, per card
+        digimon_slot = (kind == DIGIMON).reshape(2, NUM_SLOTS)
+        no_source = jnp.any(digimon_slot & (size.reshape(2, NUM_SLOTS) == 1), axis=1)  # [2]
+        opp_has_no_source = no_source[jnp.clip(1 - owner, 0, 1)]  # [C]
+        battle = jnp.full(num_flat, -1) if battling is None else battling.reshape(-1)
+        card_battle = jnp.where(on_field, battle[jnp.maximum(card_slot, 0)], -1)
+        condition = card("effects.condition")
+        value = card("effects.condition_value").astype(jnp.int32)
+        cond_ok = (
+            (condition == COND_NONE)
+            | ((condition == COND_MIN_SOURCES) & (sources[:, None] >= value))
+            | ((condition == COND_OPP_NO_SOURCE) & opp_has_no_source[:, None])
+            | ((condition == COND_BATTLING_NO_SOURCE) & (card_battle == 0)[:, None])
+        )
+        live = (
+            valid & placed & window_ok & cond_ok & (card("effects.trigger") == TRIGGER_CONTINUOUS)
+        )
+        amount = card("effects.amount").astype(jnp.int32)
+        amount = jnp.where(
+            card("effects.amount_per") == PER_TWO_SOURCES, amount * (sources[:, None] // 2), amount
+        )
+        op, target = card("effects.op"), card("effects.target")
+
+        def gather(op_id):
+            to_self = jnp.sum(
+                jnp.where(live & (op == op_id) & (target == TARGET_SELF), amount, 0), 1
+            )
+            to_all = jnp.sum(
+                jnp.where(live & (op == op_id) & (target == TARGET_ALL_OWN), amount, 0), 1
+            )  # [C]
+            per_slot = jnp.einsum("cs,c->s", onehot.astype(jnp.int32), to_self)  # [2S]
+            aura = jnp.stack([jnp.sum(jnp.where(owner == p, to_all, 0)) for p in range(2)])
+            bonus = per_slot.reshape(2, NUM_SLOTS) + aura[:, None]
+            return jnp.where(digimon_slot, bonus, 0), to_self
+
+        dp_bonus, dp_by_card = gather(OP_DP)
+        sa_bonus, _ = gather(OP_SECURITY_ATTACK)
+        printed = jnp.where(size > 0, card("dp")[jnp.maximum(top, 0)], 0).astype(jnp.int32)
+        opt = valid & placed & ((card("effects.flags").astype(jnp.int32) & FLAG_OPT) != 0)
         return Permanents(
-            top=top,
-            size=size,
-            kind=jnp.where(size > 0, self._card(state, "kind", top), -1),
-            dp=self._card(state, "dp", top).astype(jnp.int32),
-            keywords=keywords,
+            top=top.reshape(2, NUM_SLOTS),
+            size=size.reshape(2, NUM_SLOTS),
+            kind=kind.reshape(2, NUM_SLOTS),
+            dp=jnp.maximum(printed.reshape(2, NUM_SLOTS) + dp_bonus, 0),
+            keywords=keywords.reshape(2, NUM_SLOTS, len(KEYWORDS)),
+            security_attack=sa_bonus,
+            card_dp=jnp.where(on_field, dp_by_card, 0),
+            card_opt=jnp.sum(opt, axis=1, dtype=jnp.int32),
         )
 
     def _card(self, state: DigimonState, name: str, card: jax.Array) -> jax.Array:
@@ -688,7 +805,11 @@ class DigimonRules:
         me = state.board.active_player.astype(jnp.int32)
         a = jnp.maximum(state.attacker.astype(jnp.int32), 0)
         t = jnp.clip(state.attack_target.astype(jnp.int32), 0, A.FIELD_SLOTS - 1)
-        perm = self.permanents(state)
+        _, size = self.stacks(state)
+        # Each side knows how many digivolution cards its opponent in this battle has.
+        battling = jnp.full((2, NUM_SLOTS), -1, jnp.int32)
+        battling = battling.at[me, a].set(size[1 - me, t] - 1).at[1 - me, t].set(size[me, a] - 1)
+        perm = self.permanents(state, battling)
         dp_a = jnp.where(me == 0, perm.dp[0], perm.dp[1])[a]
         dp_t = jnp.where(me == 0, perm.dp[1], perm.dp[0])[t]
         state = self._delete(state, me, a, dp_a <= dp_t)
@@ -696,7 +817,7 @@ class DigimonRules:
 
     def _security_checks(self, state: DigimonState) -> DigimonState:
         """Attacking the player: with no security card left the attacker's player wins; otherwise
-        check 1 card (+ <Security A.> in the effect stage), one at a time: a Digimon card battles
+        check 1 + <Security A. +N> cards, one at a time: a Digimon card battles
         the attacker (the attacker is deleted on lower or equal DP unless it has <Jamming>), then
         the checked card goes to the trash. Checks stop once the attacker has left play."""
         me = state.board.active_player.astype(jnp.int32)
@@ -705,16 +826,18 @@ class DigimonRules:
         security = zone_of("security", opp)
         empty = zones.zone_count(state.board, security) == 0
         won = state.replace(winner=me.astype(jnp.int8), end_reason=jnp.int8(END_SECURITY))
-        checks = 1
+        perm = self.permanents(state)
+        mine = lambda x: jnp.where(me == 0, x[0], x[1])[a]  # noqa: E731
+        checks = 1 + jnp.maximum(mine(perm.security_attack), 0)
+        dp_a, jamming = mine(perm.dp), mine(perm.keywords)[KW["jamming"]]
+        attacker_zone = slot_zone(me, a)
 
         def check(i, state):
-            perm = self.permanents(state)
-            present = jnp.where(me == 0, perm.size[0], perm.size[1])[a] > 0
+            # The attacker's DP is fixed during the checks in this stage (no security effects yet).
+            present = zones.zone_count(state.board, attacker_zone) > 0
             card = zones.top_card(state.board, security)
             go = (i < checks) & present & (card >= 0)
             is_digimon = self._card(state, "kind", card) == DIGIMON
-            dp_a = jnp.where(me == 0, perm.dp[0], perm.dp[1])[a]
-            jamming = jnp.where(me == 0, perm.keywords[0], perm.keywords[1])[a, KW["jamming"]]
             loses = go & is_digimon & (dp_a <= self._card(state, "dp", card)) & ~jamming
             state = self._delete(state, me, a, loses)
             source = jnp.where(go, security, zone_of("trash", opp))
