@@ -111,13 +111,16 @@ ONGOING = -1
 END_REASONS = ("none", "security_attack", "deck_out", "simultaneous_loss", "illegal_action")
 END_NONE, END_SECURITY, END_DECK_OUT, END_DRAW, END_ILLEGAL = range(5)
 PASS_MEMORY = 3  # passing puts the gauge on 3 on the opponent's side
+QUEUE_SIZE = 8  # triggered effect rows waiting at once
+LASTING_SIZE = 8  # timed modifiers in force at once (the oldest is overwritten beyond)
+MAX_DRAW = 3  # largest <Draw N> of the supported cards
 MAX_CHECKS = 8  # bound of the security-check loop: 1 + <Security A. +N>, N <= 7 here
 PHASE = {name: i for i, name in enumerate(A.PHASES)}
 
 RULE_ERRORS = (
     RuleError("wrong_phase", "the action does not belong to the current phase"),
     RuleError("no_card_in_hand_slot", "there is no card at that hand position"),
-    RuleError("cannot_play_kind", "only Digimon and Tamers are played; Digi-Eggs are hatched"),
+    RuleError("cannot_play_kind", "Digi-Eggs are hatched, never played"),
     RuleError("not_enough_memory", "the cost exceeds memory + 10 (G1: the gauge stops at 10)"),
     RuleError("battle_area_full", "the battle area has no free slot (12 permanents)"),
     RuleError("not_a_digimon", "only a Digimon card digivolves"),
@@ -127,6 +130,7 @@ RULE_ERRORS = (
     RuleError("egg_deck_empty", "the Digi-Egg deck is empty"),
     RuleError("cannot_move_from_breeding", "only a Lv.3+ Digimon moves to the battle area"),
     RuleError("unused_action", "ids 93-99 are never used (spec)"),
+    RuleError("option_color_missing", "an Option needs a Digimon or Tamer of each of its colors"),
     RuleError("no_attacker", "no Digimon of yours in that battle-area slot"),
     RuleError("attacker_suspended", "a suspended Digimon cannot attack"),
     RuleError(
@@ -156,6 +160,13 @@ class DigimonState:
       attacker: int8[] — battle-area slot of the attacking Digimon during an attack, else -1.
       attack_target: int8[] — the attack's target: an opponent slot 0-11, 12 = the player
         (security), -1 when no attack is in progress.
+      queue_card, queue_row, queue_slot: int16/int8/int8[Q] — triggered effect rows waiting to
+        resolve, in order (card instance, effect row, the permanent slot it acts from; -1 = empty
+        entry, entries packed at the front). The controller is the card's owner.
+      lasting_kind: int8[L] — timed modifiers: 0 none, 1 DP, 2 <Security A.>; with
+        ``lasting_player`` (int8, whose Digimon), ``lasting_slot`` (int8, a battle slot, or -1 for
+        all of that player's Digimon), ``lasting_amount`` (int16) and ``lasting_expires`` (int16: the
+        turn number at whose end it ends).
     """
 
     board: Board
@@ -167,6 +178,28 @@ class DigimonState:
     end_reason: jax.Array
     attacker: jax.Array
     attack_target: jax.Array
+    queue_card: jax.Array
+    queue_row: jax.Array
+    queue_slot: jax.Array
+    lasting_kind: jax.Array
+    lasting_player: jax.Array
+    lasting_slot: jax.Array
+    lasting_amount: jax.Array
+    lasting_expires: jax.Array
+
+
+def empty_effects() -> dict[str, jax.Array]:
+    """The effect fields of a state with nothing queued and no timed modifier."""
+    return dict(
+        queue_card=jnp.full(QUEUE_SIZE, -1, jnp.int16),
+        queue_row=jnp.full(QUEUE_SIZE, -1, jnp.int8),
+        queue_slot=jnp.full(QUEUE_SIZE, -1, jnp.int8),
+        lasting_kind=jnp.zeros(LASTING_SIZE, jnp.int8),
+        lasting_player=jnp.full(LASTING_SIZE, -1, jnp.int8),
+        lasting_slot=jnp.full(LASTING_SIZE, -1, jnp.int8),
+        lasting_amount=jnp.zeros(LASTING_SIZE, jnp.int16),
+        lasting_expires=jnp.full(LASTING_SIZE, -1, jnp.int16),
+    )
 
 
 class Permanents(NamedTuple):
@@ -193,6 +226,10 @@ OP_DP, OP_SECURITY_ATTACK = OPS.index("dp_mod"), OPS.index("security_attack_mod"
 TARGET_SELF, TARGET_ALL_OWN = TARGETS.index("self"), TARGETS.index("all_own_digimon")
 PER_TWO_SOURCES = AMOUNT_PER.index("per_two_sources")
 FLAG_OPT = 1 << EFFECT_FLAGS.index("once_per_turn")
+LASTING_DP, LASTING_SA = 1, 2
+OP_MEMORY, OP_DRAW, OP_UNSUSPEND = OPS.index("memory"), OPS.index("draw"), OPS.index("unsuspend")
+DURATION_CONTINUOUS, DURATION_THIS_TURN, DURATION_OPP_NEXT, DURATION_YOUR_NEXT = range(4)
+TRIGGER = {name: i for i, name in enumerate(TRIGGERS)}
 
 
 def build_layout(cards: CardRegistry, num_cards: int) -> BoardLayout:
@@ -358,9 +395,20 @@ class DigimonRules:
             end_reason=jnp.int8(0),
             attacker=jnp.int8(-1),
             attack_target=jnp.int8(-1),
+            **empty_effects(),
         )
 
     # -- derived facts (never stored, E2) --------------------------------------------------------
+
+    def _lasting(self, state: DigimonState, kind: int) -> jax.Array:
+        """The timed modifiers of ``kind`` in force, summed per permanent slot: int32[2, S]."""
+        on = state.lasting_kind == kind  # [L]
+        player = state.lasting_player.astype(jnp.int32)
+        slot = state.lasting_slot.astype(jnp.int32)
+        players = jnp.arange(2)[:, None, None]
+        slots = jnp.arange(NUM_SLOTS)[None, :, None]
+        hits = on & (player == players) & ((slot == slots) | (slot < 0))  # [2, S, L]
+        return jnp.sum(jnp.where(hits, state.lasting_amount.astype(jnp.int32), 0), axis=-1)
 
     def stacks(self, state: DigimonState) -> tuple[jax.Array, jax.Array]:
         """``(top card, size)`` of every permanent slot: int32[2, S] each (top -1 when empty)."""
@@ -458,6 +506,8 @@ class DigimonRules:
 
         dp_bonus, dp_by_card = gather(OP_DP)
         sa_bonus, _ = gather(OP_SECURITY_ATTACK)
+        dp_bonus = dp_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_DP), 0)
+        sa_bonus = sa_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_SA), 0)
         printed = jnp.where(size > 0, card("dp")[jnp.maximum(top, 0)], 0).astype(jnp.int32)
         opt = valid & placed & ((card("effects.flags").astype(jnp.int32) & FLAG_OPT) != 0)
         return Permanents(
@@ -495,8 +545,8 @@ class DigimonRules:
         play = _first_error(
             (~main, "wrong_phase"),
             (hand < 0, "no_card_in_hand_slot"),
-            (kind == OPTION, "not_yet_implemented"),  # Options use the effect interpreter
-            ((kind != DIGIMON) & (kind != TAMER), "cannot_play_kind"),
+            ((kind != DIGIMON) & (kind != TAMER) & (kind != OPTION), "cannot_play_kind"),
+            ((kind == OPTION) & ~self._colors_ok(state, me, hand), "option_color_missing"),
             (~afford(self._card(state, "play_cost", hand).astype(jnp.int32)), "not_enough_memory"),
             (field_full, "battle_area_full"),
         )
@@ -554,6 +604,19 @@ class DigimonRules:
             jnp.broadcast_to(later, (A.LAYOUT.size("activate") + A.LAYOUT.size("source"),)),
         ]
         return jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
+
+    def _colors_ok(self, state: DigimonState, player, cards) -> jax.Array:
+        """bool[...]: each of ``cards``' colors is among ``player``'s Digimon, Tamers and
+        Digi-Eggs in the battle and breeding areas (the Option color rule)."""
+        top, _ = self.stacks(state)
+        mine = jnp.where(player == 0, top[0], top[1])  # [S]
+        kind = self._card(state, "kind", mine)
+        counts = (kind == DIGIMON) | (kind == TAMER) | (kind == DIGI_EGG)
+        have = jnp.bitwise_or.reduce(
+            jnp.where(counts, self._card(state, "colors", mine).astype(jnp.int32), 0)
+        )
+        need = self._card(state, "colors", cards).astype(jnp.int32)
+        return (need & ~have) == 0
 
     def _attack_errors(self, state: DigimonState, main, block) -> jax.Array:
         """Codes of the attack range ``[20, 15]``: attacks in Main, blocker choices (ids 100-111)
@@ -665,12 +728,24 @@ class DigimonRules:
             self._noop,
         )
         state = jax.lax.switch(kind, branches, state, action)
+        state = self._resolve(state)
+        state = self._trash_processed(state)
         state = self._settle(state)
         winner = state.winner.astype(jnp.int32)
         rewards = jnp.where(
             (winner < 0) | (winner == 2), 0.0, jnp.where(jnp.arange(2) == winner, 1.0, -1.0)
         )
         return state, rewards.astype(jnp.float32)
+
+    def _trash_processed(self, state: DigimonState) -> DigimonState:
+        """An Option that has resolved goes from ``processing`` to its owner's trash."""
+        processing = self.layout.zone_index("processing")
+        card = zones.top_card(state.board, processing)
+        owner = state.board.owner[jnp.maximum(card, 0)].astype(jnp.int32)
+        moved = zones.move_card(
+            self.layout, state.board, jnp.maximum(card, 0), zone_of("trash", owner)
+        )
+        return state.replace(board=tree_where(card >= 0, moved.board, state.board))
 
     def _noop(self, state, action):
         del action
@@ -695,12 +770,29 @@ class DigimonRules:
         return state.replace(memory=jnp.clip(memory, -MEMORY_LIMIT, MEMORY_LIMIT).astype(jnp.int8))
 
     def _play(self, state: DigimonState, action):
+        """A Digimon or Tamer enters the lowest free battle slot ([On Play] rows queue); an
+        Option goes to ``processing`` and its [Main] rows queue (it is trashed once resolved)."""
         me = state.board.active_player.astype(jnp.int32)
         card = jnp.maximum(self.hand(state, me)[action], 0)
+        is_option = self._card(state, "kind", card) == OPTION
         slot = self._lowest_free_slot(state, me)
-        board = zones.move_card(self.layout, state.board, card, slot_zone(me, slot)).board
-        state = self._enter(state.replace(board=board), me, slot)
-        return self._pay(state, self._card(state, "play_cost", card).astype(jnp.int32))
+        processing = self.layout.zone_index("processing")
+        dest = jnp.where(is_option, processing, slot_zone(me, slot))
+        board = zones.move_card(self.layout, state.board, card, dest).board
+        state = self._pay(state.replace(board=board), self._card(state, "play_cost", card))
+        entered = self._push(self._enter(state, me, slot), me, TRIGGER["on_play"], slot)
+        rows = self.cards["effects.where"].shape[1]
+        definition = state.board.definition[card]
+        option_rows = (
+            (jnp.arange(rows) < self.cards["effects.num_rows"][definition])
+            & (self.cards["effects.where"][definition] == WHERE_MAIN)
+            & (self.cards["effects.trigger"][definition] == TRIGGER["main"])
+        )
+        fires = (jnp.arange(self.num_cards) == card)[:, None] & option_rows[None, :]
+        used = self._enqueue(
+            state, fires, jnp.zeros(self.num_cards, jnp.int32), jnp.full(self.num_cards, -1)
+        )
+        return tree_where(is_option, used, entered)
 
     def _digivolve(self, state: DigimonState, action):
         me = state.board.active_player.astype(jnp.int32)
@@ -714,7 +806,8 @@ class DigimonRules:
         state = self._pay(state.replace(board=board), cost)
         # The digivolution bonus: draw 1 (nothing happens on an empty deck outside the Draw phase).
         drawn = zones.draw(self.layout, state.board, zone_of("deck", me), zone_of("hand", me))
-        return state.replace(board=drawn.board)
+        state = state.replace(board=drawn.board)
+        return self._push(state, me, TRIGGER["when_digivolving"], slot)
 
     def _hatch(self, state: DigimonState, action):
         del action
@@ -745,6 +838,162 @@ class DigimonRules:
             .set(-1),
         )
 
+    # -- effect interpreter (stage 2f: trigger queue, timed modifiers, no-choice primitives) ------
+
+    def _push(self, state: DigimonState, player, trigger: int, slot=None) -> DigimonState:
+        """Queue the effect rows of ``player``'s permanents (one ``slot``, or all) that fire on
+        ``trigger``: a top card's ``main`` rows and its digivolution cards' ``inherited`` rows.
+        Order: slot by slot, in each stack the top card first, then the cards under it from the
+        top down (our fixed order for simultaneous triggers of one player: documented)."""
+        board = state.board
+        card_slot, onehot, size, is_top = _membership(board)
+        on_field = card_slot >= 0
+        local = card_slot % NUM_SLOTS
+        mine = on_field & (card_slot // NUM_SLOTS == player)
+        if slot is not None:
+            mine &= local == slot
+        definition = board.definition
+        where = self.cards["effects.where"][definition]  # [C, R]
+        placed = (is_top[:, None] & (where == WHERE_MAIN)) | (
+            (mine & ~is_top)[:, None] & (where == WHERE_INH)
+        )
+        rows = jnp.arange(where.shape[1])
+        valid = rows[None, :] < self.cards["effects.num_rows"][definition][:, None]
+        fires = mine[:, None] & placed & valid
+        fires &= self.cards["effects.trigger"][definition] == trigger
+        depth = jnp.where(on_field, size[jnp.maximum(card_slot, 0)] - 1 - board.position, 0)
+        priority = local * 64 + depth.astype(jnp.int32)  # [C]
+        return self._enqueue(state, fires, priority, jnp.where(on_field, local, -1))
+
+    def _enqueue(self, state: DigimonState, fires, priority, card_slot) -> DigimonState:
+        """Append the ``fires`` ``[C, R]`` entries, lowest ``priority`` first, after the queue."""
+        num_rows = fires.shape[1]
+        big = jnp.int32(1 << 30)
+        key = jnp.where(fires, priority[:, None] * num_rows + jnp.arange(num_rows), big).reshape(-1)
+        order = jnp.argsort(key)[:QUEUE_SIZE]
+        new_valid = key[order] < big
+        new_card = jnp.where(new_valid, order // num_rows, -1)
+        new_row = jnp.where(new_valid, order % num_rows, -1)
+        new_slot = jnp.where(new_valid, card_slot[jnp.maximum(new_card, 0)], -1)
+        n = jnp.sum(state.queue_card >= 0)
+        i = jnp.arange(QUEUE_SIZE)
+        j = jnp.clip(i - n, 0, QUEUE_SIZE - 1)
+        keep = i < n
+        return state.replace(
+            queue_card=jnp.where(keep, state.queue_card, new_card[j]).astype(jnp.int16),
+            queue_row=jnp.where(keep, state.queue_row, new_row[j]).astype(jnp.int8),
+            queue_slot=jnp.where(keep, state.queue_slot, new_slot[j]).astype(jnp.int8),
+        )
+
+    def _resolve(self, state: DigimonState) -> DigimonState:
+        """Resolve queued rows, first in first out, until the queue is empty or the game ends."""
+
+        def body(_, state):
+            card = state.queue_card[0].astype(jnp.int32)
+            go = (card >= 0) & (state.winner < 0)
+            popped = state.replace(
+                queue_card=jnp.roll(state.queue_card, -1).at[-1].set(-1),
+                queue_row=jnp.roll(state.queue_row, -1).at[-1].set(-1),
+                queue_slot=jnp.roll(state.queue_slot, -1).at[-1].set(-1),
+            )
+            done = self._execute(
+                popped, jnp.maximum(card, 0), state.queue_row[0], state.queue_slot[0]
+            )
+            return tree_where(go, done, state)
+
+        return jax.lax.fori_loop(0, QUEUE_SIZE, body, state)
+
+    def _execute(self, state: DigimonState, card, row, slot) -> DigimonState:
+        """One effect row, applied as selects over the state (a table, not a branch per op).
+
+        Supported in this stage: ``memory`` (to the controller), ``draw`` (<Draw N>), ``unsuspend``
+        of ``self``, and ``dp_mod`` / ``security_attack_mod`` on ``self`` or ``all_own_digimon``
+        for a duration (a timed modifier). Rows whose op or target needs a choice (and every other
+        op) wait for the selection stage: until then they do nothing, and the env stays
+        unregistered (see the README)."""
+        board = state.board
+        definition = board.definition[card]
+        col = lambda name: self.cards[f"effects.{name}"][definition, row]  # noqa: E731
+        op, target, duration = col("op"), col("target"), col("duration")
+        amount = col("amount").astype(jnp.int32)
+        controller = board.owner[card].astype(jnp.int32)
+        active = board.active_player.astype(jnp.int32)
+        slot = slot.astype(jnp.int32)
+        _, size = self.stacks(state)
+        # Conditions checked when the row resolves.
+        perm_kind = self._card(state, "kind", self.stacks(state)[0])
+        opp = 1 - controller
+        opp_no_source = jnp.any(
+            (jnp.where(opp == 0, perm_kind[0], perm_kind[1]) == DIGIMON)
+            & (jnp.where(opp == 0, size[0], size[1]) == 1)
+        )
+        condition, value = col("condition"), col("condition_value").astype(jnp.int32)
+        my_size = jnp.where(controller == 0, size[0], size[1])[jnp.clip(slot, 0, NUM_SLOTS - 1)]
+        cond_ok = (
+            (condition == COND_NONE)
+            | ((condition == COND_OPP_NO_SOURCE) & opp_no_source)
+            | ((condition == COND_MIN_SOURCES) & (my_size - 1 >= value))
+        )
+        window = col("window")
+        mine_now = controller == active
+        window_ok = (
+            (window == WINDOW_ALL)
+            | ((window == WINDOW_YOURS) & mine_now)
+            | ((window == WINDOW_THEIRS) & ~mine_now)
+        )
+        ok = cond_ok & window_ok
+
+        # memory: + for the controller (the gauge is stored from the active player's side).
+        memory = state.memory.astype(jnp.int32) + jnp.where(mine_now, amount, -amount)
+        memory = jnp.where(ok & (op == OP_MEMORY), memory, state.memory)
+        state = state.replace(memory=jnp.clip(memory, -MEMORY_LIMIT, MEMORY_LIMIT).astype(jnp.int8))
+
+        # draw N from the controller's deck (an empty deck draws nothing outside the Draw phase).
+        def draw_one(i, board):
+            drawn = zones.draw(
+                self.layout, board, zone_of("deck", controller), zone_of("hand", controller)
+            ).board
+            return tree_where(ok & (op == OP_DRAW) & (i < amount), drawn, board)
+
+        state = state.replace(board=jax.lax.fori_loop(0, MAX_DRAW, draw_one, state.board))
+
+        # unsuspend self.
+        wake = ok & (op == OP_UNSUSPEND) & (target == TARGET_SELF) & (slot >= 0)
+        safe_slot = jnp.clip(slot, 0, NUM_SLOTS - 1)
+        suspended = state.suspended.at[controller, safe_slot].set(
+            jnp.where(wake, False, state.suspended[controller, safe_slot])
+        )
+        state = state.replace(suspended=suspended)
+
+        # Timed DP / Security A. modifiers on self or on all own Digimon.
+        timed = ok & (duration != DURATION_CONTINUOUS)
+        timed &= (op == OP_DP) | (op == OP_SECURITY_ATTACK)
+        timed &= (target == TARGET_SELF) | (target == TARGET_ALL_OWN)
+        turn = board.turn_number.astype(jnp.int32)
+        yours_next = turn + jnp.where(mine_now, 2, 1)
+        theirs_next = turn + jnp.where(mine_now, 1, 2)
+        expires = jnp.select(
+            [duration == DURATION_THIS_TURN, duration == DURATION_OPP_NEXT],
+            [turn, theirs_next],
+            yours_next,
+        )
+        free = state.lasting_kind == 0
+        at = jnp.where(jnp.any(free), jnp.argmax(free), 0)
+        kind = jnp.where(op == OP_DP, LASTING_DP, LASTING_SA)
+        put = lambda arr, value: arr.at[at].set(jnp.where(timed, value, arr[at]).astype(arr.dtype))  # noqa: E731
+        return state.replace(
+            lasting_kind=put(state.lasting_kind, kind),
+            lasting_player=put(state.lasting_player, controller),
+            lasting_slot=put(state.lasting_slot, jnp.where(target == TARGET_SELF, slot, -1)),
+            lasting_amount=put(state.lasting_amount, amount),
+            lasting_expires=put(state.lasting_expires, expires),
+        )
+
+    def _expire(self, state: DigimonState, ended_turn) -> DigimonState:
+        """Timed modifiers whose last turn has ended are removed."""
+        gone = (state.lasting_kind != 0) & (state.lasting_expires <= ended_turn)
+        return state.replace(lasting_kind=jnp.where(gone, 0, state.lasting_kind).astype(jnp.int8))
+
     # -- attacks (official order, G7: counter timing, then block timing) ---------------------------
 
     def _attack(self, state: DigimonState, action):
@@ -756,8 +1005,10 @@ class DigimonRules:
             attacker=a.astype(jnp.int8),
             attack_target=t.astype(jnp.int8),
         )
-        # [When Attacking] effects and the counter timing (<Blast Digivolve>) come with the effect
-        # stage. Block timing is a decision only when the defender has a Digimon able to block.
+        # [When Attacking] rows resolve before the defender's timings.
+        state = self._resolve(self._push(state, me, TRIGGER["when_attacking"], a))
+        # The counter timing (<Blast Digivolve>) comes with the selection stage. Block timing is a
+        # decision only when the defender has a Digimon able to block.
         may_block = jnp.any(self.blockers(state))
         waiting = state.replace(board=state.board.replace(phase=jnp.int8(PHASE["block_timing"])))
         return tree_where(may_block, waiting, self._resolve_attack(state))
@@ -794,7 +1045,9 @@ class DigimonRules:
         source = jnp.where(doit, slot_zone(player, slot), trash)  # a no-op move when not deleting
         board = zones.move_all(self.layout, state.board, source, trash).board
         clear = lambda x, v: x.at[player, slot].set(jnp.where(doit, v, x[player, slot]))  # noqa: E731
+        on_it = doit & (state.lasting_player == player) & (state.lasting_slot == slot)
         return state.replace(
+            lasting_kind=jnp.where(on_it, 0, state.lasting_kind).astype(jnp.int8),
             board=board,
             suspended=clear(state.suspended, False),
             entered_turn=clear(state.entered_turn, jnp.int16(-1)),
@@ -861,9 +1114,16 @@ class DigimonRules:
         return tree_where(over, self._next_turn(state), state)
 
     def _next_turn(self, state: DigimonState) -> DigimonState:
+        state = self._expire(state, state.board.turn_number.astype(jnp.int32))
         board = state.board
         nxt = (1 - board.active_player.astype(jnp.int32)).astype(jnp.int8)
         board = board.replace(active_player=nxt, turn_number=board.turn_number + 1)
+        # [Start of Your Turn] rows fire first, with the gauge already on the new player's side.
+        state = state.replace(board=board, memory=(-state.memory).astype(jnp.int8))
+        state = self._resolve(
+            self._push(state, nxt.astype(jnp.int32), TRIGGER["start_of_your_turn"])
+        )
+        board = state.board
         # Unsuspend phase: the new turn player's permanents.
         suspended = state.suspended.at[nxt.astype(jnp.int32)].set(False)
         # Draw phase: unable to draw = loss (deck out).
@@ -872,7 +1132,6 @@ class DigimonRules:
         board = drawn.board.replace(phase=jnp.int8(PHASE["breeding"]))
         return state.replace(
             board=board,
-            memory=(-state.memory).astype(jnp.int8),
             suspended=suspended,
             winner=jnp.where(decked, 1 - nxt, state.winner).astype(jnp.int8),
             end_reason=jnp.where(decked, END_DECK_OUT, state.end_reason).astype(jnp.int8),

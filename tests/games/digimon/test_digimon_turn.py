@@ -129,7 +129,7 @@ def test_digivolve_in_the_breeding_area_g8(rules, apply, errors):
         ({"hand": ["T"], "field": [["R3"]]}, A.encode("digivolve", 0, 0), "not_a_digimon"),
         ({"hand": ["R4"], "field": [["R3"]]}, A.encode("digivolve", 1, 0), "no_card_in_hand_slot"),
         ({"hand": ["R4"], "field": [["R3"]]}, A.encode("digivolve", 0, 13), "no_permanent_there"),
-        ({"hand": ["O"]}, A.encode("play", 0), "not_yet_implemented"),
+        ({"hand": ["O"]}, A.encode("play", 0), "option_color_missing"),
         (
             {"hand": ["R3"], "field": [["X0"]] * 4 + [["X1"]] * 4 + [["X2"]] * 4},
             A.encode("play", 0),
