@@ -138,6 +138,8 @@ RULE_ERRORS = (
     ),
     RuleError("bad_attack_target", "attack the player (12) or a suspended opponent Digimon"),
     RuleError("not_a_blocker", "only an unsuspended <Blocker> Digimon of the defender can block"),
+    RuleError("not_a_valid_selection", "not one of the pending selection's valid choices"),
+    RuleError("cannot_attack", "an effect forbids this Digimon to attack"),
     RuleError("not_yet_implemented", "this action belongs to a rules stage not landed yet"),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
@@ -166,7 +168,11 @@ class DigimonState:
       lasting_kind: int8[L] — timed modifiers: 0 none, 1 DP, 2 <Security A.>; with
         ``lasting_player`` (int8, whose Digimon), ``lasting_slot`` (int8, a battle slot, or -1 for
         all of that player's Digimon), ``lasting_amount`` (int16) and ``lasting_expires`` (int16: the
-        turn number at whose end it ends).
+        turn number at whose end it ends); kind 3 is a restriction whose ``amount`` holds the
+        ``cannot`` bits (attack, block).
+      sel_card, sel_row, sel_slot, sel_left, sel_return: the pending selection
+        (``PendingSelection``): the effect row being resolved (card -1 when none), the slot it acts
+        from, how many targets are still to choose, and the phase to return to.
     """
 
     board: Board
@@ -186,6 +192,11 @@ class DigimonState:
     lasting_slot: jax.Array
     lasting_amount: jax.Array
     lasting_expires: jax.Array
+    sel_card: jax.Array
+    sel_row: jax.Array
+    sel_slot: jax.Array
+    sel_left: jax.Array
+    sel_return: jax.Array
 
 
 def empty_effects() -> dict[str, jax.Array]:
@@ -199,6 +210,11 @@ def empty_effects() -> dict[str, jax.Array]:
         lasting_slot=jnp.full(LASTING_SIZE, -1, jnp.int8),
         lasting_amount=jnp.zeros(LASTING_SIZE, jnp.int16),
         lasting_expires=jnp.full(LASTING_SIZE, -1, jnp.int16),
+        sel_card=jnp.int16(-1),
+        sel_row=jnp.int8(-1),
+        sel_slot=jnp.int8(-1),
+        sel_left=jnp.int8(0),
+        sel_return=jnp.int8(-1),
     )
 
 
@@ -226,7 +242,16 @@ OP_DP, OP_SECURITY_ATTACK = OPS.index("dp_mod"), OPS.index("security_attack_mod"
 TARGET_SELF, TARGET_ALL_OWN = TARGETS.index("self"), TARGETS.index("all_own_digimon")
 PER_TWO_SOURCES = AMOUNT_PER.index("per_two_sources")
 FLAG_OPT = 1 << EFFECT_FLAGS.index("once_per_turn")
-LASTING_DP, LASTING_SA = 1, 2
+LASTING_DP, LASTING_SA, LASTING_RESTRICT = 1, 2, 3
+CANNOT_ATTACK, CANNOT_BLOCK = 1, 2
+OP_DELETE, OP_TRASH_SOURCES = OPS.index("delete"), OPS.index("trash_sources")
+OP_BOUNCE, OP_RESTRICT = OPS.index("bounce_to_hand"), OPS.index("restrict")
+TARGET_CHOOSE_OWN = TARGETS.index("choose_own_digimon")
+TARGET_CHOOSE_OPP = TARGETS.index("choose_opponent_digimon")
+TARGET_CHOOSE_OPP_NO_SOURCE = TARGETS.index("choose_opponent_no_source_digimon")
+FLAG_OPTIONAL = 1 << EFFECT_FLAGS.index("optional")
+FLAG_UP_TO = 1 << EFFECT_FLAGS.index("up_to")
+MAX_TRASHED_SOURCES = 3
 OP_MEMORY, OP_DRAW, OP_UNSUSPEND = OPS.index("memory"), OPS.index("draw"), OPS.index("unsuspend")
 DURATION_CONTINUOUS, DURATION_THIS_TURN, DURATION_OPP_NEXT, DURATION_YOUR_NEXT = range(4)
 TRIGGER = {name: i for i, name in enumerate(TRIGGERS)}
@@ -603,7 +628,9 @@ class DigimonRules:
             digivolve.reshape(-1),
             jnp.broadcast_to(later, (A.LAYOUT.size("activate") + A.LAYOUT.size("source"),)),
         ]
-        return jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
+        codes = jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
+        selecting = phase == PHASE["select_target"]
+        return codes.at[:400].set(jnp.where(selecting, self._select_errors(state), codes[:400]))
 
     def _colors_ok(self, state: DigimonState, player, cards) -> jax.Array:
         """bool[...]: each of ``cards``' colors is among ``player``'s Digimon, Tamers and
@@ -640,6 +667,7 @@ class DigimonRules:
             ((~attacker_in_range | (mine(perm.kind)[a] != DIGIMON))[:, None], "no_attacker"),
             (mine(state.suspended)[a][:, None], "attacker_suspended"),
             ((fresh & ~rush)[:, None], "attacked_this_turn_entry"),
+            (mine(self.restricted(state, CANNOT_ATTACK))[a][:, None], "cannot_attack"),
             (~target_ok[None, :], "bad_attack_target"),
         )
         blockers = self.blockers(state, perm)  # [12] of the defender
@@ -660,6 +688,7 @@ class DigimonRules:
             (pick(perm.kind) == DIGIMON)
             & pick(perm.keywords)[:, KW["blocker"]]
             & ~pick(state.suspended)
+            & ~pick(self.restricted(state, CANNOT_BLOCK))
         )
 
     def decider(self, state: DigimonState) -> jax.Array:
@@ -667,7 +696,11 @@ class DigimonRules:
         phase = state.board.phase
         defending = (phase == PHASE["block_timing"]) | (phase == PHASE["counter_timing"])
         active = state.board.active_player.astype(jnp.int32)
-        return jnp.where(defending, 1 - active, active)
+        chooser = state.board.owner[jnp.maximum(state.sel_card.astype(jnp.int32), 0)]
+        selecting = phase == PHASE["select_target"]
+        return jnp.where(selecting, chooser, jnp.where(defending, 1 - active, active)).astype(
+            jnp.int32
+        )
 
     def digivolve_costs(self, state: DigimonState, hand: jax.Array, tops: jax.Array) -> jax.Array:
         """Cheapest digivolve cost of each hand card onto each permanent: int32[H, S], -1 when no
@@ -701,9 +734,11 @@ class DigimonRules:
         ``(state, rewards float32[2])``."""
         layout = A.LAYOUT
         block = state.board.phase == PHASE["block_timing"]
+        selecting = state.board.phase == PHASE["select_target"]
         attack_range = (action >= layout.start("attack")) & (action < layout.start("digivolve"))
         kind = jnp.select(
             [
+                selecting,
                 block & (action == layout.start("pass")),
                 block & attack_range,
                 action < layout.start("trash_hand"),
@@ -713,7 +748,7 @@ class DigimonRules:
                 (action >= layout.start("digivolve")) & (action < layout.start("activate")),
                 attack_range,
             ],
-            [0, 1, 2, 3, 4, 5, 6, 7],
+            [9, 0, 1, 2, 3, 4, 5, 6, 7],
             8,
         )
         branches = (
@@ -726,9 +761,18 @@ class DigimonRules:
             self._digivolve,
             self._attack,
             self._noop,
+            self._select,
         )
         state = jax.lax.switch(kind, branches, state, action)
         state = self._resolve(state)
+        # An attack whose [When Attacking] rows waited on a selection goes on once they resolved.
+        waiting_attack = (
+            (state.attacker >= 0)
+            & (state.board.phase == PHASE["main"])
+            & (state.sel_card < 0)
+            & (state.queue_card[0] < 0)
+        )
+        state = tree_where(waiting_attack, self._continue_attack(state), state)
         state = self._trash_processed(state)
         state = self._settle(state)
         winner = state.winner.astype(jnp.int32)
@@ -890,7 +934,7 @@ class DigimonRules:
 
         def body(_, state):
             card = state.queue_card[0].astype(jnp.int32)
-            go = (card >= 0) & (state.winner < 0)
+            go = (card >= 0) & (state.winner < 0) & (state.sel_card < 0)
             popped = state.replace(
                 queue_card=jnp.roll(state.queue_card, -1).at[-1].set(-1),
                 queue_row=jnp.roll(state.queue_row, -1).at[-1].set(-1),
@@ -942,6 +986,23 @@ class DigimonRules:
             | ((window == WINDOW_THEIRS) & ~mine_now)
         )
         ok = cond_ok & window_ok
+        # A row that chooses its targets opens SelectTarget (or fizzles without a valid target).
+        chooses = (
+            (target == TARGET_CHOOSE_OWN)
+            | (target == TARGET_CHOOSE_OPP)
+            | (target == TARGET_CHOOSE_OPP_NO_SOURCE)
+        )
+        pending = state.replace(
+            sel_card=card.astype(jnp.int16),
+            sel_row=row.astype(jnp.int8),
+            sel_slot=slot.astype(jnp.int8),
+            sel_left=col("count").astype(jnp.int8),
+            sel_return=state.board.phase,
+            board=state.board.replace(phase=jnp.int8(PHASE["select_target"])),
+        )
+        has_target = jnp.any(self.selection_targets(pending))
+        state = tree_where(ok & chooses & has_target & (col("count") > 0), pending, state)
+        ok &= ~chooses
 
         # memory: + for the controller (the gauge is stored from the active player's side).
         memory = state.memory.astype(jnp.int32) + jnp.where(mine_now, amount, -amount)
@@ -969,30 +1030,177 @@ class DigimonRules:
         timed = ok & (duration != DURATION_CONTINUOUS)
         timed &= (op == OP_DP) | (op == OP_SECURITY_ATTACK)
         timed &= (target == TARGET_SELF) | (target == TARGET_ALL_OWN)
-        turn = board.turn_number.astype(jnp.int32)
-        yours_next = turn + jnp.where(mine_now, 2, 1)
-        theirs_next = turn + jnp.where(mine_now, 1, 2)
-        expires = jnp.select(
-            [duration == DURATION_THIS_TURN, duration == DURATION_OPP_NEXT],
-            [turn, theirs_next],
-            yours_next,
-        )
-        free = state.lasting_kind == 0
-        at = jnp.where(jnp.any(free), jnp.argmax(free), 0)
         kind = jnp.where(op == OP_DP, LASTING_DP, LASTING_SA)
-        put = lambda arr, value: arr.at[at].set(jnp.where(timed, value, arr[at]).astype(arr.dtype))  # noqa: E731
-        return state.replace(
-            lasting_kind=put(state.lasting_kind, kind),
-            lasting_player=put(state.lasting_player, controller),
-            lasting_slot=put(state.lasting_slot, jnp.where(target == TARGET_SELF, slot, -1)),
-            lasting_amount=put(state.lasting_amount, amount),
-            lasting_expires=put(state.lasting_expires, expires),
+        return self._add_lasting(
+            state,
+            timed,
+            kind,
+            controller,
+            jnp.where(target == TARGET_SELF, slot, -1),
+            amount,
+            duration,
+            controller,
         )
 
     def _expire(self, state: DigimonState, ended_turn) -> DigimonState:
         """Timed modifiers whose last turn has ended are removed."""
         gone = (state.lasting_kind != 0) & (state.lasting_expires <= ended_turn)
         return state.replace(lasting_kind=jnp.where(gone, 0, state.lasting_kind).astype(jnp.int8))
+
+    # -- selections (SelectTarget) ------------------------------------------------------------------
+
+    def selection_targets(self, state: DigimonState) -> jax.Array:
+        """bool[2, 12]: the permanents (own = controller's row) the pending row may choose now."""
+        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        definition = state.board.definition[card]
+        row = jnp.maximum(state.sel_row.astype(jnp.int32), 0)
+        col = lambda name: self.cards[f"effects.{name}"][definition, row]  # noqa: E731
+        controller = state.board.owner[card].astype(jnp.int32)
+        perm = self.permanents(state)
+        field = lambda x: x[:, : A.FIELD_SLOTS]  # noqa: E731
+        digimon = field(perm.kind) == DIGIMON
+        level = self._card(state, "level", field(perm.top)).astype(jnp.int32)
+        max_dp, max_level = col("max_dp").astype(jnp.int32), col("max_level").astype(jnp.int32)
+        bounds = ((max_dp < 0) | (field(perm.dp) <= max_dp)) & (
+            (max_level < 0) | (level <= max_level)
+        )
+        target, op = col("target"), col("op")
+        owner = jnp.arange(2)[:, None]
+        own, theirs = owner == controller, owner != controller
+        sources = field(perm.size) - 1
+        which = jnp.select(
+            [target == TARGET_CHOOSE_OWN, target == TARGET_CHOOSE_OPP],
+            [own & digimon, theirs & digimon & bounds],
+            theirs & digimon & bounds & (sources == 0),
+        )
+        # Trashing digivolution cards needs a Digimon that has some.
+        which &= (op != OP_TRASH_SOURCES) | (sources > 0)
+        return which & (state.sel_card >= 0)
+
+    def _select_errors(self, state: DigimonState) -> jax.Array:
+        """Codes of ids 0-399 in SelectTarget: 100+i own field, 112+i opponent field, 62 decline."""
+        selecting = state.board.phase == PHASE["select_target"]
+        targets = self.selection_targets(state)  # [2, 12]
+        controller = self.decider(state)
+        own = jnp.where(controller == 0, targets[0], targets[1])
+        theirs = jnp.where(controller == 0, targets[1], targets[0])
+        flags = self._sel_col(state, "flags").astype(jnp.int32)
+        may_decline = (flags & (FLAG_OPTIONAL | FLAG_UP_TO)) != 0
+        ids = jnp.arange(400)
+        pick = jnp.where(
+            (ids >= 100) & (ids < 112),
+            own[jnp.clip(ids - 100, 0, 11)],
+            jnp.where((ids >= 112) & (ids < 124), theirs[jnp.clip(ids - 112, 0, 11)], False),
+        )
+        legal = pick | ((ids == 62) & may_decline)
+        code = jnp.where(legal, 0, CODES["not_a_valid_selection"])
+        return jnp.where(selecting, code, CODES["wrong_phase"])
+
+    def _sel_col(self, state: DigimonState, name: str) -> jax.Array:
+        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        row = jnp.maximum(state.sel_row.astype(jnp.int32), 0)
+        return self.cards[f"effects.{name}"][state.board.definition[card], row]
+
+    def _select(self, state: DigimonState, action):
+        """Apply the pending row to the chosen permanent (or decline with 62)."""
+        controller = self.decider(state)
+        decline = action == A.LAYOUT.start("pass")
+        theirs = action >= 112
+        player = jnp.where(theirs, 1 - controller, controller)
+        slot = jnp.clip(jnp.where(theirs, action - 112, action - 100), 0, A.FIELD_SLOTS - 1)
+        op, amount = self._sel_col(state, "op"), self._sel_col(state, "amount").astype(jnp.int32)
+        applied = self._apply_to(state, op, amount, player, slot)
+        state = tree_where(decline, state, applied)
+        left = jnp.where(decline, 0, state.sel_left - 1).astype(jnp.int8)
+        state = state.replace(sel_left=left)
+        finished = (left <= 0) | ~jnp.any(self.selection_targets(state))
+        done = state.replace(
+            sel_card=jnp.int16(-1),
+            sel_row=jnp.int8(-1),
+            sel_slot=jnp.int8(-1),
+            sel_left=jnp.int8(0),
+            sel_return=jnp.int8(-1),
+            board=state.board.replace(phase=state.sel_return),
+        )
+        return tree_where(finished, done, state)
+
+    def _apply_to(self, state: DigimonState, op, amount, player, slot) -> DigimonState:
+        """The choice primitives on one permanent (selects over the state, no branch per op)."""
+        state = self._delete(state, player, slot, op == OP_DELETE)
+
+        # Trash ``amount`` digivolution cards from the bottom (the top card stays).
+        def trash_bottom(i, state):
+            zone = slot_zone(player, slot)
+            go = (op == OP_TRASH_SOURCES) & (i < amount)
+            go &= zones.zone_count(state.board, zone) > 1
+            bottom = zones.card_at(state.board, zone, 0)
+            moved = zones.move_card(
+                self.layout, state.board, jnp.maximum(bottom, 0), zone_of("trash", player)
+            ).board
+            return state.replace(board=tree_where(go, moved, state.board))
+
+        state = jax.lax.fori_loop(0, MAX_TRASHED_SOURCES, trash_bottom, state)
+        # Return to hand: the top card to its owner's hand, the cards under it to the trash.
+        bounce = op == OP_BOUNCE
+        zone = slot_zone(player, slot)
+        top = zones.top_card(state.board, zone)
+        to_hand = zones.move_card(
+            self.layout, state.board, jnp.maximum(top, 0), zone_of("hand", player)
+        ).board
+        state = state.replace(board=tree_where(bounce & (top >= 0), to_hand, state.board))
+        state = self._delete(state, player, slot, bounce)  # the rest of the stack: to the trash
+        # Timed: DP on the chosen Digimon, or a restriction (cannot attack / block).
+        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        duration = self._sel_col(state, "duration")
+        cannot = self._sel_col(state, "cannot").astype(jnp.int32)
+        timed = (op == OP_DP) | (op == OP_RESTRICT)
+        controller = state.board.owner[card].astype(jnp.int32)
+        return self._add_lasting(
+            state,
+            timed,
+            jnp.where(op == OP_DP, LASTING_DP, LASTING_RESTRICT),
+            player,
+            slot,
+            jnp.where(op == OP_DP, amount, cannot),
+            duration,
+            controller,
+        )
+
+    def _add_lasting(
+        self, state: DigimonState, doit, kind, player, slot, amount, duration, controller
+    ) -> DigimonState:
+        """Put a timed modifier in the first free row of the table (the first row when full)."""
+        turn = state.board.turn_number.astype(jnp.int32)
+        mine_now = controller == state.board.active_player.astype(jnp.int32)
+        expires = jnp.select(
+            [duration == DURATION_THIS_TURN, duration == DURATION_OPP_NEXT],
+            [turn, turn + jnp.where(mine_now, 1, 2)],
+            turn + jnp.where(mine_now, 2, 1),
+        )
+        free = state.lasting_kind == 0
+        at = jnp.where(jnp.any(free), jnp.argmax(free), 0)
+        put = lambda arr, value: arr.at[at].set(jnp.where(doit, value, arr[at]).astype(arr.dtype))  # noqa: E731
+        return state.replace(
+            lasting_kind=put(state.lasting_kind, kind),
+            lasting_player=put(state.lasting_player, player),
+            lasting_slot=put(state.lasting_slot, slot),
+            lasting_amount=put(state.lasting_amount, amount),
+            lasting_expires=put(state.lasting_expires, expires),
+        )
+
+    def restricted(self, state: DigimonState, bit: int) -> jax.Array:
+        """bool[2, S]: the permanent is under a restriction with ``bit`` (cannot attack / block)."""
+        on = (state.lasting_kind == LASTING_RESTRICT) & (
+            (state.lasting_amount.astype(jnp.int32) & bit) != 0
+        )
+        player = state.lasting_player.astype(jnp.int32)
+        slot = state.lasting_slot.astype(jnp.int32)
+        return jnp.any(
+            on
+            & (player == jnp.arange(2)[:, None, None])
+            & (slot == jnp.arange(NUM_SLOTS)[None, :, None]),
+            axis=-1,
+        )
 
     # -- attacks (official order, G7: counter timing, then block timing) ---------------------------
 
@@ -1005,10 +1213,13 @@ class DigimonRules:
             attacker=a.astype(jnp.int8),
             attack_target=t.astype(jnp.int8),
         )
-        # [When Attacking] rows resolve before the defender's timings.
+        # [When Attacking] rows resolve before the defender's timings (a selection pauses them).
         state = self._resolve(self._push(state, me, TRIGGER["when_attacking"], a))
-        # The counter timing (<Blast Digivolve>) comes with the selection stage. Block timing is a
-        # decision only when the defender has a Digimon able to block.
+        return tree_where(state.sel_card >= 0, state, self._continue_attack(state))
+
+    def _continue_attack(self, state: DigimonState) -> DigimonState:
+        """After [When Attacking]: the counter timing (<Blast Digivolve>: a later stage), then
+        block timing, a decision only when the defender has a Digimon able to block."""
         may_block = jnp.any(self.blockers(state))
         waiting = state.replace(board=state.board.replace(phase=jnp.int8(PHASE["block_timing"])))
         return tree_where(may_block, waiting, self._resolve_attack(state))
@@ -1194,7 +1405,8 @@ class DigimonRules:
             fail("game.entered_turn", "an empty permanent slot has an entry turn")
         attacker, target = int(state.attacker), int(state.attack_target)
         timing = A.PHASES[int(b.phase)] in ("block_timing", "counter_timing")
-        if not timing and (attacker, target) != (-1, -1):
+        paused = A.PHASES[int(b.phase)] == "select_target"
+        if not (timing or paused) and (attacker, target) != (-1, -1):
             fail("game.attacker", "an attack is recorded outside the attack timings")
         if timing:
             me = int(b.active_player)
