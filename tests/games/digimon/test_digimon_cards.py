@@ -1,0 +1,189 @@
+"""The shipped ST-1/ST-2 card database and starter decks: every card's printed facts (a golden
+table written out here), every card's effect rows, the deck files and their validation."""
+
+import pytest
+
+import tcgjax
+from tcgjax.games.digimon import cards as C
+from tcgjax.games.digimon.decks import SHIPPED_DECKS, load_deck
+
+# (number, name, kind, color, level, play cost, DP, digivolve (color, level, cost), keywords)
+STATS = [
+    ("ST1-01", "Koromon", "digi_egg", "red", 2, -1, 0, (), ()),
+    ("ST1-02", "Biyomon", "digimon", "red", 3, 2, 3000, (("red", 2, 0),), ()),
+    ("ST1-03", "Agumon", "digimon", "red", 3, 3, 2000, (("red", 2, 0),), ()),
+    ("ST1-04", "Dracomon", "digimon", "red", 3, 3, 4000, (("red", 2, 0),), ()),
+    ("ST1-05", "Birdramon", "digimon", "red", 4, 4, 5000, (("red", 3, 2),), ()),
+    ("ST1-06", "Coredramon", "digimon", "red", 4, 5, 6000, (("red", 3, 2),), ("blocker",)),
+    ("ST1-07", "Greymon", "digimon", "red", 4, 5, 4000, (("red", 3, 2),), ()),
+    ("ST1-08", "Garudamon", "digimon", "red", 5, 6, 7000, (("red", 4, 3),), ()),
+    ("ST1-09", "MetalGreymon", "digimon", "red", 5, 7, 7000, (("red", 4, 3),), ()),
+    ("ST1-10", "Phoenixmon", "digimon", "red", 6, 10, 12000, (("red", 5, 2),), ()),
+    ("ST1-11", "WarGreymon", "digimon", "red", 6, 12, 12000, (("red", 5, 4),), ()),
+    ("ST1-12", "Tai Kamiya", "tamer", "red", 0, 2, 0, (), ()),
+    ("ST1-13", "Shadow Wing", "option", "red", 0, 1, 0, (), ()),
+    ("ST1-14", "Starlight Explosion", "option", "red", 0, 2, 0, (), ()),
+    ("ST1-15", "Giga Destroyer", "option", "red", 0, 6, 0, (), ()),
+    ("ST1-16", "Gaia Force", "option", "red", 0, 8, 0, (), ()),
+    ("ST2-01", "Tsunomon", "digi_egg", "blue", 2, -1, 0, (), ()),
+    ("ST2-02", "Gomamon", "digimon", "blue", 3, 2, 3000, (("blue", 2, 0),), ()),
+    ("ST2-03", "Gabumon", "digimon", "blue", 3, 3, 2000, (("blue", 2, 0),), ()),
+    ("ST2-04", "Bearmon", "digimon", "blue", 3, 3, 4000, (("blue", 2, 0),), ()),
+    ("ST2-05", "Ikkakumon", "digimon", "blue", 4, 4, 5000, (("blue", 3, 2),), ()),
+    ("ST2-06", "Garurumon", "digimon", "blue", 4, 5, 4000, (("blue", 3, 2),), ()),
+    ("ST2-07", "Grizzlymon", "digimon", "blue", 4, 5, 6000, (("blue", 3, 2),), ("blocker",)),
+    ("ST2-08", "WereGarurumon", "digimon", "blue", 5, 7, 7000, (("blue", 4, 3),), ()),
+    ("ST2-09", "Zudomon", "digimon", "blue", 5, 6, 7000, (("blue", 4, 3),), ()),
+    ("ST2-10", "Plesiomon", "digimon", "blue", 6, 10, 12000, (("blue", 5, 2),), ()),
+    ("ST2-11", "MetalGarurumon", "digimon", "blue", 6, 12, 11000, (("blue", 5, 4),), ()),
+    ("ST2-12", "Matt Ishida", "tamer", "blue", 0, 2, 0, (), ()),
+    ("ST2-13", "Hammer Spark", "option", "blue", 0, 0, 0, (), ()),
+    ("ST2-14", "Sorrow Blue", "option", "blue", 0, 2, 0, (), ()),
+    ("ST2-15", "Kaiser Nail", "option", "blue", 0, 4, 0, (), ()),
+    ("ST2-16", "Cocytus Breath", "option", "blue", 0, 7, 0, (), ()),
+]
+
+# Each card's effect rows as (where, trigger, op, target, amount): the encoding of the reference's
+# paraphrased effects (see cards/starter.yaml for every field).
+EFFECTS = {
+    "ST1-01": [("inherited", "continuous", "dp_mod", "self", 1000)],
+    "ST1-03": [("inherited", "continuous", "dp_mod", "self", 1000)],
+    "ST1-06": [("main", "when_attacking", "memory", "player", -2)],
+    "ST1-07": [("inherited", "continuous", "security_attack_mod", "self", 1)],
+    "ST1-08": [("main", "when_digivolving", "dp_mod", "choose_own_digimon", 3000)],
+    "ST1-09": [("inherited", "when_blocked", "memory", "player", 3)],
+    "ST1-11": [("main", "continuous", "security_attack_mod", "self", 1)],
+    "ST1-12": [("main", "continuous", "dp_mod", "all_own_digimon", 1000),
+               ("security", "security", "play_self", "self", 0)],
+    "ST1-13": [("main", "main", "dp_mod", "choose_own_digimon", 3000),
+               ("security", "security", "security_attack_mod", "all_own_digimon", 1)],
+    "ST1-14": [("main", "main", "dp_mod", "own_security_digimon", 7000),
+               ("security", "security", "dp_mod", "own_security_digimon", 7000)],
+    "ST1-15": [("main", "main", "delete", "choose_opponent_digimon", 0),
+               ("security", "security", "activate_main", "self", 0)],
+    "ST1-16": [("main", "main", "delete", "choose_opponent_digimon", 0),
+               ("security", "security", "activate_main", "self", 0)],
+    "ST2-01": [("inherited", "continuous", "dp_mod", "self", 1000)],
+    "ST2-03": [("inherited", "when_attacking", "trash_sources", "choose_opponent_digimon", 1)],
+    "ST2-06": [("inherited", "when_attacking", "trash_sources", "choose_opponent_digimon", 1)],
+    "ST2-07": [("main", "when_attacking", "memory", "player", -2)],
+    "ST2-08": [("inherited", "continuous", "security_attack_mod", "self", 1)],
+    "ST2-09": [("main", "when_digivolving", "trash_sources", "choose_opponent_digimon", 2)],
+    "ST2-11": [("main", "when_attacking", "unsuspend", "self", 0)],
+    "ST2-12": [("main", "start_of_your_turn", "memory", "player", 1),
+               ("security", "security", "play_self", "self", 0)],
+    "ST2-13": [("main", "main", "memory", "player", 1),
+               ("security", "security", "memory", "player", 2)],
+    "ST2-14": [("main", "main", "restrict", "choose_opponent_no_source_digimon", 0),
+               ("security", "security", "restrict", "choose_opponent_no_source_digimon", 0)],
+    "ST2-15": [("main", "main", "play_from_sources", "choose_own_digimon", 0),
+               ("security", "security", "activate_main", "self", 0)],
+    "ST2-16": [("main", "main", "bounce_to_hand", "choose_opponent_digimon", 0),
+               ("security", "security", "activate_main", "self", 0)],
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def registry():
+    return C.load_cards()
+
+
+def test_indices_follow_the_sorted_card_numbers(registry):
+    assert registry.ids == ("",) + tuple(sorted(row[0] for row in STATS))  # G3, 0 = padding
+
+
+@pytest.mark.parametrize("row", STATS, ids=[r[0] for r in STATS])
+def test_printed_facts(registry, row):
+    number, name, kind, color, level, cost, dp, digivolve, keywords = row
+    card = registry.definition(number)
+    assert card["name"] == name and C.KINDS[card["kind"]] == kind
+    assert card["colors"] == 1 << C.COLORS.index(color)
+    assert (card["level"], card["play_cost"], card["dp"]) == (level, cost, dp)
+    got = tuple((C.COLORS[r["color"]], r["level"], r["cost"]) for r in card["digivolve"])
+    assert got == digivolve
+    assert tuple(k for i, k in enumerate(C.KEYWORDS) if card["keywords"] >> i & 1) == keywords
+    assert card["dna"] == () and card["dna_cost"] == -1 and card["inherited_keywords"] == 0
+
+
+@pytest.mark.parametrize("number", [r[0] for r in STATS])
+def test_effect_rows(registry, number):
+    card = registry.definition(number)
+    got = [
+        (C.WHERE[r["where"]], C.TRIGGERS[r["trigger"]], C.OPS[r["op"]], C.TARGETS[r["target"]],
+         r["amount"])
+        for r in card["effects"]
+    ]  # fmt: skip
+    assert got == EFFECTS.get(number, [])
+    assert bool(card["text"]) == bool(got), "a paraphrase exactly when the card has effects"
+
+
+def test_row_details_the_table_above_does_not_show(registry):
+    row = lambda number, i=0: registry.definition(number)["effects"][i]  # noqa: E731
+    assert row("ST1-01")["condition"] == C.CONDITIONS.index("min_sources")
+    assert row("ST1-01")["condition_value"] == 4
+    assert C.AMOUNT_PER[row("ST1-11")["amount_per"]] == "per_two_sources"
+    assert (row("ST1-15")["count"], row("ST1-15")["max_dp"]) == (2, 4000)
+    assert row("ST1-15")["flags"] == 1 << C.EFFECT_FLAGS.index("up_to")
+    assert row("ST2-03")["max_level"] == 5 and row("ST2-06")["max_level"] == -1
+    assert row("ST2-11")["flags"] == 1 << C.EFFECT_FLAGS.index("once_per_turn")
+    assert C.DURATIONS[row("ST2-14")["duration"]] == "until_end_of_opponents_next_turn"
+    assert C.DURATIONS[row("ST2-14", 1)["duration"]] == "until_end_of_your_next_turn"
+    assert row("ST2-14")["cannot"] == 0b11
+    for number in ("ST1-09", "ST1-11", "ST1-12", "ST2-01", "ST2-08"):
+        assert C.WINDOWS[row(number)["window"]] == "your_turn", number
+
+
+@pytest.mark.parametrize(
+    ("deck", "name", "egg", "counts"),
+    [
+        ("st1", "ST-1 Gaia Red", "ST1-01", {"ST1-07": 2, "ST1-13": 4, "ST1-14": 4, "ST1-15": 2}),
+        ("st2", "ST-2 Cocytus Blue", "ST2-01", {"ST2-06": 2, "ST2-13": 4, "ST2-14": 2,
+                                                 "ST2-15": 4}),
+    ],
+)  # fmt: skip
+def test_starter_decks_as_sold(registry, deck, name, egg, counts):
+    loaded = load_deck(deck, registry)
+    assert loaded.name == name and len(loaded.main) == 50 and loaded.eggs == (egg,) * 4
+    for number, copies in counts.items():
+        assert loaded.main.count(number) == copies
+    assert deck in SHIPPED_DECKS
+
+
+def _deck(**changes):
+    data = {"name": "t", "eggs": {"ST1-01": 4},
+            "main": {f"ST1-{i:02d}": 4 for i in range(2, 14)} | {"ST1-14": 2}}  # fmt: skip
+    data.update(changes)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("deck", "needle"),
+    [
+        (_deck(main={"ST1-02": 4}), "main: 4 cards; a main deck has 50"),
+        (_deck(eggs={"ST1-01": 4, "ST2-01": 2}), "eggs: 6 Digi-Eggs"),
+        (_deck(main={**_deck()["main"], "ST1-14": 1, "ST1-02": 5}), "5 copies"),
+        (_deck(eggs={"ST1-02": 1}), "eggs.ST1-02: not a Digi-Egg"),
+        (_deck(main={**_deck()["main"], "ST1-14": 1, "ST2-01": 1}), "main.ST2-01: a Digi-Egg"),
+        (_deck(main={**_deck()["main"], "BT99-001": 1}), "main.BT99-001: no card"),
+        (_deck(main={**_deck()["main"], "ST1-14": 0}), "ST1-14: copies must be a positive"),
+        (_deck(main={**_deck()["main"], "ST1-14": 2.0}), "ST1-14: copies must be a positive"),
+        ({"name": "t", "main": {}}, "missing key 'eggs'"),
+        ({**_deck(), "sideboard": {}}, "unknown key 'sideboard'"),
+        (_deck(name=""), "name"),
+        (_deck(main=["ST1-02"]), "main: expected a mapping"),
+        (3, "expected a shipped deck id"),
+        (b"st1", "expected a shipped deck id"),
+        ("no-such-deck.yaml", "cannot read deck"),
+    ],
+)
+def test_deck_errors_name_the_source_and_entry(registry, deck, needle):
+    with pytest.raises(tcgjax.ConfigError) as info:
+        load_deck(deck, registry)
+    assert needle in str(info.value), str(info.value)
+
+
+def test_deck_file_with_a_duplicate_key(registry, tmp_path):
+    path = tmp_path / "dup.yaml"
+    path.write_text("name: d\neggs: {ST1-01: 4}\nmain: {ST1-02: 4, ST1-02: 4}\n")
+    with pytest.raises(tcgjax.ConfigError, match=r"dup\.yaml.*duplicate key 'ST1-02'"):
+        load_deck(str(path), registry)
