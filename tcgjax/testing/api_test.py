@@ -259,7 +259,8 @@ def api_test(
     _check_state(env, states, (batch_size,))
     final, trajectory = rollout(states, k_roll)
     _check_state(env, final, (batch_size,))
-    flat = jax.tree.map(lambda x: x.reshape((-1,) + x.shape[2:]), trajectory)
+    # An explicit leading size: a zero-size leaf (a board without card attributes) has no -1.
+    flat = jax.tree.map(lambda x: x.reshape((batch_size * batch_steps,) + x.shape[2:]), trajectory)
     _check_state(env, flat, (batch_size * batch_steps,))
     # The game's invariants on a sample of batched states: 8 time points, every game.
     for t in np.linspace(0, batch_steps - 1, num=min(8, batch_steps)).astype(int):

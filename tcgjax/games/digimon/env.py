@@ -1,0 +1,119 @@
+"""The Digimon env: a thin adapter from :class:`~tcgjax.games.digimon.rules.DigimonRules` to the core
+``Env`` template (work in progress: see the game's README for what the rules cover so far).
+
+``observation`` is ``board_state_tensor(state, current_player, view="player")`` (981 floats), the
+mask is the spec's 2120-id mask, ``current_player`` is the player who decides (the defender during
+the attack timings).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from tcgjax.core.env import Env, State, StepResult
+from tcgjax.core.errors import ConfigError
+from tcgjax.games.digimon import actions as A
+from tcgjax.games.digimon import observation as O
+from tcgjax.games.digimon import rules as R
+from tcgjax.games.digimon.cards import STARTER_CARDS, load_cards
+
+__all__ = ["DigimonEnv", "decode_action", "board_state_tensor"]
+
+DeckSpec = str | os.PathLike | Mapping[str, Any]
+
+
+class DigimonEnv(Env):
+    """Two-player Digimon Card Game with the spec's action space and tensor.
+
+    Options:
+      decks: two decks, one per seat: a shipped deck id (``"st1"``, ``"st2"``), a path to a deck
+        YAML file, or a mapping ``{name, eggs: {number: copies}, main: {number: copies}}``.
+        Validated on construction (``ConfigError`` naming the deck, the entry and the field).
+      cards: the card database file (default ``None``: the shipped ST-1/ST-2 cards).
+      illegal_action, max_steps: see :class:`tcgjax.Env`.
+    """
+
+    id = "digimon"
+    version = "0"
+    num_players = 2
+    action_layout = A.LAYOUT
+    observation_layout = O.LAYOUT
+    default_max_steps = 2000
+    rule_errors = R.RULE_ERRORS
+
+    def __init__(
+        self,
+        *,
+        decks: Sequence[DeckSpec] = ("st1", "st2"),
+        cards: str | os.PathLike | None = None,
+        illegal_action: str = "reject",
+        max_steps: int | None = None,
+    ):
+        from tcgjax.games.digimon.decks import load_deck
+
+        if cards is not None and (
+            isinstance(cards, bytes) or not isinstance(cards, str | os.PathLike)
+        ):
+            raise ConfigError(f"digimon: option cards={cards!r} must be a path to a card file")
+        if isinstance(decks, str | bytes | Mapping) or len(decks) != 2:
+            raise ConfigError(f"digimon: option decks={decks!r} must be two decks, one per seat")
+        registry = load_cards(STARTER_CARDS if cards is None else cards)
+        loaded = [load_deck(deck, registry) for deck in decks]
+        self.decks = loaded
+        self.rules = R.DigimonRules(registry, [(d.eggs, d.main) for d in loaded])
+        self.board_layout = self.rules.layout
+        super().__init__(
+            illegal_action=illegal_action,
+            max_steps=max_steps,
+            decks=[dict(d) if isinstance(d, Mapping) else os.fspath(d) for d in decks],
+            cards=None if cards is None else os.fspath(cards),
+        )
+
+    def _init_game(self, key: jax.Array) -> R.DigimonState:
+        return self.rules.init(key)
+
+    def _apply_action(self, game, action, key) -> StepResult:
+        del key  # no chance event after setup in this stage
+        return StepResult(*self.rules.apply(game, action))
+
+    def _legal_action_mask(self, game) -> jax.Array:
+        return self.rules.legal_action_mask(game)
+
+    def _action_error(self, game, action) -> jax.Array:
+        return self.rules.action_errors(game)[action]
+
+    def _current_player(self, game) -> jax.Array:
+        return self.rules.decider(game)
+
+    def _is_terminal(self, game) -> jax.Array:
+        return game.winner >= 0
+
+    def _observe(self, game, player) -> jax.Array:
+        return O.board_state_tensor(self.rules, game, player, "player")
+
+    def _forfeit(self, game, loser):
+        return self.rules.forfeit(game, loser)
+
+    def _validate_game(self, game) -> None:
+        self.rules.validate(game)
+
+    def action_name(self, action: int) -> str:
+        if not 0 <= int(action) < self.num_actions:
+            return f"<out of range: {int(action)}>"
+        return A.action_name(int(action))
+
+
+def decode_action(env: DigimonEnv, state: State, action: int) -> A.Decoded:
+    """What ``action`` means in ``state`` (phase-aware, decision G4), e.g.
+    ``Decoded(kind="attack", a=2, b=12, name="attack[2->player]")``."""
+    return A.decode(int(state.game.board.phase), action)
+
+
+def board_state_tensor(env: DigimonEnv, state: State, player, view: str = "player") -> jax.Array:
+    """The spec's 981-float tensor of ``state`` for ``player`` (``view="player"|"omniscient"``)."""
+    return O.board_state_tensor(env.rules, state.game, jnp.asarray(player, jnp.int32), view)

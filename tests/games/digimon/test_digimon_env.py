@@ -1,0 +1,54 @@
+"""The Digimon env adapter (unregistered until the rules are complete) with the shipped starter
+decks: the conformance harness, the spec's metadata, phase-aware decoding and option errors."""
+
+import jax
+import pytest
+
+import tcgjax
+from tcgjax.games.digimon.env import DigimonEnv, board_state_tensor, decode_action
+from tcgjax.testing import api_test
+
+
+@pytest.fixture(scope="module")
+def env():
+    return DigimonEnv()
+
+
+def test_metadata_is_the_specs(env):
+    assert (env.num_actions, env.observation_shape, env.num_players) == (2120, (981,), 2)
+    assert (
+        env.action_name(62) == "pass" and env.action_name(100 + 2 * 15 + 12) == "attack[2->player]"
+    )
+    assert env.options["decks"] == ["st1", "st2"] and env.options["cards"] is None
+    assert "digimon" not in tcgjax.available_envs(), "registered only once every rule holds"
+
+
+def test_api_test_with_the_starter_decks(env):
+    report = api_test(env, num_steps=60, batch_size=8, batch_steps=30, json_every=15)
+    assert report.single_steps > 0 and report.json_round_trips >= 4
+    assert report.states_validated > 60 and report.illegal_actions_checked > 100
+
+
+def test_decode_action_and_the_tensor_follow_the_state(env):
+    state = jax.jit(env.init)(jax.random.PRNGKey(0))
+    assert decode_action(env, state, 62).name == "pass"  # Breeding phase: pass = skip breeding
+    assert decode_action(env, state, 60).kind == "hatch"
+    player = int(state.current_player)
+    assert (board_state_tensor(env, state, player) == state.observation).all()
+    hidden = board_state_tensor(env, state, player, "player")
+    full = board_state_tensor(env, state, player, "omniscient")
+    assert (hidden == -1.0).sum() > 0 and (full == -1.0).sum() < (hidden == -1.0).sum()
+
+
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"decks": ("st1",)}, "two decks"),
+        ({"decks": "st1"}, "two decks"),
+        ({"decks": ("st1", "st9")}, "st9"),
+        ({"cards": 3}, "cards"),
+    ],
+)
+def test_option_errors(options, needle):
+    with pytest.raises(tcgjax.ConfigError, match=needle):
+        DigimonEnv(**options)
