@@ -42,6 +42,7 @@ __all__ = [
     "ZoneTypeRegistry",
     "CommandResult",
     "commit",
+    "first_error",
     "zone_counts",
     "zone_count",
     "zone_slots",
@@ -209,12 +210,18 @@ def commit(old: Board, new: Board, error: jax.Array) -> CommandResult:
     return CommandResult(board, error.astype(jnp.int32))
 
 
-def _first_error(*checks) -> jax.Array:
-    """The code of the first failing check; ``checks`` are ``(failed: bool[], code: int)`` pairs."""
-    err = jnp.int32(errors.OK)
+def first_error(*checks) -> jax.Array:
+    """The code of the first failing check, elementwise: ``checks`` are ``(failed, code)`` pairs,
+    ``failed`` bool arrays that broadcast together, ``code`` an int; 0 (OK) where none fails.
+    Returns int32 of the broadcast shape. Shared by the core commands and every game's rules."""
+    shape = jnp.broadcast_shapes(*(jnp.shape(f) for f, _ in checks))
+    err = jnp.full(shape, errors.OK, jnp.int32)
     for failed, code in reversed(checks):
         err = jnp.where(failed, jnp.int32(code), err)
     return err
+
+
+_first_error = first_error
 
 
 def move_card(layout: BoardLayout, board: Board, card, to_zone, position=TOP) -> CommandResult:

@@ -23,6 +23,8 @@ import pytest
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_distributed_worker.py")
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Several worker processes at once: never beside the heaviest compile (test_digimon_env) on 2 cores.
+pytestmark = pytest.mark.xdist_group("heavy_compile")
 TIMEOUT_S = 240  # every run at once on 2 CPU cores takes ~60 s; the cap only guards against hangs
 RTOL, ATOL = 1e-5, 1e-6
 

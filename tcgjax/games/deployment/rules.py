@@ -32,6 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import struct
 
+from tcgjax.core import zones
 from tcgjax.core.actions import ActionLayout
 from tcgjax.core.errors import FIRST_GAME_CODE, InvalidStateError, RuleError
 from tcgjax.core.tree import tree_where
@@ -111,12 +112,8 @@ def pick(player: jax.Array, pair: jax.Array) -> jax.Array:
 
 
 def _first_error(*checks):
-    """The code of the first failing ``(failed, name)`` check, elementwise; 0 if none fails."""
-    shape = jnp.broadcast_shapes(*(jnp.shape(f) for f, _ in checks))
-    code = jnp.zeros(shape, jnp.int32)
-    for failed, name in reversed(checks):
-        code = jnp.where(failed, CODES[name], code)
-    return code
+    """The code of the first failing ``(failed, rule name)`` check, elementwise; 0 if none fails."""
+    return zones.first_error(*((failed, CODES[name]) for failed, name in checks))
 
 
 class DeploymentRules:

@@ -328,12 +328,8 @@ def _tops(onehot, size, is_top) -> jax.Array:
 
 
 def _first_error(*checks):
-    """The code of the first failing ``(failed, name)`` check, elementwise; 0 if none fails."""
-    shape = jnp.broadcast_shapes(*(jnp.shape(f) for f, _ in checks))
-    code = jnp.zeros(shape, jnp.int32)
-    for failed, name in reversed(checks):
-        code = jnp.where(failed, CODES[name], code)
-    return code
+    """The code of the first failing ``(failed, rule name)`` check, elementwise; 0 if none fails."""
+    return zones.first_error(*((failed, CODES[name]) for failed, name in checks))
 
 
 class DigimonRules:

@@ -2,7 +2,6 @@
 equal DP both), security checks (a Digimon card battles the attacker, <Jamming>), the win by
 attacking a player with no security, <Rush> and the same-turn rule — scripted situations."""
 
-import jax
 import numpy as np
 import pytest
 from digimon_testlib import code_name, digimon, make_rules, other, stack, step_ok, zone_cards
@@ -32,16 +31,6 @@ PLAYER = A.TARGET_PLAYER
 @pytest.fixture(scope="module")
 def rules():
     return make_rules(ENTRIES, MAIN)
-
-
-@pytest.fixture(scope="module")
-def apply(rules):
-    return jax.jit(rules.apply)
-
-
-@pytest.fixture(scope="module")
-def errors(rules):
-    return jax.jit(rules.action_errors)
 
 
 def situation(rules, me, opponent, **kw):

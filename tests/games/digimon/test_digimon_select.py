@@ -56,16 +56,6 @@ def rules():
     return make_rules(ENTRIES, MAIN)
 
 
-@pytest.fixture(scope="module")
-def apply(rules):
-    return jax.jit(rules.apply)
-
-
-@pytest.fixture(scope="module")
-def errors(rules):
-    return jax.jit(rules.action_errors)
-
-
 def legal(errors, s):
     return np.flatnonzero(np.asarray(errors(s)) == 0).tolist()
 

@@ -53,16 +53,6 @@ def rules():
 
 
 @pytest.fixture(scope="module")
-def apply(rules):
-    return jax.jit(rules.apply)
-
-
-@pytest.fixture(scope="module")
-def errors(rules):
-    return jax.jit(rules.action_errors)
-
-
-@pytest.fixture(scope="module")
 def perm(rules):
     return jax.jit(rules.permanents)
 

@@ -54,16 +54,6 @@ def rules():
     return R.DigimonRules(registry, [(EGGS, main), (EGGS, main)])
 
 
-@pytest.fixture(scope="module")
-def apply(rules):
-    return jax.jit(rules.apply)
-
-
-@pytest.fixture(scope="module")
-def errors(rules):
-    return jax.jit(rules.action_errors)
-
-
 def test_playing_pays_memory_and_the_turn_ends_on_the_opponents_side(rules, apply, errors):
     s = build_state(rules, [{"hand": ["R3", "T"]}, {"field": [["R3"]], "suspended": [0],
                                                      "deck": ["R4"]}], memory=2)  # fmt: skip
