@@ -33,7 +33,7 @@ from tcgjax.core.board import player_id
 from tcgjax.core.checked import _compiled, action_id, check_action, checked_step
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError, ReplayError, SerializationError, TcgjaxError
-from tcgjax.core.serialization import state_from_dict, state_to_dict, to_json
+from tcgjax.core.serialization import _check_keys, state_from_dict, state_to_dict, to_json
 
 __all__ = ["Recorder", "run", "key_to_tape", "digest"]
 
@@ -130,12 +130,7 @@ def _as_tuple(kind) -> tuple:
 
 
 def _exact_keys(obj: dict, expected: tuple[str, ...], path: str) -> None:
-    missing = [k for k in expected if k not in obj]
-    if missing:
-        raise ReplayError(f"{path}.{missing[0]}: missing field")
-    unknown = sorted(set(obj) - set(expected))
-    if unknown:
-        raise ReplayError(f"{path}.{unknown[0]}: unknown field")
+    _check_keys(obj, expected, path, ReplayError)
 
 
 def _tape_key(values: list, index: int, path: str) -> jax.Array:

@@ -95,13 +95,17 @@ def tree_from_json(value: Any, template, path: str):
     return _array_from_json(value, template, path)
 
 
-def _check_keys(obj: dict, expected, path: str) -> None:
+def _check_keys(
+    obj: dict, expected, path: str, error: type[Exception] = SerializationError
+) -> None:
+    """Every key of ``expected`` and nothing else, or ``error`` naming the first missing/unknown
+    key by its path (replays reuse it with ``ReplayError``)."""
     missing = [k for k in expected if k not in obj]
     if missing:
-        raise SerializationError(f"{path}.{missing[0]}: missing field")
-    unknown = sorted(set(obj) - set(expected))
+        raise error(f"{path}.{missing[0]}: missing field")
+    unknown = sorted(map(str, set(obj) - set(expected)))
     if unknown:
-        raise SerializationError(f"{path}.{unknown[0]}: unknown field")
+        raise error(f"{path}.{unknown[0]}: unknown field")
 
 
 def _get(obj: Any, key: str, path: str) -> Any:

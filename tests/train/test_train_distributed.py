@@ -1,5 +1,5 @@
-"""Data-parallel PPO (``train.distributed``) gives the single-device result on 2, 4 and 8 devices
-and on two processes joined over loopback.
+"""Data-parallel PPO (``train.distributed``) gives the single-device result on an 8-device mesh
+and on two processes of 2 devices each joined over loopback (a 4-device global mesh).
 
 The CPU device count is fixed when JAX starts, so every configuration runs the same tiny training
 (``_distributed_worker.tiny_config``, 3 updates, same key) in its own subprocess with
@@ -25,7 +25,9 @@ WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_distributed_
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Several worker processes at once: never beside the heaviest compile (test_digimon_env) on 2 cores.
 pytestmark = pytest.mark.xdist_group("heavy_compile")
-TIMEOUT_S = 240  # every run at once on 2 CPU cores takes ~60 s; the cap only guards against hangs
+# Four runs at once on 2 CPU cores take ~60 s with a warm compilation cache and up to ~4 min on a
+# cold one beside the other xdist worker; the cap only guards against hangs.
+TIMEOUT_S = 600
 RTOL, ATOL = 1e-5, 1e-6
 
 
@@ -89,8 +91,7 @@ def _tail(path: str, lines: int = 40) -> str:
 def runs(tmp_path_factory):
     runs = _Runs(str(tmp_path_factory.mktemp("distributed")))
     runs.start("plain", "--devices", "1", "--plain")
-    for n in (1, 2, 4, 8):
-        runs.start(f"mesh{n}", "--devices", str(n))
+    runs.start("mesh8", "--devices", "8")
     coordinator = f"127.0.0.1:{_free_loopback_port()}"
     for i in range(2):
         runs.start(
@@ -137,22 +138,19 @@ def test_reference_run_trains_and_finishes_games(runs):
     assert not np.allclose(ref["metric/approx_kl"], 0.0)
 
 
-@pytest.mark.parametrize("num_devices", [1, 2, 8])
-def test_devices_agree_with_single_device(runs, num_devices):
+def test_eight_devices_agree_with_one_device(runs):
+    num_devices = 8
     ref, got = runs.result("plain"), runs.result(f"mesh{num_devices}")
     assert int(got["num_devices"]) == num_devices
     # Each device holds its own slice of the 16 envs; params stay replicated.
     np.testing.assert_array_equal(got["shard_rows"], [16 // num_devices] * num_devices)
     assert bool(got["params_replicated"])
-    if num_devices == 2:
-        assert bool(got["shard_runner_matches"]) and bool(got["shard_runner_sharded"])
-    if num_devices > 1:
-        assert "must be a multiple of the" in str(got["errors"])
+    assert "must be a multiple of the" in str(got["errors"])
     _assert_same_training(ref, got, f"{num_devices} devices")
 
 
 def test_two_processes_agree_with_one_process(runs):
-    ref = runs.result("mesh4")
+    ref = runs.result("plain")
     hosts = [runs.result(f"host{i}") for i in range(2)]
     for i, got in enumerate(hosts):
         assert int(got["process_count"]) == 2 and int(got["num_devices"]) == 4

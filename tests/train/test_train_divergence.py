@@ -66,7 +66,7 @@ def test_a_bad_env_option_writes_no_run_directory(tmp_path, capsys):
     assert not runs.exists()
 
 
-def test_nan_reward_stops_training_naming_update_and_metric(tmp_path, capsys):
+def test_nan_reward_stops_training_naming_update_and_metric(tmp_path, capsys, monkeypatch):
     runs = tmp_path / "runs"
     with pytest.raises(run.TrainingDivergedError) as info:
         run.main(["--env", "nan_reward_duel", f"run_dir={runs}", *TINY_DUEL, "--no-progress"])
@@ -77,7 +77,14 @@ def test_nan_reward_stops_training_naming_update_and_metric(tmp_path, capsys):
     assert "final evaluation" not in out and not _has_table(out)
     (run_dir,) = os.listdir(runs)
     assert not os.path.exists(os.path.join(runs, run_dir, "eval.txt"))
-    # Through the command line: exit status 1, the reason on stderr, no table on stdout.
+
+    # Through the command line: exit status 1, the reason on stderr, no table on stdout. The
+    # same error from `main` (shown above on a real run), without a second training compile.
+    def diverges(argv):
+        print("training...")
+        raise info.value
+
+    monkeypatch.setattr(run, "main", diverges)
     code = run.cli(["--env", "nan_reward_duel", f"run_dir={runs}", *TINY_DUEL, "--no-progress"])
     out, err = capsys.readouterr()
     assert code == 1 and "training diverged at update 1" in err

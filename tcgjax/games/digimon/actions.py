@@ -87,16 +87,7 @@ PHASES = (
     "select_effect_choice",
     "select_security",
 )
-SELECTION_PHASES = (
-    "select_target",
-    "select_material",
-    "select_trash",
-    "select_source",
-    "select_hand",
-    "select_reveal",
-    "select_effect_choice",
-    "select_security",
-)
+SELECTION_PHASES = tuple(p for p in PHASES if p.startswith("select_"))
 
 
 class Decoded(NamedTuple):

@@ -761,14 +761,26 @@ class DigimonRules:
         )
         state = jax.lax.switch(kind, branches, state, action)
         state = self._resolve(state)
-        # An attack whose [When Attacking] rows waited on a selection goes on once they resolved.
+        # The attack goes on once its [When Attacking] rows have resolved (a selection pauses it):
+        # block timing when the defender has a Digimon able to block and has not decided yet,
+        # otherwise the battle or the security checks. One copy of the attack machinery for every
+        # action that can lead to it (declaring, blocking, declining, a selection).
         waiting_attack = (
             (state.attacker >= 0)
             & (state.board.phase == PHASE["main"])
             & (state.sel_card < 0)
             & (state.queue_card[0] < 0)
         )
-        state = tree_where(waiting_attack, self._continue_attack(state), state)
+        block_decided = block & ((action == layout.start("pass")) | attack_range)
+        may_block = jnp.any(self.blockers(state))
+        to_block_timing = waiting_attack & ~block_decided & may_block
+        state = state.replace(
+            board=state.board.replace(
+                phase=jnp.where(to_block_timing, jnp.int8(PHASE["block_timing"]), state.board.phase)
+            )
+        )
+        resolve_now = waiting_attack & (block_decided | ~may_block)
+        state = tree_where(resolve_now, self._resolve_attack(state), state)
         state = self._trash_processed(state)
         state = self._settle(state)
         winner = state.winner.astype(jnp.int32)
@@ -959,9 +971,9 @@ class DigimonRules:
         controller = board.owner[card].astype(jnp.int32)
         active = board.active_player.astype(jnp.int32)
         slot = slot.astype(jnp.int32)
-        _, size = self.stacks(state)
+        tops, size = self.stacks(state)
         # Conditions checked when the row resolves.
-        perm_kind = self._card(state, "kind", self.stacks(state)[0])
+        perm_kind = self._card(state, "kind", tops)
         opp = 1 - controller
         opp_no_source = jnp.any(
             (jnp.where(opp == 0, perm_kind[0], perm_kind[1]) == DIGIMON)
@@ -1209,29 +1221,23 @@ class DigimonRules:
             attacker=a.astype(jnp.int8),
             attack_target=t.astype(jnp.int8),
         )
-        # [When Attacking] rows resolve before the defender's timings (a selection pauses them).
-        state = self._resolve(self._push(state, me, TRIGGER["when_attacking"], a))
-        return tree_where(state.sel_card >= 0, state, self._continue_attack(state))
-
-    def _continue_attack(self, state: DigimonState) -> DigimonState:
-        """After [When Attacking]: the counter timing (<Blast Digivolve>: a later stage), then
-        block timing, a decision only when the defender has a Digimon able to block."""
-        may_block = jnp.any(self.blockers(state))
-        waiting = state.replace(board=state.board.replace(phase=jnp.int8(PHASE["block_timing"])))
-        return tree_where(may_block, waiting, self._resolve_attack(state))
+        # [When Attacking] rows resolve next (in `apply`), then the defender's timings.
+        return self._push(state, me, TRIGGER["when_attacking"], a)
 
     def _block(self, state: DigimonState, action):
+        """The defender blocks: the blocker is suspended and becomes the attack's target; the
+        battle follows in `apply`."""
         defender = 1 - state.board.active_player.astype(jnp.int32)
         blocker = action - A.LAYOUT.start("attack")
-        state = state.replace(
+        return state.replace(
             suspended=state.suspended.at[defender, blocker].set(True),
             attack_target=blocker.astype(jnp.int8),
+            board=state.board.replace(phase=jnp.int8(PHASE["main"])),
         )
-        return self._resolve_attack(state)
 
     def _decline_block(self, state: DigimonState, action):
         del action
-        return self._resolve_attack(state)
+        return state.replace(board=state.board.replace(phase=jnp.int8(PHASE["main"])))
 
     def _resolve_attack(self, state: DigimonState) -> DigimonState:
         """The battle with a Digimon, or the security checks; then the attack ends (Main)."""
