@@ -8,7 +8,7 @@ It plays random legal games, single (host loop through :class:`tcgjax.replay.Rec
 * rewards are finite, zero outside terminal steps... and sum to zero for two players;
 * illegal and out-of-range actions under ``"reject"`` leave the state unchanged but ``error``;
 * terminal states are absorbing (any action: same state, zero rewards);
-* no retracing (``chex.assert_max_traces``);
+* no retracing (``chex.assert_max_traces`` on the batched step, one compiled single-game step);
 * card conservation (dense positions, capacities, definitions unchanged) for board games;
 * the game's invariants (``env.validate``) on every single-game state and on samples of the batch;
 * ``checked_step`` refuses non-integer actions (floats, strings, bools, None) by name;
@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tcgjax.core import errors, replay
-from tcgjax.core.checked import checked_step
+from tcgjax.core.checked import _compiled, checked_step
 from tcgjax.core.env import Env, State
 from tcgjax.core.serialization import from_json, to_json
 from tcgjax.wrappers import random_legal_action, reset_if_done
@@ -136,13 +136,12 @@ def api_test(
     report = ApiTestReport()
     key = jax.random.PRNGKey(seed)
 
-    def step_fn(state, action, key):
-        return env.step(state, action, key)
-
     # chex counts traces per function definition: start each api_test call from zero.
     chex.clear_trace_counter()
 
-    step = jax.jit(chex.assert_max_traces(step_fn, n=1))
+    # The env's own jitted step, shared with checked_step and replays (one compile of the game,
+    # not two); it must be traced once for every single-game call below (checked at the end).
+    step = _compiled(env)[1]
     errors_fn = jax.jit(jax.vmap(env.action_error, in_axes=(None, 0)))
     # The game's own rule codes, without the core's mask shortcut: an independent legality check.
     game_errors_fn = jax.jit(jax.vmap(env._action_error, in_axes=(None, 0)))
@@ -275,4 +274,5 @@ def api_test(
     )
     # Same scan again (new key): compiled once, never retraced.
     rollout(states, jax.random.PRNGKey(seed + 1))
+    assert step._cache_size() == 1, f"{env.id}: the single-game step was traced more than once"
     return report
