@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
+
 import jax
 import numpy as np
 
@@ -26,15 +29,42 @@ def other(cid, kind, *, cost=1, colors=("red",), **more):
                 play_cost=-1 if egg else cost, dp=0, digivolve=[], **more)  # fmt: skip
 
 
-def make_rules(entries, main, eggs=("EGG",) * 4, *, fillers="FILL"):
-    """Rules for two identical decks: ``main`` padded to 50 with 4-copy filler Digimon."""
+# The rule-test modules whose cards make one shared test registry: their `apply` and
+# `action_errors` then lower to the same programs, which compile once per session (the persistent
+# compilation cache) instead of once per module. A card id means one card in all of them.
+SHARED_POOL_MODULES = (
+    "test_digimon_attack",
+    "test_digimon_continuous",
+    "test_digimon_select",
+    "test_digimon_tensor",
+    "test_digimon_triggers",
+)
+FILLERS = 13  # 4 copies each: enough to pad an empty main deck to 50
+
+
+@functools.cache
+def shared_registry() -> CardRegistry:
+    """Every card of :data:`SHARED_POOL_MODULES` (``ENTRIES``) and the filler Digimon."""
+    pool: dict[str, dict] = {}
+    for name in SHARED_POOL_MODULES:
+        for entry in importlib.import_module(name).ENTRIES:
+            if pool.setdefault(entry["id"], entry) != entry:
+                raise AssertionError(f"test card {entry['id']} differs between {name} and another")
+    fillers = [digimon(f"FILL{k}", 3, 1000, colors=("green",), cost=4) for k in range(FILLERS)]
+    return CardRegistry(C.SCHEMA, list(pool.values()) + fillers, source="digimon test cards")
+
+
+def make_rules(entries, main, eggs=("EGG",) * 4):
+    """Rules for two identical decks over the shared test registry: ``main`` padded to 50 with
+    4-copy filler Digimon; ``entries`` (the calling module's cards) must be in the pool."""
+    registry = shared_registry()
+    for entry in entries:
+        assert entry["id"] in registry.ids, f"{entry['id']}: add its module to SHARED_POOL_MODULES"
     main = list(main)
-    extra = []
+    k = 0
     while len(main) < R.MAIN_DECK_SIZE:
-        cid = f"{fillers}{len(extra)}"
-        extra.append(digimon(cid, 3, 1000, colors=("green",), cost=4))
-        main += [cid] * min(4, R.MAIN_DECK_SIZE - len(main))
-    registry = CardRegistry(C.SCHEMA, list(entries) + extra, source="test-cards")
+        main += [f"FILL{k}"] * min(4, R.MAIN_DECK_SIZE - len(main))
+        k += 1
     return R.DigimonRules(registry, [(list(eggs), main), (list(eggs), main)])
 
 

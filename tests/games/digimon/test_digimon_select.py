@@ -45,7 +45,7 @@ ENTRIES = [
     digimon("GABU", 3, 2000, effects=[{"where": "inherited", "trigger": "when_attacking",
                                        "op": "trash_sources", "target": "choose_opponent_digimon",
                                        "amount": 1, "max_level": 4}]),
-    digimon("BLK", 3, 1000, keywords=["blocker"]),
+    digimon("BLK1K", 3, 1000, keywords=["blocker"]),
 ]  # fmt: skip
 MAIN = [e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(4)]
 OWN, THEIRS = 100, 112
@@ -111,7 +111,7 @@ def test_restriction_cannot_attack_or_block_until_the_end_of_the_opponents_turn(
     rules, apply, errors
 ):
     s = build_state(rules, [{"hand": ["SORROW"], "field": [["P3"]]},
-                            {"field": [["EGG", "P5"], ["BLK"]], "deck": ["P3"] * 3}],
+                            {"field": [["EGG", "P5"], ["BLK1K"]], "deck": ["P3"] * 3}],
                     memory=1)  # fmt: skip
     s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
     assert legal(errors, s) == [THEIRS + 1], "only the Digimon without digivolution cards"

@@ -14,11 +14,11 @@ from tcgjax.games.digimon.scenario import build_state
 
 ENTRIES = [
     other("EGG", "digi_egg"),
-    digimon("A3K", 3, 3000, digivolve=[{"color": "red", "level": 2, "cost": 0}]),
+    digimon("R3K", 3, 3000, digivolve=[{"color": "red", "level": 2, "cost": 0}]),
     digimon("A6K", 4, 6000, digivolve=[{"color": "red", "level": 3, "cost": 2}]),
     other("TAM", "tamer"),
 ]
-MAIN = ["A3K"] * 4 + ["A6K"] * 4 + ["TAM"] * 4
+MAIN = ["R3K"] * 4 + ["A6K"] * 4 + ["TAM"] * 4
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +36,9 @@ def state(rules):
     return build_state(
         rules,
         [
-            {"field": [None, ["EGG", "A3K", "A6K"]], "suspended": [1], "hand": ["TAM", "A3K"],
-             "security": ["A6K", "TAM"], "trash": ["A3K"], "breeding": ["EGG"]},
-            {"field": [["A3K"]], "hand": ["A6K"], "security": ["A3K"]},
+            {"field": [None, ["EGG", "R3K", "A6K"]], "suspended": [1], "hand": ["TAM", "R3K"],
+             "security": ["A6K", "TAM"], "trash": ["R3K"], "breeding": ["EGG"]},
+            {"field": [["R3K"]], "hand": ["A6K"], "security": ["R3K"]},
         ],
         memory=4, turn=5, phase="main",
     )  # fmt: skip
@@ -56,15 +56,15 @@ def test_slots_global_and_zones_from_the_owners_side(rules, tensor, state):
     slot = view(mine, "my_field")[1]
     assert slot[0] == ids["A6K"] and slot[1] == 6000.0 and slot[2] == 1.0 and slot[6] == 3.0
     np.testing.assert_array_equal(
-        slot[7:16], [ids["EGG"], -1, 0, ids["A3K"], -1, 0, ids["A6K"], -1, 0]
+        slot[7:16], [ids["EGG"], -1, 0, ids["R3K"], -1, 0, ids["A6K"], -1, 0]
     )
     assert not view(mine, "my_field")[0].any(), "an empty slot is all padding"
-    np.testing.assert_array_equal(view(mine, "my_hand")[:3], [ids["TAM"], ids["A3K"], 0.0])
+    np.testing.assert_array_equal(view(mine, "my_hand")[:3], [ids["TAM"], ids["R3K"], 0.0])
     np.testing.assert_array_equal(view(mine, "opponent_hand")[:2], [-1.0, 0.0])  # hidden (G2)
     np.testing.assert_array_equal(view(mine, "my_security")[:3], [-1.0, -1.0, 0.0])  # face down
-    np.testing.assert_array_equal(view(mine, "my_trash")[:2], [ids["A3K"], 0.0])
+    np.testing.assert_array_equal(view(mine, "my_trash")[:2], [ids["R3K"], 0.0])
     assert view(mine, "my_breeding")[0] == ids["EGG"] and view(mine, "my_breeding")[6] == 1.0
-    assert view(mine, "opponent_field")[0][0] == ids["A3K"]
+    assert view(mine, "opponent_field")[0][0] == ids["R3K"]
 
 
 def test_the_opponents_view_mirrors_and_negates_memory(rules, tensor, state):

@@ -38,7 +38,7 @@ ENTRIES = [
                             condition="opponent_has_no_source_digimon")]),
     other("SPARK", "option", cost=0, effects=[main_row("main", op="memory", target="player",
                                                        amount=1)]),
-    other("WING", "option", cost=1,
+    other("WINGS", "option", cost=1,
           effects=[main_row("main", op="security_attack_mod", target="all_own_digimon", amount=1,
                             duration="until_end_of_your_next_turn")]),
     other("BLUEOPT", "option", cost=0, colors=("blue",),
@@ -66,12 +66,12 @@ def test_on_play_gains_memory(rules, apply, errors):
 
 def test_when_digivolving_draws_and_lifts_dp_for_the_turn(rules, apply, errors, perm):
     s = build_state(
-        rules, [{"hand": ["DRAW2"], "field": [["PLAIN3"]], "deck": ["PLAIN3", "SPARK", "WING"]},
+        rules, [{"hand": ["DRAW2"], "field": [["PLAIN3"]], "deck": ["PLAIN3", "SPARK", "WINGS"]},
                 {"deck": ["PLAIN3"]}], memory=4,
     )  # fmt: skip
     s, _ = step_ok(rules, apply, errors, s, A.encode("digivolve", 0, 0))
-    # The digivolution bonus (WING), then <Draw 2> (SPARK, PLAIN3).
-    assert zone_cards(rules, s, "hand", 0) == ["WING", "SPARK", "PLAIN3"]
+    # The digivolution bonus (WINGS), then <Draw 2> (SPARK, PLAIN3).
+    assert zone_cards(rules, s, "hand", 0) == ["WINGS", "SPARK", "PLAIN3"]
     assert int(perm(s).dp[0, 0]) == 7000, "5000 + 2000 this turn"
     s, _ = step_ok(rules, apply, errors, s, A.encode("pass"))  # the turn ends
     assert int(perm(s).dp[0, 0]) == 5000 and not np.any(np.asarray(s.lasting_kind))
@@ -108,7 +108,7 @@ def test_options_need_their_color_pay_resolve_and_go_to_the_trash(rules, apply, 
 
 
 def test_a_modifier_until_the_end_of_your_next_turn(rules, apply, errors, perm):
-    s = build_state(rules, [{"hand": ["WING"], "field": [["PLAIN3"]]}, {"deck": ["PLAIN3"] * 2}],
+    s = build_state(rules, [{"hand": ["WINGS"], "field": [["PLAIN3"]]}, {"deck": ["PLAIN3"] * 2}],
                     memory=1, turn=4)  # fmt: skip
     s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
     assert int(perm(s).security_attack[0, 0]) == 1 and int(s.lasting_expires[0]) == 6

@@ -20,21 +20,22 @@ def test_duel_passes_api_test(duel_env):
 def test_jit_vmap_match_single_games(duel_env):
     env = duel_env
     keys = jax.random.split(jax.random.PRNGKey(7), 4)
+    init, step, observe = jax.jit(env.init), jax.jit(env.step), jax.jit(env.observe)
     batched = jax.jit(jax.vmap(env.init))(keys)
     vmapped = jax.vmap(env.init)(keys)
     for i in range(4):
-        single = jax.jit(env.init)(keys[i])
+        single = init(keys[i])
         assert_states_equal(jax.tree.map(lambda x, i=i: x[i], batched), single, "jit(vmap(init))")
         assert_states_equal(jax.tree.map(lambda x, i=i: x[i], vmapped), single, "vmap(init)")
     actions = np.argmax(np.asarray(batched.legal_action_mask), axis=-1)
     stepped = jax.jit(jax.vmap(env.step))(batched, actions, keys)
     for i in range(4):
-        single = jax.jit(env.step)(jax.tree.map(lambda x, i=i: x[i], batched), actions[i], keys[i])
+        single = step(jax.tree.map(lambda x, i=i: x[i], batched), actions[i], keys[i])
         assert_states_equal(jax.tree.map(lambda x, i=i: x[i], stepped), single, "vmap(step)")
     obs = jax.jit(jax.vmap(env.observe, in_axes=(0, None)))(stepped, 1)
     for i in range(4):
         np.testing.assert_array_equal(
-            obs[i], jax.jit(env.observe)(jax.tree.map(lambda x, i=i: x[i], stepped), 1)
+            obs[i], observe(jax.tree.map(lambda x, i=i: x[i], stepped), 1)
         )
 
 
