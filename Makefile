@@ -8,7 +8,7 @@ GAME   ?=
 # pytest workers: the CI machine has 2 cores.
 WORKERS ?= 2
 
-.PHONY: test train bench lint clean venv
+.PHONY: test train bench lint clean venv mutation
 
 venv: $(STAMP)
 
@@ -27,9 +27,18 @@ train: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/throughput.py --env duel --batch 1024 --compare-pgx
 
+# Mutation testing (not CI: hours on 2 cores; resumable). MUTATION_ARGS e.g. "core/zones --jobs 2".
+MUTATION_STAMP := $(VENV)/.installed-mutation
+$(MUTATION_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,mutation]'
+	touch $(MUTATION_STAMP)
+
+mutation: $(MUTATION_STAMP)
+	$(PY) tools/mutation.py $(MUTATION_ARGS)
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check tcgjax train tests benchmarks
 	$(VENV)/bin/ruff format --check tcgjax train tests benchmarks
 
 clean:
-	rm -rf $(VENV) .jax_cache .pytest_cache
+	rm -rf $(VENV) .jax_cache .pytest_cache .mutation

@@ -5,6 +5,7 @@ import os
 
 import jax
 import pytest
+import yaml
 
 import tcgjax
 from tcgjax.core.cards import CardRegistry
@@ -21,6 +22,14 @@ def test_yaml_loader_refuses_duplicates_at_any_depth_and_keeps_merge_keys():
         yaml_loads("x:\n  - {c: 1, c: 3}\n")
     # A merge key's values may be overridden: that is YAML, not a duplicate.
     assert yaml_loads("b: &b {k: 1}\nd:\n  <<: *b\n  k: 2\n")["d"] == {"k": 2}
+
+
+def test_an_unhashable_key_does_not_hide_a_later_duplicate():
+    """A complex key (``? [1, 2]``) is YAML's own error; the duplicate after it is still named."""
+    with pytest.raises(DuplicateKeyError, match="'b'.*line 4, first at line 3"):
+        yaml_loads("? [1, 2]\n: x\nb: 1\nb: 2\n")
+    with pytest.raises(yaml.constructor.ConstructorError, match="unhashable"):
+        yaml_loads("? [1, 2]\n: x\nb: 1\n")
 
 
 def test_json_loader_refuses_duplicates():

@@ -1,0 +1,536 @@
+"""Mutation testing (``make mutation``): cosmic-ray over ``tcgjax/core`` and each game's rules module.
+
+Each target is one module and the tests that guard it. For every target the tool
+
+1. copies the working tree (tracked and untracked-but-not-ignored files, symlinks kept) into
+   ``.mutation/<slug>/tree`` with ``../shared`` beside it, so mutants never touch the checkout;
+2. creates a cosmic-ray session (``cosmic-ray init``) and marks the operators we do not run as
+   skipped (:data:`OPERATORS`, below);
+3. checks the unmutated tests pass (``cosmic-ray baseline``) and times them: a mutant's timeout is
+   three times that (a timeout counts as killed: mutants that loop forever are caught that way);
+4. runs the pending mutants (``cosmic-ray exec``): one fresh ``pytest -x`` process a mutant;
+5. writes ``benchmarks/MUTATION.md``: per module the mutants, killed, survivors, kill rate, and
+   every survivor with its diff, unless ``tools/mutation_equivalent.yaml`` explains it.
+
+Why cosmic-ray and not mutmut: mutmut 3 forks each mutant's test run from a parent process that
+has already imported and run JAX, and XLA's CPU client does not survive ``fork`` (it deadlocks or
+aborts in absl's mutex). cosmic-ray starts every test run as a new process.
+
+Sessions are resumable: stop at any time (Ctrl-C or ``--budget-minutes``) and run again; only the
+mutants without a result run. When a module's source changes, its session starts over; when
+anything else changes (its tests, other modules), the survivors (and only they) run again: a new
+test can only kill more mutants (use ``--fresh`` after a change elsewhere that could revive one).
+The persistent JAX compilation cache of the checkout is shared (``.jax_cache``), so a mutant that
+leaves the traced programs alone compiles nothing.
+
+Usage::
+
+    python tools/mutation.py                      # every target, resume, report
+    python tools/mutation.py core/zones deployment/rules --budget-minutes 60 --jobs 2
+    python tools/mutation.py --list               # targets with their tests
+    python tools/mutation.py --report-only        # rewrite the report from the sessions
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import yaml
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(REPO, ".mutation")
+REPORT = os.path.join(REPO, "benchmarks", "MUTATION.md")
+EQUIVALENT = os.path.join(REPO, "tools", "mutation_equivalent.yaml")
+SHARED = os.path.normpath(os.path.join(REPO, "..", "shared"))
+
+# Tests every core module answers to: the core's own tests and the small duel game, which goes
+# through every core layer (zones, cards, env, serialization, replay, checked API).
+_CORE = ("tests/core", "tests/games/duel")
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """A module to mutate and the tests, most specific first (``-x`` stops at the first failure)."""
+
+    module: str
+    tests: tuple[str, ...]
+
+    @property
+    def slug(self) -> str:
+        return self.module.removeprefix("tcgjax/").removesuffix(".py")
+
+
+TARGETS = (
+    Target("tcgjax/core/actions.py", ("tests/core/test_core_layouts.py", *_CORE)),
+    Target("tcgjax/core/board.py", ("tests/core/test_core_board.py", *_CORE)),
+    Target("tcgjax/core/cards.py", ("tests/core/test_core_cards.py", *_CORE)),
+    Target("tcgjax/core/checked.py", ("tests/core/test_checked_actions.py", *_CORE)),
+    Target("tcgjax/core/env.py", ("tests/core/test_env_conventions.py", *_CORE)),
+    Target("tcgjax/core/errors.py", _CORE),
+    Target("tcgjax/core/files.py", ("tests/core/test_files.py", *_CORE)),
+    Target("tcgjax/core/observation.py", ("tests/core/test_core_layouts.py", *_CORE)),
+    Target("tcgjax/core/replay.py", ("tests/core/test_replay.py", *_CORE)),
+    Target("tcgjax/core/serialization.py", ("tests/core/test_serialization.py", *_CORE)),
+    Target("tcgjax/core/tree.py", _CORE),
+    Target("tcgjax/core/visibility.py", ("tests/core/test_core_visibility.py", *_CORE)),
+    Target("tcgjax/core/zones.py", ("tests/core/test_core_zones.py", *_CORE)),
+    Target(
+        "tcgjax/games/deployment/rules.py",
+        (
+            "tests/games/deployment/test_deployment_pinned.py",
+            "tests/games/deployment/test_deployment_spec.py",
+            "tests/games/deployment/test_deployment_validate.py",
+            "tests/games/deployment",
+        ),
+    ),
+    Target(
+        "tcgjax/games/duel/rules.py", ("tests/games/duel/test_duel_rules.py", "tests/games/duel")
+    ),
+    Target("tcgjax/games/digimon/rules.py", ("tests/games/digimon",)),
+)
+
+# The operators run, in the spirit of mutmut and Offutt's sufficient set: each operator site gets
+# its natural counterparts (+ and -, < and <=, == and !=, and/or, True/False, n±1, break/continue,
+# a removed `not`/`-`/`~`, an except clause that never matches, a loop that never runs), not all
+# twelve binary operators at every `+`. Left out: RemoveDecorator (dropping `jax.jit` or
+# `functools.partial(jax.jit, ...)` is equivalent by construction) and the operators that need
+# per-variable arguments (VariableReplacer/Inserter).
+OPERATORS = (
+    r"core/ReplaceBinaryOperator_(Add_Sub|Sub_Add|Mul_Div|Div_Mul|FloorDiv_Mul|Mod_FloorDiv"
+    r"|Pow_Mul|LShift_RShift|RShift_LShift|BitOr_BitAnd|BitAnd_BitOr|BitXor_BitOr)",
+    r"core/ReplaceComparisonOperator_(Eq_NotEq|NotEq_Eq|Lt_LtE|LtE_Lt|Gt_GtE|GtE_Gt|Is_IsNot"
+    r"|IsNot_Is|In_NotIn|NotIn_In)",
+    r"core/ReplaceUnaryOperator_Delete_(USub|Invert|Not)",
+    r"core/(AddNot|ReplaceTrueWithFalse|ReplaceFalseWithTrue|ReplaceAndWithOr|ReplaceOrWithAnd)",
+    r"core/(ReplaceBreakWithContinue|ReplaceContinueWithBreak|ExceptionReplacer|NumberReplacer)",
+    r"core/ZeroIterationForLoop",
+)
+_RUN = re.compile("|".join(f"(?:{p})$" for p in OPERATORS))
+
+
+def _python() -> str:
+    return sys.executable
+
+
+def _fingerprint(paths: list[str]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(path.encode())
+        with open(os.path.join(REPO, path), "rb") as fh:
+            digest.update(fh.read())
+    return digest.hexdigest()
+
+
+def _tree_files() -> list[str]:
+    out = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    ).stdout
+    return [p for p in out.decode().split("\0") if p and os.path.lexists(os.path.join(REPO, p))]
+
+
+def _copy_tree(files: list[str], dest: str) -> None:
+    if os.path.exists(dest):
+        shutil.rmtree(dest)
+    for rel in files:
+        src, dst = os.path.join(REPO, rel), os.path.join(dest, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        if os.path.islink(src):
+            os.symlink(os.readlink(src), dst)
+        else:
+            shutil.copy2(src, dst)
+    # The shared persistent compilation cache: unmutated traced code compiles nothing.
+    os.makedirs(os.path.join(REPO, ".jax_cache"), exist_ok=True)
+    os.symlink(os.path.join(REPO, ".jax_cache"), os.path.join(dest, ".jax_cache"))
+
+
+def _environ(tree: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_", "PYTHON"))}
+    env.update(PYTHONPATH=tree, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1")
+    return env
+
+
+def _cosmic_ray(*args: str, cwd: str, timeout: float | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [_python(), "-m", "cosmic_ray.cli", *args],
+        cwd=cwd,
+        env=_environ(cwd),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def _write_config(target: Target, path: str, timeout_s: float) -> None:
+    tests = " ".join(target.tests)
+    test_command = f"{_python()} -m pytest -x -q -p no:cacheprovider {tests}"
+    with open(path, "w") as fh:
+        fh.write(
+            "[cosmic-ray]\n"
+            f'module-path = "{target.module}"\n'
+            f"timeout = {timeout_s:.0f}\n"
+            "excluded-modules = []\n"
+            f'test-command = "{test_command}"\n'
+            "\n[cosmic-ray.distributor]\n"
+            'name = "local"\n'
+        )
+
+
+def _open_db(session: str):
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    return use_db(session, mode=WorkDB.Mode.open)
+
+
+def _annotation_spans(module: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Source spans of the annotations of ``module`` when it has ``from __future__ import
+    annotations``: they are never evaluated, so a mutant inside one is equivalent by construction
+    (``str | bytes`` -> ``str & bytes``) and is not run."""
+    with open(os.path.join(REPO, module)) as fh:
+        tree = ast.parse(fh.read())
+    future = any(
+        isinstance(n, ast.ImportFrom)
+        and n.module == "__future__"
+        and any(a.name == "annotations" for a in n.names)
+        for n in tree.body
+    )
+    if not future:
+        return []
+    nodes = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            nodes.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+            nodes.append(node.returns)
+    # ast columns are 0-based like parso's; lines are 1-based in both.
+    return [((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)) for n in nodes]
+
+
+def _in_spans(mutation, spans) -> bool:
+    return any(start <= tuple(mutation.start_pos) < end for start, end in spans)
+
+
+def _skip_operators(session: str, module: str) -> int:
+    """Mark as skipped every work item whose operator is not in :data:`OPERATORS`, or whose
+    mutation lies in an annotation that is never evaluated."""
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    spans = _annotation_spans(module)
+    skipped = []
+    with _open_db(session) as db:
+        for item in db.pending_work_items:
+            if not all(_RUN.match(m.operator_name) for m in item.mutations) or any(
+                _in_spans(m, spans) for m in item.mutations
+            ):
+                skipped.append(item.job_id)
+        if skipped:
+            db.set_multiple_results(
+                skipped, WorkResult(output="operator not run", worker_outcome=WorkerOutcome.SKIPPED)
+            )
+    return len(skipped)
+
+
+def _forget_survivors(session: str) -> int:
+    """Drop the results of mutants that were not killed, so that they run again."""
+    import sqlite3
+
+    con = sqlite3.connect(session)
+    with con:
+        cur = con.execute(
+            "DELETE FROM work_results WHERE worker_outcome != 'skipped' AND "
+            "(test_outcome IS NULL OR test_outcome != 'killed')"
+        )
+    con.close()
+    return cur.rowcount
+
+
+def _log(slug: str, message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {slug}: {message}", flush=True)
+
+
+_BASELINES: dict[frozenset[str], float] = {}
+
+
+def prepare(target: Target, files: list[str], fresh: bool) -> str:
+    """Create or refresh the target's scratch tree and session; returns the session path."""
+    base = os.path.join(WORK, target.slug)
+    tree, session = os.path.join(base, "tree"), os.path.join(base, "session.sqlite")
+    state_path = os.path.join(base, "state.json")
+    # The module itself, and what else its tests run (tests, other modules, data; not docs).
+    module_fp = _fingerprint([target.module])
+    others = [
+        f
+        for f in files
+        if f != target.module and f.startswith(("tcgjax/", "tests/", "configs/", "train/"))
+    ]
+    tests_fp = _fingerprint([f for f in others if not os.path.islink(os.path.join(REPO, f))])
+    state = {}
+    if os.path.exists(state_path) and os.path.exists(session) and not fresh:
+        with open(state_path) as fh:
+            state = json.load(fh)
+    os.makedirs(base, exist_ok=True)
+    if not os.path.lexists(os.path.join(base, "shared")):
+        os.symlink(SHARED, os.path.join(base, "shared"))
+    if state.get("module") == module_fp and state.get("tests") == tests_fp:
+        if not os.path.isdir(tree):
+            _copy_tree(files, tree)
+        _skip_operators(session, target.module)  # the operator choice may have changed since
+        return session
+    _copy_tree(files, tree)
+    config = os.path.join(base, "cosmic-ray.toml")
+    if state.get("module") == module_fp:
+        rerun = _forget_survivors(session)
+        _log(target.slug, f"tests changed: {rerun} survivors run again")
+    else:
+        _write_config(target, config, timeout_s=3600)
+        # Targets with the same tests share one baseline run per invocation.
+        tests_key = frozenset(
+            t for t in target.tests if not any(t.startswith(d + "/") for d in target.tests)
+        )
+        if tests_key not in _BASELINES:
+            started = time.monotonic()
+            base_run = _cosmic_ray("baseline", config, cwd=tree)
+            if base_run.returncode != 0:
+                raise SystemExit(
+                    f"{target.slug}: the unmutated tests fail, fix them first:\n"
+                    f"{base_run.stderr[-4000:]}"
+                )
+            _BASELINES[tests_key] = time.monotonic() - started
+        baseline_s = _BASELINES[tests_key]
+        _write_config(target, config, timeout_s=max(60.0, 3 * baseline_s))
+        if os.path.exists(session):
+            os.remove(session)
+        init = _cosmic_ray("init", config, session, cwd=tree)
+        if init.returncode != 0:
+            raise SystemExit(f"{target.slug}: cosmic-ray init failed:\n{init.stderr[-4000:]}")
+        skipped = _skip_operators(session, target.module)
+        state["baseline_s"] = round(baseline_s, 1)
+        _log(target.slug, f"baseline {baseline_s:.0f} s; {skipped} mutants not run")
+    state.update(module=module_fp, tests=tests_fp)
+    with open(state_path, "w") as fh:
+        json.dump(state, fh)
+    _skip_operators(session, target.module)
+    return session
+
+
+def execute(target: Target, budget_s: float | None) -> None:
+    base = os.path.join(WORK, target.slug)
+    tree = os.path.join(base, "tree")
+    config, session = os.path.join(base, "cosmic-ray.toml"), os.path.join(base, "session.sqlite")
+    with _open_db(session) as db:
+        pending = db.num_work_items - db.num_results
+    if not pending:
+        return
+    _log(target.slug, f"{pending} mutants to run")
+    proc = subprocess.Popen(
+        [_python(), "-m", "cosmic_ray.cli", "exec", config, session],
+        cwd=tree,
+        env=_environ(tree),
+        stdout=subprocess.DEVNULL,
+        stderr=open(os.path.join(base, "exec.log"), "a"),  # noqa: SIM115
+        start_new_session=True,
+    )
+    try:
+        proc.wait(timeout=budget_s)
+    except subprocess.TimeoutExpired:
+        # Results already recorded stay; the mutant in flight runs again next time.
+        os.killpg(proc.pid, 9)
+        proc.wait()
+        _log(target.slug, "budget spent, stopped (run again to resume)")
+    # A killed exec can leave a mutated file behind: the tree is re-copied next time if so.
+    with (
+        open(os.path.join(REPO, target.module), "rb") as a,
+        open(os.path.join(tree, target.module), "rb") as b,
+    ):
+        if a.read() != b.read():
+            shutil.copy2(os.path.join(REPO, target.module), os.path.join(tree, target.module))
+
+
+# ----------------------------------------------------------------------------------------------
+# Report
+
+
+def _equivalents() -> list[dict]:
+    if not os.path.exists(EQUIVALENT):
+        return []
+    with open(EQUIVALENT) as fh:
+        entries = yaml.safe_load(fh) or []
+    for i, entry in enumerate(entries):
+        missing = {"module", "operator", "original", "mutated", "why"} - set(entry)
+        if missing:
+            raise SystemExit(f"{EQUIVALENT}: entry {i}: missing {sorted(missing)}")
+    return entries
+
+
+def _changed_lines(diff: str) -> tuple[str, str]:
+    removed = [
+        ln[1:].strip()
+        for ln in diff.splitlines()
+        if ln.startswith("-") and not ln.startswith("---")
+    ]
+    added = [
+        ln[1:].strip()
+        for ln in diff.splitlines()
+        if ln.startswith("+") and not ln.startswith("+++")
+    ]
+    return " ".join(removed), " ".join(added)
+
+
+def summarize(target: Target) -> dict | None:
+    session = os.path.join(WORK, target.slug, "session.sqlite")
+    if not os.path.exists(session):
+        return None
+    equivalents = [e for e in _equivalents() if e["module"] == target.module]
+    counts = dict(total=0, skipped=0, killed=0, timeouts=0, survived=0, equivalent=0, pending=0)
+    survivors = []
+    spans = _annotation_spans(target.module)
+    with _open_db(session) as db:
+        results = dict(db.results)
+        for item in db.work_items:
+            result = results.get(item.job_id)
+            skipped = result is not None and result.worker_outcome == "skipped"
+            if skipped or any(_in_spans(m, spans) for m in item.mutations):
+                counts["skipped"] += 1
+                continue
+            counts["total"] += 1
+            if result is None:
+                counts["pending"] += 1
+            elif result.test_outcome == "survived":
+                original, mutated = _changed_lines(result.diff or "")
+                mutation = item.mutations[0]
+                match = [
+                    e
+                    for e in equivalents
+                    if e["operator"] == mutation.operator_name
+                    and e["original"].strip() == original
+                    and e["mutated"].strip() == mutated
+                ]
+                if match:
+                    counts["equivalent"] += 1
+                else:
+                    counts["survived"] += 1
+                    survivors.append(
+                        dict(
+                            line=mutation.start_pos[0],
+                            operator=mutation.operator_name,
+                            occurrence=mutation.occurrence,
+                            diff=result.diff or "",
+                        )
+                    )
+            else:
+                counts["killed"] += 1
+                counts["timeouts"] += result.output == "timeout"
+    done = counts["total"] - counts["pending"]
+    judged = done - counts["equivalent"]
+    counts["kill_rate"] = counts["killed"] / judged if judged else None
+    counts["survivors"] = sorted(survivors, key=lambda s: (s["line"], s["operator"]))
+    with open(os.path.join(WORK, target.slug, "state.json")) as fh:
+        counts["baseline_s"] = json.load(fh).get("baseline_s")
+    return counts
+
+
+def report() -> None:
+    rows, sections = [], []
+    for target in TARGETS:
+        s = summarize(target)
+        if s is None:
+            rows.append(f"| `{target.module}` | not run | | | | | |")
+            continue
+        rate = "—" if s["kill_rate"] is None else f"{100 * s['kill_rate']:.1f}%"
+        status = "complete" if not s["pending"] else f"{s['pending']} pending"
+        rows.append(
+            f"| `{target.module}` | {status} | {s['total']} | {s['killed']} ({s['timeouts']} timeouts)"
+            f" | {s['equivalent']} | {s['survived']} | {rate} |"
+        )
+        if s["survivors"]:
+            body = "\n\n".join(
+                f"line {v['line']}, `{v['operator']}` #{v['occurrence']}\n```diff\n"
+                + "\n".join(
+                    ln for ln in v["diff"].splitlines() if not ln.startswith(("---", "+++"))
+                )
+                + "\n```"
+                for v in s["survivors"]
+            )
+            sections.append(
+                f"### `{target.module}`: {len(s['survivors'])} unexplained survivors\n\n{body}"
+            )
+    commit = subprocess.run(
+        ["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
+    text = (
+        "# Mutation testing\n\n"
+        f"Written by `make mutation` (`tools/mutation.py`, cosmic-ray) on {time.strftime('%Y-%m-%d')},"
+        f" tree `{commit}`. Kill rate = killed / (run − explained equivalents); a timeout counts as"
+        " killed. Operators run and why: `tools/mutation.py` (`OPERATORS`). Equivalent mutants, each"
+        " with its reason: `tools/mutation_equivalent.yaml`.\n\n"
+        "| module | run | mutants | killed | equivalent | unexplained survivors | kill rate |\n"
+        "|---|---|---:|---:|---:|---:|---:|\n"
+        + "\n".join(rows)
+        + "\n\n## Unexplained survivors\n\n"
+        + ("\n\n".join(sections) if sections else "None.")
+        + "\n"
+    )
+    with open(REPORT, "w") as fh:
+        fh.write(text)
+    print(f"wrote {os.path.relpath(REPORT, REPO)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("targets", nargs="*", help="slugs (core/zones) or paths; default: all")
+    parser.add_argument("--list", action="store_true", help="list the targets and their tests")
+    parser.add_argument("--report-only", action="store_true", help="only rewrite the report")
+    parser.add_argument("--fresh", action="store_true", help="start the named sessions over")
+    parser.add_argument("--jobs", type=int, default=1, help="targets run side by side")
+    parser.add_argument(
+        "--budget-minutes", type=float, default=None, help="stop (resumable) after this long"
+    )
+    args = parser.parse_args(argv)
+    by_name = {t.slug: t for t in TARGETS} | {t.module: t for t in TARGETS}
+    unknown = [n for n in args.targets if n not in by_name]
+    if unknown:
+        parser.error(f"unknown targets {unknown}; known: {sorted(t.slug for t in TARGETS)}")
+    if args.jobs < 1:
+        parser.error("--jobs must be >= 1")
+    targets = [by_name[n] for n in args.targets] or list(TARGETS)
+    if args.list:
+        for t in targets:
+            print(f"{t.slug:24s} {t.module}  <-  {' '.join(t.tests)}")
+        return 0
+    if not args.report_only:
+        files = _tree_files()
+        sessions = [prepare(t, files, args.fresh) for t in targets]
+        del sessions
+        # One deadline for the whole invocation: each target gets what is left of it.
+        deadline = (
+            None if args.budget_minutes is None else time.monotonic() + 60 * args.budget_minutes
+        )
+
+        def run(target: Target) -> None:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is None or left > 0:
+                execute(target, left)
+
+        with ThreadPoolExecutor(args.jobs) as pool:
+            list(pool.map(run, targets))
+    report()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
