@@ -32,6 +32,14 @@ def test_an_unhashable_key_does_not_hide_a_later_duplicate():
         yaml_loads("? [1, 2]\n: x\nb: 1\n")
 
 
+def test_yaml_loader_accepts_what_safe_load_accepts_recursive_aliases_included():
+    """Only repeated keys are refused: a self-referencing sequence loads as with ``safe_load``."""
+    text = "a: &x [1, *x]\nb: {c: &y [*y]}\n"
+    out, ref = yaml_loads(text), yaml.safe_load(text)
+    assert out["a"][0] == ref["a"][0] == 1 and out["a"][1] is out["a"]
+    assert out["b"]["c"][0] is out["b"]["c"]
+
+
 def test_json_loader_refuses_duplicates():
     assert json_loads('{"a": [{"b": 1}]}') == {"a": [{"b": 1}]}
     with pytest.raises(DuplicateKeyError, match="'b'"):
