@@ -447,13 +447,13 @@ def report() -> None:
     for target in TARGETS:
         s = summarize(target)
         if s is None:
-            rows.append(f"| `{target.module}` | not run | | | | | |")
+            rows.append(f"| `{target.module}` | not run | | | | | | |")
             continue
         rate = "—" if s["kill_rate"] is None else f"{100 * s['kill_rate']:.1f}%"
         status = "complete" if not s["pending"] else f"{s['pending']} pending"
         rows.append(
             f"| `{target.module}` | {status} | {s['total']} | {s['killed']} ({s['timeouts']} timeouts)"
-            f" | {s['equivalent']} | {s['survived']} | {rate} |"
+            f" | {s['equivalent']} | {s['survived']} | {rate} | {s['baseline_s']} |"
         )
         if s["survivors"]:
             body = "\n\n".join(
@@ -475,9 +475,12 @@ def report() -> None:
         f"Written by `make mutation` (`tools/mutation.py`, cosmic-ray) on {time.strftime('%Y-%m-%d')},"
         f" tree `{commit}`. Kill rate = killed / (run − explained equivalents); a timeout counts as"
         " killed. Operators run and why: `tools/mutation.py` (`OPERATORS`). Equivalent mutants, each"
-        " with its reason: `tools/mutation_equivalent.yaml`.\n\n"
-        "| module | run | mutants | killed | equivalent | unexplained survivors | kill rate |\n"
-        "|---|---|---:|---:|---:|---:|---:|\n"
+        " with its reason: `tools/mutation_equivalent.yaml`. *tests, s*: one unmutated run of the"
+        " target's tests in one process (what a surviving mutant costs; a killed one stops at"
+        " its first failing test).\n\n"
+        "| module | run | mutants | killed | equivalent | unexplained survivors | kill rate"
+        " | tests, s |\n"
+        "|---|---|---:|---:|---:|---:|---:|---:|\n"
         + "\n".join(rows)
         + "\n\n## Unexplained survivors\n\n"
         + ("\n\n".join(sections) if sections else "None.")
