@@ -54,9 +54,16 @@ REPORT = os.path.join(REPO, "benchmarks", "MUTATION.md")
 EQUIVALENT = os.path.join(REPO, "tools", "mutation_equivalent.yaml")
 SHARED = os.path.normpath(os.path.join(REPO, "..", "shared"))
 
-# Tests every core module answers to: the core's own tests and the small duel game, which goes
-# through every core layer (zones, cards, env, serialization, replay, checked API).
-_CORE = ("tests/core", "tests/games/duel")
+# Tests every core module answers to: the core's own tests and the small duel game's rule tests.
+# The modules a whole game goes through end to end (env, checked API, serialization, replay) also
+# answer to the duel's api_test (_CORE_API); the others leave it out: a surviving mutant runs every
+# test of its target, and the api_test is a third of the core selection's time.
+_CORE = (
+    "tests/core",
+    "tests/games/duel/test_duel_rules.py",
+    "tests/games/duel/test_duel_validate.py",
+)
+_CORE_API = (*_CORE, "tests/games/duel/test_duel_api.py")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,13 +82,13 @@ TARGETS = (
     Target("tcgjax/core/actions.py", ("tests/core/test_core_layouts.py", *_CORE)),
     Target("tcgjax/core/board.py", ("tests/core/test_core_board.py", *_CORE)),
     Target("tcgjax/core/cards.py", ("tests/core/test_core_cards.py", *_CORE)),
-    Target("tcgjax/core/checked.py", ("tests/core/test_checked_actions.py", *_CORE)),
-    Target("tcgjax/core/env.py", ("tests/core/test_env_conventions.py", *_CORE)),
+    Target("tcgjax/core/checked.py", ("tests/core/test_checked_actions.py", *_CORE_API)),
+    Target("tcgjax/core/env.py", ("tests/core/test_env_conventions.py", *_CORE_API)),
     Target("tcgjax/core/errors.py", _CORE),
     Target("tcgjax/core/files.py", ("tests/core/test_files.py", *_CORE)),
     Target("tcgjax/core/observation.py", ("tests/core/test_core_layouts.py", *_CORE)),
-    Target("tcgjax/core/replay.py", ("tests/core/test_replay.py", *_CORE)),
-    Target("tcgjax/core/serialization.py", ("tests/core/test_serialization.py", *_CORE)),
+    Target("tcgjax/core/replay.py", ("tests/core/test_replay.py", *_CORE_API)),
+    Target("tcgjax/core/serialization.py", ("tests/core/test_serialization.py", *_CORE_API)),
     Target("tcgjax/core/tree.py", _CORE),
     Target("tcgjax/core/visibility.py", ("tests/core/test_core_visibility.py", *_CORE)),
     Target("tcgjax/core/zones.py", ("tests/core/test_core_zones.py", *_CORE)),
@@ -284,13 +291,15 @@ def prepare(target: Target, files: list[str], fresh: bool) -> str:
     os.makedirs(base, exist_ok=True)
     if not os.path.lexists(os.path.join(base, "shared")):
         os.symlink(SHARED, os.path.join(base, "shared"))
+    config = os.path.join(base, "cosmic-ray.toml")
     if state.get("module") == module_fp and state.get("tests") == tests_fp:
         if not os.path.isdir(tree):
             _copy_tree(files, tree)
-        _skip_operators(session, target.module)  # the operator choice may have changed since
+        # The operator choice and the test selection may have changed since (results stay).
+        _skip_operators(session, target.module)
+        _write_config(target, config, timeout_s=max(60.0, 3 * state["baseline_s"]))
         return session
     _copy_tree(files, tree)
-    config = os.path.join(base, "cosmic-ray.toml")
     if state.get("module") == module_fp:
         rerun = _forget_survivors(session)
         _log(target.slug, f"tests changed: {rerun} survivors run again")
@@ -322,6 +331,8 @@ def prepare(target: Target, files: list[str], fresh: bool) -> str:
     state.update(module=module_fp, tests=tests_fp)
     with open(state_path, "w") as fh:
         json.dump(state, fh)
+    # The test selection may have changed since the session began (results already in stay).
+    _write_config(target, config, timeout_s=max(60.0, 3 * state["baseline_s"]))
     _skip_operators(session, target.module)
     return session
 

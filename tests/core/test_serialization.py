@@ -3,6 +3,7 @@
 import json
 
 import jax
+import jax.numpy as jnp
 import pytest
 
 import tcgjax
@@ -139,6 +140,8 @@ def test_invalid_json_text(duel_env):
 
 
 def test_to_json_refuses_a_batch(duel_env):
-    batch = jax.vmap(duel_env.init)(jax.random.split(KEY, 2))
+    # A batch of two states (stacked, not an eager vmap(init): that dispatches op by op, ~25 s).
+    state = jax.jit(duel_env.init)(KEY)
+    batch = jax.tree.map(lambda leaf: jnp.stack([leaf, leaf]), state)
     with pytest.raises(tcgjax.SerializationError, match="batch"):
         tcgjax.to_json(duel_env, batch)
