@@ -77,3 +77,28 @@ def test_targets_and_equivalents_name_real_code():
         with open(os.path.join(REPO, entry["module"])) as fh:
             assert entry["original"] in {line.strip() for line in fh}, entry["original"]
         assert mutation._RUN.match(entry["operator"]), entry["operator"]
+
+
+def test_forget_survivors_keeps_killed_and_skipped_mutants(tmp_path):
+    """A changed test suite reruns only the survivors (cosmic-ray stores enum names)."""
+    import sqlite3
+
+    session = str(tmp_path / "session.sqlite")
+    con = sqlite3.connect(session)
+    with con:
+        con.execute(
+            "CREATE TABLE work_results (worker_outcome VARCHAR(9), output TEXT, "
+            "test_outcome VARCHAR(11), diff TEXT, job_id VARCHAR NOT NULL, PRIMARY KEY (job_id))"
+        )
+        rows = [("NORMAL", "KILLED", "a"), ("NORMAL", "SURVIVED", "b"), ("SKIPPED", None, "c"),
+                ("NORMAL", "INCOMPETENT", "d"), ("ABNORMAL", None, "e")]  # fmt: skip
+        con.executemany(
+            "INSERT INTO work_results (worker_outcome, test_outcome, job_id) VALUES (?, ?, ?)",
+            rows,
+        )
+    con.close()
+    assert mutation._forget_survivors(session) == 3
+    con = sqlite3.connect(session)
+    left = sorted(r[0] for r in con.execute("SELECT job_id FROM work_results"))
+    con.close()
+    assert left == ["a", "c"]

@@ -256,9 +256,10 @@ def _forget_survivors(session: str) -> int:
 
     con = sqlite3.connect(session)
     with con:
+        # cosmic-ray stores the enum *names* (SKIPPED, KILLED, SURVIVED, INCOMPETENT).
         cur = con.execute(
-            "DELETE FROM work_results WHERE worker_outcome != 'skipped' AND "
-            "(test_outcome IS NULL OR test_outcome != 'killed')"
+            "DELETE FROM work_results WHERE UPPER(worker_outcome) != 'SKIPPED' AND "
+            "(test_outcome IS NULL OR UPPER(test_outcome) != 'KILLED')"
         )
     con.close()
     return cur.rowcount

@@ -90,7 +90,7 @@ def test_terminal_state_is_absorbing(duel_env):
     for action in range(duel_env.num_actions):
         again = step(end, action, KEY)
         assert_states_equal(again, end.replace(rewards=jnp.zeros(2)), f"absorbing {action}")
-    with pytest.raises(tcgjax.IllegalActionError, match="game is over"):
+    with pytest.raises(tcgjax.IllegalActionError, match=r"game is over \(terminated\)"):
         tcgjax.checked_step(duel_env, end, END_TURN, KEY)
 
 
@@ -106,6 +106,8 @@ def test_truncation_at_max_steps():
     assert bool(s.legal_action_mask.all())
     np.testing.assert_array_equal(s.rewards, [0.0, 0.0])
     assert_states_equal(step(s, END_TURN, KEY), s, "truncated is absorbing")
+    with pytest.raises(tcgjax.IllegalActionError, match=r"game is over \(truncated\)"):
+        tcgjax.checked_step(env, s, END_TURN, KEY)
 
 
 def test_mask_is_never_empty_and_matches_action_error(duel_env):

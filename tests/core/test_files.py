@@ -22,6 +22,9 @@ def test_yaml_loader_refuses_duplicates_at_any_depth_and_keeps_merge_keys():
         yaml_loads("x:\n  - {c: 1, c: 3}\n")
     # A merge key's values may be overridden: that is YAML, not a duplicate.
     assert yaml_loads("b: &b {k: 1}\nd:\n  <<: *b\n  k: 2\n")["d"] == {"k": 2}
+    # ... and the keys after a merge key are still checked.
+    with pytest.raises(DuplicateKeyError, match="'k'"):
+        yaml_loads("b: &b {k: 1}\nd:\n  <<: *b\n  k: 2\n  k: 3\n")
 
 
 def test_an_unhashable_key_does_not_hide_a_later_duplicate():

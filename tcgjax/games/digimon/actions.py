@@ -155,6 +155,9 @@ def _selection_meaning(phase: str, action: int) -> Decoded:
             return Decoded("select_source", f, i, f"select_source[field{f}.{i}]")
     elif action < 30:
         return Decoded("select_hand", action, -1, f"select_hand[{action}]")
+    elif phase == "select_hand" and 30 <= action < 60:
+        i = action - 30
+        return Decoded("trash_hand", i, -1, f"trash_hand[{i}]")
     elif 30 <= action < 40:
         return Decoded("select_revealed", action - 30, -1, f"select_revealed[{action - 30}]")
     elif 40 <= action < 50:

@@ -27,7 +27,7 @@ Fields of a card (all required unless a default is given here):
 =====================  =========================================================================
 
 An effect row: ``{where, trigger, window, flags, condition, condition_value, op, target, amount,
-amount_per, count, max_dp, max_level, cannot, duration}``:
+amount_per, count, max_dp, max_level, cannot, duration, kinds}``:
 
 * ``where``: ``main`` (the card's own text: the top card of a Digimon, a Tamer in play, an Option
   being used), ``inherited`` (applies to the Digimon this card is a digivolution card of),
@@ -45,8 +45,12 @@ amount_per, count, max_dp, max_level, cannot, duration}``:
 * ``condition`` (:data:`CONDITIONS`) with ``condition_value``.
 * ``op`` (:data:`OPS`), the primitive, with its arguments ``target`` (:data:`TARGETS`), ``amount``,
   ``amount_per`` (``fixed`` or ``per_two_sources``: amount × ⌊digivolution cards / 2⌋), ``count``,
-  ``max_dp`` / ``max_level`` (-1 = no bound), ``cannot`` (``attack``, ``block``) and ``duration``
-  (:data:`DURATIONS`). What each op does with them is documented in the rules' effect interpreter.
+  ``max_dp`` / ``max_level`` (-1 = no bound), ``cannot`` (``attack``, ``block``), ``duration``
+  (:data:`DURATIONS`) and ``kinds`` (the card kinds ``reveal_add``, ``play_free`` and
+  ``trash_to_hand`` may choose; empty = any, ``max_level`` bounds a chosen Digimon's level). What
+  each op does with them is documented in the rules' effect interpreter.
+* ``trigger: branch`` rows run only when chosen: a ``choose_one`` row with ``count`` n is followed
+  by its n branch rows (SelectEffectChoice ids 1000 + i choose branch i).
 """
 
 from __future__ import annotations
@@ -83,6 +87,11 @@ __all__ = [
     "MAX_DIGIVOLVE",
     "MAX_EFFECTS",
     "load_cards",
+    "row_problem",
+    "branch_problem",
+    "MAX_AMOUNT",
+    "MAX_REVEAL",
+    "MAX_BRANCHES",
 ]
 
 COLORS = ("red", "blue", "yellow", "green", "black", "purple", "white")
@@ -110,6 +119,7 @@ TRIGGERS = (
     "security_added",
     "main",
     "security",
+    "branch",
 )
 WINDOWS = ("all_turns", "your_turn", "opponents_turn")
 EFFECT_FLAGS = ("once_per_turn", "optional", "up_to")
@@ -136,9 +146,12 @@ OPS = (
     "return_to_deck",  # put count targets at the bottom of their owner's deck (sources too)
     "de_digivolve",  # <De-Digivolve amount>: trash amount cards from the top of the target
     "recovery",  # <Recovery +amount (Deck)>: top amount deck cards onto your security
-    "reveal_add",  # reveal amount deck cards, add count matching (max_level) to hand, rest bottom
-    "trash_from_hand",  # trash count cards from your hand (SelectHand)
-    "play_free",  # play count Digimon from hand (max_level) without paying the cost
+    "reveal_add",  # reveal amount deck cards, add count matching ones to hand, the rest to the bottom
+    "trash_from_hand",  # trash count cards from your hand (SelectHand, ids 30-59)
+    "play_free",  # play count matching Digimon / Tamers from hand without paying the cost
+    "trash_to_hand",  # add count matching cards from your trash to your hand (SelectTrash)
+    "trash_security",  # trash count cards of a security stack, chosen by index (SelectSecurity)
+    "choose_one",  # choose one of the next count rows (trigger: branch) (SelectEffectChoice)
 )
 TARGETS = (
     "self",  # this Digimon (or this card)
@@ -149,6 +162,7 @@ TARGETS = (
     "choose_opponent_digimon",
     "all_opponent_digimon",
     "choose_opponent_no_source_digimon",  # an opponent's Digimon with no digivolution cards
+    "opponent",  # the controller's opponent (their security stack)
 )
 AMOUNT_PER = ("fixed", "per_two_sources")
 CANNOT = ("attack", "block")
@@ -180,6 +194,7 @@ EFFECT_ROW = RowsField(
         IntField("max_level", -1, 7, dtype="int8"),
         FlagsField("cannot", CANNOT, dtype="int8"),
         EnumField("duration", DURATIONS),
+        FlagsField("kinds", KINDS, dtype="int8"),
     ),
     defaults={
         "window": "all_turns",
@@ -194,6 +209,7 @@ EFFECT_ROW = RowsField(
         "max_level": -1,
         "cannot": [],
         "duration": "continuous",
+        "kinds": [],
     },
 )
 
@@ -277,3 +293,102 @@ def check_card_rules(registry: CardRegistry) -> None:
         for r, effect in enumerate(row["effects"]):
             if WHERE[effect["where"]] == "inherited" and kind not in ("digi_egg", "digimon"):
                 fail("effects", f"row {r}: only Digi-Eggs and Digimon have inherited effects")
+            problem = row_problem(kind, effect)
+            if problem:
+                fail("effects", f"row {r}: {problem}")
+        problem = branch_problem(row["effects"])
+        if problem:
+            fail("effects", problem)
+
+
+# What the rules' effect interpreter runs: (op -> targets it accepts). A row outside this table
+# would silently do nothing, so the loader refuses it (no silent fallback).
+_CHOOSE = ("choose_own_digimon", "choose_opponent_digimon", "choose_opponent_no_source_digimon")
+_CONTINUOUS_OPS = {"dp_mod": ("self", "all_own_digimon"),
+                   "security_attack_mod": ("self", "all_own_digimon")}  # fmt: skip
+_TRIGGERED_OPS = {
+    "dp_mod": ("self", "all_own_digimon", "own_security_digimon", *_CHOOSE),
+    "security_attack_mod": ("self", "all_own_digimon"),
+    "memory": ("player",),
+    "draw": ("player",),
+    "recovery": ("player",),
+    "delete": _CHOOSE,
+    "trash_sources": _CHOOSE,
+    "de_digivolve": _CHOOSE,
+    "bounce_to_hand": _CHOOSE,
+    "restrict": _CHOOSE,
+    "suspend": ("self", *_CHOOSE),
+    "unsuspend": ("self", *_CHOOSE),
+    "play_self": ("self",),
+    "activate_main": ("self",),
+    "play_from_sources": ("choose_own_digimon",),
+    "return_to_deck": _CHOOSE,
+    "reveal_add": ("player",),
+    "trash_from_hand": ("player",),
+    "play_free": ("player",),
+    "trash_to_hand": ("player",),
+    "trash_security": ("player", "opponent"),
+    "choose_one": ("self",),
+}
+MAX_AMOUNT = 3  # <Draw N>, <Recovery +N>, cards trashed by one row: the interpreter's loop bound
+MAX_REVEAL = 5  # cards one reveal_add row reveals at most (its loop bound)
+MAX_BRANCHES = 3  # branches of one choose_one row
+_BOUNDED = ("draw", "recovery", "trash_sources", "de_digivolve")
+_FILTERED = ("reveal_add", "play_free", "trash_to_hand")  # ops that read kinds / max_level
+
+
+def row_problem(kind: str, effect: dict) -> str | None:
+    """Why the effect interpreter cannot run this row as written, or ``None``."""
+    op, target = OPS[effect["op"]], TARGETS[effect["target"]]
+    trigger, where = TRIGGERS[effect["trigger"]], WHERE[effect["where"]]
+    if (where == "security") != (trigger == "security"):
+        return "security rows (where) and the security trigger go together"
+    if trigger == "main" and where != "main":
+        return "a [Main] row belongs to the card's own text (where: main)"
+    if trigger == "main" and kind == "digi_egg":
+        return "a Digi-Egg has no [Main] effect"
+    table = _CONTINUOUS_OPS if trigger == "continuous" else _TRIGGERED_OPS
+    if op not in table:
+        return f"op {op} cannot be a {trigger} row"
+    if target not in table[op]:
+        return f"op {op} with target {target}: expected one of {list(table[op])}"
+    if trigger == "continuous" and effect["duration"] != DURATIONS.index("continuous"):
+        return "a continuous row has the duration continuous"
+    if trigger != "continuous" and CONDITIONS[effect["condition"]] == "battling_no_source_digimon":
+        return "the condition battling_no_source_digimon holds only for continuous rows"
+    if op in _BOUNDED and not 1 <= effect["amount"] <= MAX_AMOUNT:
+        return f"{op} amount {effect['amount']} outside 1..{MAX_AMOUNT}"
+    if op == "play_self" and kind not in ("digimon", "tamer"):
+        return "only a Digimon or Tamer plays itself"
+    if op == "reveal_add" and not 1 <= effect["count"] <= effect["amount"] <= MAX_REVEAL:
+        return f"reveal_add needs 1 <= count <= amount <= {MAX_REVEAL}"
+    if op == "choose_one" and not 2 <= effect["count"] <= MAX_BRANCHES:
+        return f"choose_one chooses among 2..{MAX_BRANCHES} branch rows (count)"
+    if trigger == "branch" and op == "choose_one":
+        return "a branch row cannot itself choose (no nested choose_one)"
+    if effect["kinds"] and op not in _FILTERED:
+        return f"kinds filters the cards of {list(_FILTERED)} only"
+    if op == "play_free" and effect["kinds"] & ~(
+        1 << KINDS.index("digimon") | 1 << KINDS.index("tamer")
+    ):
+        return "play_free plays Digimon or Tamers (kinds)"
+    return None
+
+
+def branch_problem(effects: list[dict]) -> str | None:
+    """Why a card's rows break the choose_one layout: the ``count`` rows after a choose_one row
+    have the trigger ``branch`` (and the same ``where``), and every branch row follows one."""
+    owned = set()
+    for r, effect in enumerate(effects):
+        if OPS[effect["op"]] != "choose_one":
+            continue
+        for b in range(r + 1, r + 1 + effect["count"]):
+            if b >= len(effects) or TRIGGERS[effects[b]["trigger"]] != "branch":
+                return f"row {r}: choose_one needs {effect['count']} branch rows after it"
+            if effects[b]["where"] != effect["where"]:
+                return f"row {b}: a branch row has the where of its choose_one row"
+            owned.add(b)
+    for r, effect in enumerate(effects):
+        if TRIGGERS[effect["trigger"]] == "branch" and r not in owned:
+            return f"row {r}: a branch row follows a choose_one row"
+    return None

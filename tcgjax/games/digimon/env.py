@@ -35,6 +35,11 @@ class DigimonEnv(Env):
         YAML file, or a mapping ``{name, eggs: {number: copies}, main: {number: copies}}``.
         Validated on construction (``ConfigError`` naming the deck, the entry and the field).
       cards: the card database file (default ``None``: the shipped ST-1/ST-2 cards).
+      memory_rule: ``"official"`` (default, G1: a cost may take the gauge to 10 on the
+        opponent's side; the turn ends once it is 1 or more there) or ``"spec"`` (the spec's
+        wording: a cost must not exceed the current memory; the turn ends at 0 or below).
+      timing_order: ``"official"`` (default, G7: counter timing, then block timing) or
+        ``"spec"`` (the spec's attack flow: block timing, then counter timing).
       illegal_action, max_steps: see :class:`tcgjax.Env`.
     """
 
@@ -51,6 +56,8 @@ class DigimonEnv(Env):
         *,
         decks: Sequence[DeckSpec] = ("st1", "st2"),
         cards: str | os.PathLike | None = None,
+        memory_rule: str = "official",
+        timing_order: str = "official",
         illegal_action: str = "reject",
         max_steps: int | None = None,
     ):
@@ -65,13 +72,20 @@ class DigimonEnv(Env):
         registry = load_cards(STARTER_CARDS if cards is None else cards)
         loaded = [load_deck(deck, registry) for deck in decks]
         self.decks = loaded
-        self.rules = R.DigimonRules(registry, [(d.eggs, d.main) for d in loaded])
+        self.rules = R.DigimonRules(
+            registry,
+            [(d.eggs, d.main) for d in loaded],
+            memory_rule=memory_rule,
+            timing_order=timing_order,
+        )
         self.board_layout = self.rules.layout
         super().__init__(
             illegal_action=illegal_action,
             max_steps=max_steps,
             decks=[dict(d) if isinstance(d, Mapping) else os.fspath(d) for d in decks],
             cards=None if cards is None else os.fspath(cards),
+            memory_rule=memory_rule,
+            timing_order=timing_order,
         )
 
     def _init_game(self, key: jax.Array) -> R.DigimonState:

@@ -93,8 +93,8 @@ def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
     Returns:
       float32[981] laid out as :data:`LAYOUT`. Zones list cards by position (bottom / first first).
       DP includes every continuous modifier; each source's DP contribution is what its own
-      active rows add to its permanent now (turn-dependent). Stage note: OPT use is tracked with
-      the triggered effects; until then every OPT effect reads as available.
+      active rows add to its permanent now (turn-dependent). OPT totals count the once-per-turn
+      rows of the cards in their current role; OPT use is this turn's.
     """
     from tcgjax.games.digimon import rules as R
 
@@ -121,9 +121,11 @@ def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
     source_ids = gather(ids)  # [2, S, 8]
     present = jnp.any(at, axis=-1)
     opt_rows = gather(perm.card_opt.astype(jnp.float32))
-    # OPT state: -1 no once-per-turn effect; else the fraction still available (use tracking
-    # arrives with the triggered effects: until then every OPT effect is available).
-    opt_state = jnp.where(present, jnp.where(opt_rows > 0, 1.0, -1.0), 0.0)
+    opt_used = gather(perm.card_opt_used.astype(jnp.float32))
+    # OPT state: -1 no once-per-turn effect; else the fraction still available this turn
+    # (1.0 all available, 0.0 all exhausted).
+    available = (opt_rows - opt_used) / jnp.maximum(opt_rows, 1.0)
+    opt_state = jnp.where(present, jnp.where(opt_rows > 0, available, -1.0), 0.0)
     sources = jnp.stack(
         [source_ids, opt_state, gather(perm.card_dp.astype(jnp.float32))], axis=-1
     )  # [2, S, 8, 3]
@@ -135,7 +137,7 @@ def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
             jnp.where(perm.size > 0, perm.dp, 0).astype(jnp.float32),
             (state.suspended & (perm.size > 0)).astype(jnp.float32),
             opt_total,
-            jnp.zeros_like(top_id),  # OPT used this turn (tracked with triggered effects)
+            jnp.sum(opt_used, axis=-1),  # OPT effects used this turn
             jnp.zeros_like(top_id),  # linked cards ([TS]; none in the shipped cards)
             perm.size.astype(jnp.float32),
         ],
@@ -150,7 +152,17 @@ def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
     glob = (
         jnp.zeros(10, jnp.float32).at[0].set(board.turn_number).at[1].set(phase).at[2].set(memory)
     )
-    selection = jnp.zeros(5, jnp.float32)
+    # Selection context: the phase, how many choices are valid (declining not counted), who picks.
+    selecting = state.sel_card >= 0
+    valid = jnp.sum(rules.selection_choices(state))
+    selection = jnp.where(
+        selecting,
+        jnp.stack(
+            [phase.astype(jnp.float32), valid.astype(jnp.float32),
+             (rules.decider(state) + 1).astype(jnp.float32), 0.0, 0.0]
+        ),
+        0.0,
+    ).astype(jnp.float32)  # fmt: skip
     return LAYOUT.pack(
         {
             "global": glob,

@@ -1,9 +1,21 @@
-"""Rules of the Digimon Card Game — stage 2: the board, the setup and the turn structure.
+"""Rules of the Digimon Card Game: board, setup, turn structure, attacks and the effect interpreter.
 
-Pure rules (no RL import). This stage implements the zones, the setup, the turn structure (unsuspend,
-draw, breeding, main), memory (G1), playing Digimon and Tamers, digivolving (with the draw bonus) and
-passing. Options, attacks, keywords and the effect interpreter land in the next stages (see the
-game's README): until then their action ids are never legal (error ``not_yet_implemented``).
+Pure rules (no RL import): the zones, the setup, the turn structure (start-of-turn effects,
+unsuspend with <Reboot>, draw, breeding, main, end-of-turn effects), memory (G1), playing
+Digimon, Tamers and Options (color rule), digivolving (with the draw bonus), DNA digivolution
+(SelectMaterial), attacks (counter timing with <Blast Digivolve>, block timing, battles with
+<Retaliation> and <Piercing>, security checks with [Security] effects), activated [Main] effects
+of permanents, and the data-driven effect interpreter (trigger queue, [Once Per Turn], timed
+modifiers, and every selection phase of the spec: SelectTarget, SelectSource, SelectHand,
+SelectReveal, SelectTrash, SelectSecurity, SelectEffectChoice, SelectMaterial).
+
+**Automatic play.** After the action's own branch, :meth:`DigimonRules._run` loops over
+*micro-steps* until a player must decide: a queued effect row resolves, a used Option goes to the
+trash, the attack moves on by one stage or one security check, the turn ends ([End of Your Turn]
+rows first, once a turn), or the new turn runs its Unsuspend and Draw phases once its [Start of
+Your Turn] rows have resolved. A selection opened by an effect pauses this loop (its phase keeps
+the game waiting) and the next ``apply`` resumes it, so an attack, a security check or a turn
+start can be paused and resumed at any effect.
 
 **Board.** Each player owns ``C_p = 50 + eggs`` cards (card indices: player 1's Digi-Eggs, then
 player 1's main deck, then player 2's), and these zones (E1 ids ``<zone>_<player>``):
@@ -24,8 +36,9 @@ opening hand (the rules put hand before security or security first depending on 
 deal the same random distribution, so one order is chosen); each Digi-Egg deck is shuffled; memory
 is 0; the first player is drawn from the key and skips their first draw.
 
-**Turn** (official order): Unsuspend → Draw → Breeding → Main. At the start of a turn the active
-player's permanents unsuspend and they draw 1 card (the first player skips the draw of turn 1); a
+**Turn** (official order): Unsuspend → Draw → Breeding → Main. At the start of a turn the
+[Start of Your Turn] rows resolve, then the active player's permanents (and the opponent's
+<Reboot> Digimon) unsuspend and they draw 1 card (the first player skips the draw of turn 1); a
 player who must draw from an empty deck loses (``deck_out``). In the Breeding phase they do at most one
 thing: hatch (60: the top Digi-Egg into the empty breeding area), move (61: a Lv.3+ Digimon from the
 breeding area to the battle area, not "playing": no [On Play], and it may attack this turn) or pass
@@ -36,7 +49,21 @@ area, G8), or pass (62).
 toward the opponent; a card may be played or digivolved whenever ``cost <= memory + 10`` (the gauge
 never passes 10 on the opponent's side); once the gauge is on the opponent's side (below 0 here)
 after the action has fully resolved, the turn ends and the opponent starts with that memory on their
-side. Passing sets it to 3 on the opponent's side. Gains above 10 are lost.
+side. Passing sets it to 3 on the opponent's side. Gains above 10 are lost. [End of Your Turn]
+rows resolve when the turn would end; if they bring the gauge back to the player's side the turn
+goes on, and they do not fire again that turn.
+
+**Attacks** (reference "Attack order", G7): declare (suspend the attacker; the target is the
+player, 12, or a suspended opponent Digimon), [When Attacking] rows, block timing (the defender
+decides; skipped when no Digimon of theirs can block; a block fires the attacker's [When
+Blocked] rows), then the battle (lower DP deleted, equal DP both; <Retaliation>; <Piercing>
+checks security after deleting its target and surviving) or the security checks: 1 + <Security
+A. +N>, one card at a time: the card is flipped into ``revealed``, its [Security] rows resolve
+(owner = the defender: Tamers play themselves, Options use their [Main] rows without the color
+rule), then a Digimon card battles the attacker (Security DP modifiers apply; <Jamming>), then the
+card goes to the trash unless it went elsewhere. Checks stop when the attacker leaves play or
+security runs out; attacking a player with no security card wins. Deleted permanents fire their
+[On Deletion] rows (read as they leave; both sides of a battle together, the turn player's first).
 
 **Digivolving**: a hand Digimon onto a permanent whose top card is a Digimon or Digi-Egg matching one
 of its requirements (level, and the color among the top card's colors), paying that cost (the lowest
@@ -73,6 +100,9 @@ from tcgjax.games.digimon.cards import (
     EFFECT_FLAGS,
     KEYWORDS,
     KINDS,
+    MAX_AMOUNT,
+    MAX_BRANCHES,
+    MAX_REVEAL,
     OPS,
     OPTION,
     TAMER,
@@ -113,7 +143,7 @@ END_NONE, END_SECURITY, END_DECK_OUT, END_DRAW, END_ILLEGAL = range(5)
 PASS_MEMORY = 3  # passing puts the gauge on 3 on the opponent's side
 QUEUE_SIZE = 8  # triggered effect rows waiting at once
 LASTING_SIZE = 8  # timed modifiers in force at once (the oldest is overwritten beyond)
-MAX_DRAW = 3  # largest <Draw N> of the supported cards
+MAX_DRAW = MAX_AMOUNT  # largest <Draw N> and <Recovery +N (Deck)> (card validation enforces it)
 MAX_CHECKS = 8  # bound of the security-check loop: 1 + <Security A. +N>, N <= 7 here
 PHASE = {name: i for i, name in enumerate(A.PHASES)}
 
@@ -140,7 +170,16 @@ RULE_ERRORS = (
     RuleError("not_a_blocker", "only an unsuspended <Blocker> Digimon of the defender can block"),
     RuleError("not_a_valid_selection", "not one of the pending selection's valid choices"),
     RuleError("cannot_attack", "an effect forbids this Digimon to attack"),
-    RuleError("not_yet_implemented", "this action belongs to a rules stage not landed yet"),
+    RuleError("no_activated_effect", "no [Main] effect row of that index on that permanent"),
+    RuleError("used_this_turn", "a [Once Per Turn] effect already used this turn"),
+    RuleError("no_dna_requirement", "only a Digimon card with DNA requirements DNA digivolves"),
+    RuleError(
+        "no_dna_materials", "DNA needs two of your battle-area Digimon, one per DNA requirement"
+    ),
+    RuleError(
+        "not_blast_digivolve",
+        "in the counter timing only a hand card with <Blast Digivolve> digivolves (onto a Digimon)",
+    ),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 
@@ -173,6 +212,18 @@ class DigimonState:
       sel_card, sel_row, sel_slot, sel_left, sel_return: the pending selection
         (``PendingSelection``): the effect row being resolved (card -1 when none), the slot it acts
         from, how many targets are still to choose, and the phase to return to.
+      attack_stage: int8[] — where the attack in progress is (``ATTACK_STAGES``): -1 none,
+        0 declared (its [When Attacking] rows resolve, then the defender's first timing), 1 the
+        first timing is over (the second next), 2 the timings are over (the battle or the first
+        security check comes next), 3 security checks.
+      checks_left: int8[] — security checks still to make in this attack.
+      checking: int16[] — the security card being checked (in ``revealed`` while its [Security]
+        rows resolve), -1 when none.
+      opt_used: uint8[C] — per card instance, bit ``r``: its effect row ``r`` (once per turn) has
+        been used this turn; cleared when a turn begins.
+      end_fired: bool[] — the turn player's [End of Your Turn] rows fired this turn (they fire
+        once: if they bring the gauge back to their side the turn goes on, and the next end of
+        the turn does not fire them again).
     """
 
     board: Board
@@ -197,9 +248,14 @@ class DigimonState:
     sel_slot: jax.Array
     sel_left: jax.Array
     sel_return: jax.Array
+    attack_stage: jax.Array
+    checks_left: jax.Array
+    checking: jax.Array
+    opt_used: jax.Array
+    end_fired: jax.Array
 
 
-def empty_effects() -> dict[str, jax.Array]:
+def empty_effects(num_cards: int) -> dict[str, jax.Array]:
     """The effect fields of a state with nothing queued and no timed modifier."""
     return dict(
         queue_card=jnp.full(QUEUE_SIZE, -1, jnp.int16),
@@ -215,13 +271,19 @@ def empty_effects() -> dict[str, jax.Array]:
         sel_slot=jnp.int8(-1),
         sel_left=jnp.int8(0),
         sel_return=jnp.int8(-1),
+        attack_stage=jnp.int8(-1),
+        checks_left=jnp.int8(0),
+        checking=jnp.int16(-1),
+        opt_used=jnp.zeros(num_cards, jnp.uint8),
+        end_fired=jnp.bool_(False),
     )
 
 
 class Permanents(NamedTuple):
     """Derived facts of every permanent slot ``[2, S]`` (``keywords``: bool ``[2, S, K]``), and
-    per card ``[C]``: the DP a digivolution card (or top card) contributes to its own permanent
-    and its number of once-per-turn effect rows in its current role."""
+    per card ``[C]``: the DP a digivolution card (or top card) contributes to its own permanent,
+    its number of once-per-turn effect rows in its current role and how many of those have been
+    used this turn."""
 
     top: jax.Array
     size: jax.Array
@@ -231,6 +293,7 @@ class Permanents(NamedTuple):
     security_attack: jax.Array
     card_dp: jax.Array
     card_opt: jax.Array
+    card_opt_used: jax.Array
 
 
 KW = {name: i for i, name in enumerate(KEYWORDS)}
@@ -251,10 +314,42 @@ TARGET_CHOOSE_OPP = TARGETS.index("choose_opponent_digimon")
 TARGET_CHOOSE_OPP_NO_SOURCE = TARGETS.index("choose_opponent_no_source_digimon")
 FLAG_OPTIONAL = 1 << EFFECT_FLAGS.index("optional")
 FLAG_UP_TO = 1 << EFFECT_FLAGS.index("up_to")
-MAX_TRASHED_SOURCES = 3
+MAX_TRASHED_SOURCES = MAX_AMOUNT
 OP_MEMORY, OP_DRAW, OP_UNSUSPEND = OPS.index("memory"), OPS.index("draw"), OPS.index("unsuspend")
 DURATION_CONTINUOUS, DURATION_THIS_TURN, DURATION_OPP_NEXT, DURATION_YOUR_NEXT = range(4)
 TRIGGER = {name: i for i, name in enumerate(TRIGGERS)}
+WHERE_SECURITY = WHERE.index("security")
+OP_SUSPEND, OP_PLAY_SELF = OPS.index("suspend"), OPS.index("play_self")
+OP_ACTIVATE_MAIN, OP_PLAY_FROM_SOURCES = OPS.index("activate_main"), OPS.index("play_from_sources")
+OP_RECOVERY, OP_DE_DIGIVOLVE = OPS.index("recovery"), OPS.index("de_digivolve")
+TARGET_SECURITY = TARGETS.index("own_security_digimon")
+LASTING_SECURITY_DP = 4  # DP of a player's Security Digimon (checked cards), slot -1
+ATTACK_STAGES = ("declared", "first_timing_over", "timings_over", "security_checks")
+STAGE_NONE, STAGE_DECLARED, STAGE_FIRST_TIMING_OVER, STAGE_TIMINGS_OVER, STAGE_CHECKS = range(-1, 4)
+MEMORY_RULES = ("official", "spec")  # G1
+TIMING_ORDERS = ("official", "spec")  # G7: counter then block (official), block then counter
+DECISION_PHASES = ("breeding", "main", "counter_timing", "block_timing", *A.SELECTION_PHASES)
+OP_RETURN_TO_DECK, OP_REVEAL_ADD = OPS.index("return_to_deck"), OPS.index("reveal_add")
+OP_TRASH_FROM_HAND, OP_PLAY_FREE = OPS.index("trash_from_hand"), OPS.index("play_free")
+OP_TRASH_TO_HAND, OP_TRASH_SECURITY = OPS.index("trash_to_hand"), OPS.index("trash_security")
+OP_CHOOSE_ONE = OPS.index("choose_one")
+TARGET_PLAYER = TARGETS.index("player")
+# The selection phase each op opens (-1: none; a ``choose_*`` target opens SelectTarget).
+SELECTION_OF_OP = np.full(len(OPS), -1, np.int8)
+for _op, _phase in (
+    ("play_from_sources", "select_source"),
+    ("reveal_add", "select_reveal"),
+    ("trash_from_hand", "select_hand"),
+    ("play_free", "select_hand"),
+    ("trash_to_hand", "select_trash"),
+    ("trash_security", "select_security"),
+    ("choose_one", "select_effect_choice"),
+):
+    SELECTION_OF_OP[OPS.index(_op)] = PHASE[_phase]
+TRASH_SLOTS = 50  # SelectTrash ids 130-179 address the first 50 trash positions (spec)
+SECURITY_SLOTS = 10  # SelectSecurity ids 40-49 / 50-59: the top 10 cards of a security stack
+REVEAL_SLOTS = 10  # SelectReveal ids 30-39
+MAX_MICRO_STEPS = 96  # bound of the automatic-play loop of one `apply` (never reached in play)
 
 
 def build_layout(cards: CardRegistry, num_cards: int) -> BoardLayout:
@@ -344,7 +439,23 @@ class DigimonRules:
         or names a card the registry lacks.
     """
 
-    def __init__(self, cards: CardRegistry, decks: Sequence[tuple[Sequence[str], Sequence[str]]]):
+    def __init__(
+        self,
+        cards: CardRegistry,
+        decks: Sequence[tuple[Sequence[str], Sequence[str]]],
+        *,
+        memory_rule: str = "official",
+        timing_order: str = "official",
+    ):
+        if memory_rule not in MEMORY_RULES:
+            raise ConfigError(
+                f"digimon: memory_rule={memory_rule!r}, expected one of {MEMORY_RULES}"
+            )
+        if timing_order not in TIMING_ORDERS:
+            raise ConfigError(
+                f"digimon: timing_order={timing_order!r}, expected one of {TIMING_ORDERS}"
+            )
+        self.memory_rule, self.timing_order = memory_rule, timing_order
         if len(decks) != 2:
             raise ConfigError(f"digimon: expected 2 decks, got {len(decks)}")
         self.cards = cards
@@ -416,7 +527,7 @@ class DigimonRules:
             end_reason=jnp.int8(0),
             attacker=jnp.int8(-1),
             attack_target=jnp.int8(-1),
-            **empty_effects(),
+            **empty_effects(self.num_cards),
         )
 
     # -- derived facts (never stored, E2) --------------------------------------------------------
@@ -531,6 +642,7 @@ class DigimonRules:
         sa_bonus = sa_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_SA), 0)
         printed = jnp.where(size > 0, card("dp")[jnp.maximum(top, 0)], 0).astype(jnp.int32)
         opt = valid & placed & ((card("effects.flags").astype(jnp.int32) & FLAG_OPT) != 0)
+        used = ((state.opt_used.astype(jnp.int32)[:, None] >> rows[None, :]) & 1) == 1
         return Permanents(
             top=top.reshape(2, NUM_SLOTS),
             size=size.reshape(2, NUM_SLOTS),
@@ -540,6 +652,7 @@ class DigimonRules:
             security_attack=sa_bonus,
             card_dp=jnp.where(on_field, dp_by_card, 0),
             card_opt=jnp.sum(opt, axis=1, dtype=jnp.int32),
+            card_opt_used=jnp.sum(opt & used, axis=1, dtype=jnp.int32),
         )
 
     def _card(self, state: DigimonState, name: str, card: jax.Array) -> jax.Array:
@@ -559,7 +672,7 @@ class DigimonRules:
         top, size = self.stacks(state)
         my_top, my_size = jnp.where(me == 0, top[0], top[1]), jnp.where(me == 0, size[0], size[1])
         field_full = jnp.all(my_size[: A.FIELD_SLOTS] > 0)
-        afford = lambda cost: cost <= state.memory.astype(jnp.int32) + MEMORY_LIMIT  # noqa: E731
+        afford = lambda cost: cost <= state.memory.astype(jnp.int32) + self._reach  # noqa: E731
 
         hand = self.hand(state, me)  # [H]
         kind = self._card(state, "kind", hand)
@@ -611,22 +724,55 @@ class DigimonRules:
         )
         pass_ = _first_error((~(main | breeding | block), "wrong_phase"))
         attack = self._attack_errors(state, main, block)
-        later = jnp.full((), CODES["not_yet_implemented"])
         parts = [
             play,
-            jnp.broadcast_to(later, (A.HAND_SLOTS,)),  # trash_hand
+            jnp.full((A.HAND_SLOTS,), CODES["wrong_phase"]),  # trash_hand: SelectHand only
             hatch[None],
             move[None],
             pass_[None],
-            jnp.broadcast_to(later, (A.HAND_SLOTS,)),  # dna
+            self._dna_errors(state, hand, main, afford, my_top),
             jnp.full((7,), CODES["unused_action"]),
             attack.reshape(-1),
             digivolve.reshape(-1),
-            jnp.broadcast_to(later, (A.LAYOUT.size("activate") + A.LAYOUT.size("source"),)),
+            self._activate_errors(state, main, my_top).reshape(-1),
+            jnp.full((A.LAYOUT.size("source"),), CODES["wrong_phase"]),
         ]
         codes = jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
-        selecting = phase == PHASE["select_target"]
-        return codes.at[:400].set(jnp.where(selecting, self._select_errors(state), codes[:400]))
+        codes = jnp.where(state.sel_card >= 0, self._select_errors(state), codes)
+        # Counter timing: 62 declines, 400-999 are the defender's <Blast Digivolve>.
+        counter = jnp.full(A.NUM_ACTIONS, CODES["wrong_phase"], jnp.int32)
+        counter = counter.at[A.LAYOUT.start("pass")].set(0)
+        start, stop = A.LAYOUT.start("digivolve"), A.LAYOUT.start("activate")
+        counter = counter.at[start:stop].set(self.blast_errors(state).reshape(-1))
+        return jnp.where(phase == PHASE["counter_timing"], counter, codes)
+
+    def blast_errors(self, state: DigimonState) -> jax.Array:
+        """Codes of the defender's <Blast Digivolve> ids ``[40, 15]`` (hand, field) in a counter
+        timing: a hand card with the keyword onto one of their battle-area Digimon whose top card
+        meets a digivolve requirement, free of cost (whatever the current phase)."""
+        defender = 1 - state.board.active_player.astype(jnp.int32)
+        hand = self.hand(state, defender)  # [H]
+        top, size = self.stacks(state)
+        their_top = jnp.where(defender == 0, top[0], top[1])
+        their_size = jnp.where(defender == 0, size[0], size[1])
+        cost = self.digivolve_costs(state, hand, their_top)  # [H, S]
+        bit = 1 << KW["blast_digivolve"]
+        blast = (self._card(state, "keywords", hand).astype(jnp.int32) & bit) != 0
+        field = jnp.arange(A.FIELD_STRIDE)
+        safe = jnp.minimum(field, NUM_SLOTS - 1)
+        on_field = (field < A.FIELD_SLOTS) & (their_size[safe] > 0)
+        is_digimon = self._card(state, "kind", their_top)[safe] == DIGIMON
+        codes = _first_error(
+            (hand[:, None] < 0, "no_card_in_hand_slot"),
+            (~blast[:, None], "not_blast_digivolve"),
+            (~on_field[None, :], "no_permanent_there"),
+            (~is_digimon[None, :] | (cost[:, safe] < 0), "requirement_not_met"),
+        )  # [H, 15]
+        codes = jnp.pad(codes, ((0, 40 - A.HAND_SLOTS), (0, 0)), constant_values=0)
+        codes = jnp.where(
+            jnp.arange(40)[:, None] < A.HAND_SLOTS, codes, CODES["no_card_in_hand_slot"]
+        )
+        return codes
 
     def _colors_ok(self, state: DigimonState, player, cards) -> jax.Array:
         """bool[...]: each of ``cards``' colors is among ``player``'s Digimon, Tamers and
@@ -693,7 +839,7 @@ class DigimonRules:
         defending = (phase == PHASE["block_timing"]) | (phase == PHASE["counter_timing"])
         active = state.board.active_player.astype(jnp.int32)
         chooser = state.board.owner[jnp.maximum(state.sel_card.astype(jnp.int32), 0)]
-        selecting = phase == PHASE["select_target"]
+        selecting = state.sel_card >= 0
         return jnp.where(selecting, chooser, jnp.where(defending, 1 - active, active)).astype(
             jnp.int32
         )
@@ -726,16 +872,24 @@ class DigimonRules:
     # -- transitions -------------------------------------------------------------------------------
 
     def apply(self, state: DigimonState, action: jax.Array) -> tuple[DigimonState, jax.Array]:
-        """Apply a legal action, then let the turn run until the next decision. Returns
-        ``(state, rewards float32[2])``."""
+        """Apply a legal action, then let the game run until the next decision. Returns
+        ``(state, rewards float32[2])``.
+
+        The action itself is one branch of a ``lax.switch`` (10 kinds); what follows it is one
+        loop of *micro-steps* (:meth:`_run`): resolve one queued effect row, trash a used Option,
+        advance the attack in progress by one stage or security check, end the turn, or run the
+        automatic phases of the next one. Every rule that happens "by itself" is written once
+        there, whatever action led to it."""
         layout = A.LAYOUT
-        block = state.board.phase == PHASE["block_timing"]
-        selecting = state.board.phase == PHASE["select_target"]
+        phase = state.board.phase
+        block = phase == PHASE["block_timing"]
+        counter = phase == PHASE["counter_timing"]
+        selecting = state.sel_card >= 0
         attack_range = (action >= layout.start("attack")) & (action < layout.start("digivolve"))
         kind = jnp.select(
             [
                 selecting,
-                block & (action == layout.start("pass")),
+                (block | counter) & (action == layout.start("pass")),
                 block & attack_range,
                 action < layout.start("trash_hand"),
                 action == layout.start("hatch"),
@@ -743,12 +897,14 @@ class DigimonRules:
                 action == layout.start("pass"),
                 (action >= layout.start("digivolve")) & (action < layout.start("activate")),
                 attack_range,
+                (action >= layout.start("dna")) & (action < layout.start("unused")),
+                (action >= layout.start("activate")) & (action < layout.start("source")),
             ],
-            [9, 0, 1, 2, 3, 4, 5, 6, 7],
+            [9, 0, 1, 2, 3, 4, 5, 6, 7, 10, 11],
             8,
         )
         branches = (
-            self._decline_block,
+            self._decline,
             self._block,
             self._play,
             self._hatch,
@@ -758,55 +914,176 @@ class DigimonRules:
             self._attack,
             self._noop,
             self._select,
+            self._dna,
+            self._activate,
         )
+        over = state.winner >= 0
+        before = state
         state = jax.lax.switch(kind, branches, state, action)
-        state = self._resolve(state)
-        # The attack goes on once its [When Attacking] rows have resolved (a selection pauses it):
-        # block timing when the defender has a Digimon able to block and has not decided yet,
-        # otherwise the battle or the security checks. One copy of the attack machinery for every
-        # action that can lead to it (declaring, blocking, declining, a selection).
-        waiting_attack = (
-            (state.attacker >= 0)
-            & (state.board.phase == PHASE["main"])
-            & (state.sel_card < 0)
-            & (state.queue_card[0] < 0)
-        )
-        block_decided = block & ((action == layout.start("pass")) | attack_range)
-        may_block = jnp.any(self.blockers(state))
-        to_block_timing = waiting_attack & ~block_decided & may_block
-        state = state.replace(
-            board=state.board.replace(
-                phase=jnp.where(to_block_timing, jnp.int8(PHASE["block_timing"]), state.board.phase)
-            )
-        )
-        resolve_now = waiting_attack & (block_decided | ~may_block)
-        state = tree_where(resolve_now, self._resolve_attack(state), state)
-        state = self._trash_processed(state)
-        state = self._settle(state)
+        # A finished game never changes (nothing is legal in it).
+        state = tree_where(over, before, self._run(state))
         winner = state.winner.astype(jnp.int32)
         rewards = jnp.where(
             (winner < 0) | (winner == 2), 0.0, jnp.where(jnp.arange(2) == winner, 1.0, -1.0)
         )
         return state, rewards.astype(jnp.float32)
 
+    # -- the automatic part of the game: one loop of micro-steps ------------------------------------
+
+    @property
+    def _reach(self) -> int:
+        """How far past the gauge's 0 a cost may go (G1): to 10 on the opponent's side
+        (official), or not at all (the spec's rule)."""
+        return MEMORY_LIMIT if self.memory_rule == "official" else 0
+
+    def _turn_over(self, state: DigimonState) -> jax.Array:
+        """G1: the turn ends once the gauge is 1 or more on the opponent's side (official), or
+        at 0 or below (the spec's "0 ends the turn")."""
+        return state.memory < 0 if self.memory_rule == "official" else state.memory <= 0
+
+    def _has_work(self, state: DigimonState) -> jax.Array:
+        """bool[]: something happens before the next decision (see :meth:`_micro_step`)."""
+        phase = state.board.phase
+        deciding = (
+            (phase == PHASE["block_timing"])
+            | (phase == PHASE["counter_timing"])
+            | (state.sel_card >= 0)
+        )
+        processing = zones.zone_count(state.board, self.layout.zone_index("processing")) > 0
+        pending = (
+            (state.queue_card[0] >= 0)
+            | processing
+            | (state.attacker >= 0)
+            | ((phase == PHASE["main"]) & self._turn_over(state))
+            | (phase == PHASE["start"])
+        )
+        return (state.winner < 0) & ~deciding & pending
+
+    def _run(self, state: DigimonState) -> DigimonState:
+        """Micro-steps until a player must decide or the game is over (at most
+        ``MAX_MICRO_STEPS``: every micro-step makes progress, the bound only guards the loop)."""
+
+        def cond(carry):
+            i, state = carry
+            return (i < MAX_MICRO_STEPS) & self._has_work(state)
+
+        def body(carry):
+            i, state = carry
+            return i + 1, self._micro_step(state)
+
+        return jax.lax.while_loop(cond, body, (jnp.int32(0), state))[1]
+
+    def _micro_step(self, state: DigimonState) -> DigimonState:
+        """One unit of automatic play, by priority: a queued effect row resolves (first in, first
+        out); an Option whose rows have resolved goes to the trash; the attack in progress moves
+        on; the turn ends (its [End of Your Turn] rows first); the new turn's Unsuspend and Draw
+        phases run once its [Start of Your Turn] rows have resolved."""
+        phase = state.board.phase
+        queued = state.queue_card[0] >= 0
+        processing = zones.zone_count(state.board, self.layout.zone_index("processing")) > 0
+        kind = jnp.select(
+            [
+                queued,
+                processing,
+                state.attacker >= 0,
+                (phase == PHASE["main"]) & self._turn_over(state),
+                phase == PHASE["start"],
+            ],
+            [0, 1, 2, 3, 4],
+            5,
+        )
+        return jax.lax.switch(
+            kind,
+            (
+                self._resolve_one,
+                self._trash_processed,
+                self._attack_step,
+                self._end_turn_step,
+                self._turn_start_step,
+                lambda state: state,
+            ),
+            state,
+        )
+
+    def _resolve_one(self, state: DigimonState) -> DigimonState:
+        """Pop the first queued effect row and execute it."""
+        card = jnp.maximum(state.queue_card[0].astype(jnp.int32), 0)
+        row, slot = state.queue_row[0], state.queue_slot[0]
+        popped = state.replace(
+            queue_card=jnp.roll(state.queue_card, -1).at[-1].set(-1),
+            queue_row=jnp.roll(state.queue_row, -1).at[-1].set(-1),
+            queue_slot=jnp.roll(state.queue_slot, -1).at[-1].set(-1),
+        )
+        return self._execute(popped, card, row, slot)
+
     def _trash_processed(self, state: DigimonState) -> DigimonState:
         """An Option that has resolved goes from ``processing`` to its owner's trash."""
         processing = self.layout.zone_index("processing")
-        card = zones.top_card(state.board, processing)
-        owner = state.board.owner[jnp.maximum(card, 0)].astype(jnp.int32)
-        moved = zones.move_card(
-            self.layout, state.board, jnp.maximum(card, 0), zone_of("trash", owner)
+        card = jnp.maximum(zones.top_card(state.board, processing), 0)
+        owner = state.board.owner[card].astype(jnp.int32)
+        moved = zones.move_card(self.layout, state.board, card, zone_of("trash", owner))
+        return state.replace(board=moved.board)
+
+    def _end_turn_step(self, state: DigimonState) -> DigimonState:
+        """The gauge is on the opponent's side with nothing left to resolve: the turn player's
+        [End of Your Turn] rows fire (once a turn); if the gauge is still on the opponent's side
+        once they have resolved, the next turn begins."""
+        me = state.board.active_player.astype(jnp.int32)
+        fire = self._push(state, TRIGGER["end_of_your_turn"], self._all_slots(me))
+        fire = fire.replace(end_fired=jnp.bool_(True))
+        return tree_where(state.end_fired, self._next_turn(state), fire)
+
+    def _next_turn(self, state: DigimonState) -> DigimonState:
+        """Timed modifiers of the ended turn expire; the other player's turn begins with the
+        gauge on their side and their [Start of Your Turn] rows queued (phase ``start``: the
+        Unsuspend and Draw phases follow once those rows have resolved)."""
+        state = self._expire(state, state.board.turn_number.astype(jnp.int32))
+        board = state.board
+        nxt = 1 - board.active_player.astype(jnp.int32)
+        board = board.replace(
+            active_player=nxt.astype(jnp.int8),
+            turn_number=board.turn_number + 1,
+            phase=jnp.int8(PHASE["start"]),
         )
-        return state.replace(board=tree_where(card >= 0, moved.board, state.board))
+        state = state.replace(
+            board=board,
+            memory=(-state.memory).astype(jnp.int8),
+            opt_used=jnp.zeros_like(state.opt_used),
+            end_fired=jnp.bool_(False),
+        )
+        return self._push(state, TRIGGER["start_of_your_turn"], self._all_slots(nxt))
+
+    def _turn_start_step(self, state: DigimonState) -> DigimonState:
+        """Unsuspend phase (the turn player's permanents, and the opponent's <Reboot> Digimon),
+        then the Draw phase (unable to draw = loss), then the Breeding phase (a decision)."""
+        me = state.board.active_player.astype(jnp.int32)
+        perm = self.permanents(state)
+        reboot = perm.keywords[:, :, KW["reboot"]] & (perm.kind == DIGIMON)
+        wake = (jnp.arange(2)[:, None] == me) | reboot
+        drawn = zones.draw(self.layout, state.board, zone_of("deck", me), zone_of("hand", me))
+        decked = drawn.error != 0
+        return state.replace(
+            board=drawn.board.replace(phase=jnp.int8(PHASE["breeding"])),
+            suspended=state.suspended & ~wake,
+            winner=jnp.where(decked, 1 - me, state.winner).astype(jnp.int8),
+            end_reason=jnp.where(decked, END_DECK_OUT, state.end_reason).astype(jnp.int8),
+        )
+
+    # -- actions -----------------------------------------------------------------------------------
 
     def _noop(self, state, action):
         del action
         return state
 
     def _lowest_free_slot(self, state: DigimonState, player) -> jax.Array:
+        """The lowest empty battle slot of ``player`` (0 when none is free: check ``_has_room``)."""
         _, size = self.stacks(state)
         mine = jnp.where(player == 0, size[0], size[1])[: A.FIELD_SLOTS]
         return jnp.argmax(mine == 0).astype(jnp.int32)
+
+    def _has_room(self, state: DigimonState, player) -> jax.Array:
+        _, size = self.stacks(state)
+        return jnp.any(jnp.where(player == 0, size[0], size[1])[: A.FIELD_SLOTS] == 0)
 
     def _enter(self, state: DigimonState, player, slot) -> DigimonState:
         """A new permanent in ``slot``: unsuspended, entered this turn."""
@@ -816,6 +1093,14 @@ class DigimonRules:
                 state.board.turn_number.astype(jnp.int16)
             ),
         )
+
+    def _put_into_play(self, state: DigimonState, card, player) -> DigimonState:
+        """``card`` becomes a new permanent of ``player`` in the lowest free battle slot, and its
+        [On Play] rows queue (playing, from hand or by an effect, without the cost here)."""
+        slot = self._lowest_free_slot(state, player)
+        board = zones.move_card(self.layout, state.board, card, slot_zone(player, slot)).board
+        state = self._enter(state.replace(board=board), player, slot)
+        return self._push(state, TRIGGER["on_play"], self._one_slot(player, slot))
 
     def _pay(self, state: DigimonState, cost) -> DigimonState:
         memory = state.memory.astype(jnp.int32) - cost
@@ -827,27 +1112,22 @@ class DigimonRules:
         me = state.board.active_player.astype(jnp.int32)
         card = jnp.maximum(self.hand(state, me)[action], 0)
         is_option = self._card(state, "kind", card) == OPTION
-        slot = self._lowest_free_slot(state, me)
+        state = self._pay(state, self._card(state, "play_cost", card))
+        entered = self._put_into_play(state, card, me)
         processing = self.layout.zone_index("processing")
-        dest = jnp.where(is_option, processing, slot_zone(me, slot))
-        board = zones.move_card(self.layout, state.board, card, dest).board
-        state = self._pay(state.replace(board=board), self._card(state, "play_cost", card))
-        entered = self._push(self._enter(state, me, slot), me, TRIGGER["on_play"], slot)
-        rows = self.cards["effects.where"].shape[1]
-        definition = state.board.definition[card]
-        option_rows = (
-            (jnp.arange(rows) < self.cards["effects.num_rows"][definition])
-            & (self.cards["effects.where"][definition] == WHERE_MAIN)
-            & (self.cards["effects.trigger"][definition] == TRIGGER["main"])
+        used = state.replace(
+            board=zones.move_card(self.layout, state.board, card, processing).board
         )
-        fires = (jnp.arange(self.num_cards) == card)[:, None] & option_rows[None, :]
-        used = self._enqueue(
-            state, fires, jnp.zeros(self.num_cards, jnp.int32), jnp.full(self.num_cards, -1)
-        )
+        used = self._push_card(used, card, WHERE_MAIN, TRIGGER["main"])
         return tree_where(is_option, used, entered)
 
     def _digivolve(self, state: DigimonState, action):
-        me = state.board.active_player.astype(jnp.int32)
+        """Digivolve a hand card onto a permanent, paying the cost, then draw 1 and queue the
+        [When Digivolving] rows. In the counter timing this is the defender's <Blast
+        Digivolve>: their card, no cost, and the attack goes on to the block timing."""
+        counter = state.board.phase == PHASE["counter_timing"]
+        active = state.board.active_player.astype(jnp.int32)
+        me = jnp.where(counter, 1 - active, active)
         h, slot = jnp.divmod(action - A.LAYOUT.start("digivolve"), A.FIELD_STRIDE)
         hand = self.hand(state, me)
         top, _ = self.stacks(state)
@@ -855,11 +1135,18 @@ class DigimonRules:
         cost = self.digivolve_costs(state, hand, my_top)[h, jnp.minimum(slot, NUM_SLOTS - 1)]
         card = jnp.maximum(hand[h], 0)
         board = zones.move_card(self.layout, state.board, card, slot_zone(me, slot)).board
-        state = self._pay(state.replace(board=board), cost)
+        state = self._pay(state.replace(board=board), jnp.where(counter, 0, cost))
         # The digivolution bonus: draw 1 (nothing happens on an empty deck outside the Draw phase).
         drawn = zones.draw(self.layout, state.board, zone_of("deck", me), zone_of("hand", me))
-        state = state.replace(board=drawn.board)
-        return self._push(state, me, TRIGGER["when_digivolving"], slot)
+        state = state.replace(
+            board=drawn.board.replace(
+                phase=jnp.where(counter, jnp.int8(PHASE["main"]), drawn.board.phase)
+            ),
+            attack_stage=jnp.where(counter, state.attack_stage + 1, state.attack_stage).astype(
+                jnp.int8
+            ),
+        )
+        return self._push(state, TRIGGER["when_digivolving"], self._one_slot(me, slot))
 
     def _hatch(self, state: DigimonState, action):
         del action
@@ -890,32 +1177,64 @@ class DigimonRules:
             .set(-1),
         )
 
-    # -- effect interpreter (stage 2f: trigger queue, timed modifiers, no-choice primitives) ------
+    def _pass(self, state: DigimonState, action):
+        del action
+        in_main = state.board.phase == PHASE["main"]
+        to_main = state.replace(board=state.board.replace(phase=jnp.int8(PHASE["main"])))
+        end = state.replace(memory=jnp.int8(-PASS_MEMORY))
+        return tree_where(in_main, end, to_main)
 
-    def _push(self, state: DigimonState, player, trigger: int, slot=None) -> DigimonState:
-        """Queue the effect rows of ``player``'s permanents (one ``slot``, or all) that fire on
-        ``trigger``: a top card's ``main`` rows and its digivolution cards' ``inherited`` rows.
-        Order: slot by slot, in each stack the top card first, then the cards under it from the
-        top down (our fixed order for simultaneous triggers of one player: documented)."""
+    # -- effect interpreter: trigger queue, timed modifiers, primitives ----------------------------
+
+    @staticmethod
+    def _one_slot(player, slot) -> jax.Array:
+        """bool[2, S]: only ``slot`` of ``player``."""
+        return (jnp.arange(2)[:, None] == player) & (jnp.arange(NUM_SLOTS)[None, :] == slot)
+
+    @staticmethod
+    def _all_slots(player) -> jax.Array:
+        """bool[2, S]: every permanent slot of ``player``."""
+        return jnp.broadcast_to(jnp.arange(2)[:, None] == player, (2, NUM_SLOTS))
+
+    def _push(self, state: DigimonState, trigger: int, slots: jax.Array) -> DigimonState:
+        """Queue the effect rows that fire on ``trigger`` in the permanent ``slots`` (bool[2, S]):
+        each top card's ``main`` rows and its digivolution cards' ``inherited`` rows.
+
+        Order (simultaneous triggers, documented): the turn player's first, then slot by slot,
+        in each stack the top card first and then the cards under it from the top down (the
+        rules let the player choose among their own; this order is fixed)."""
         board = state.board
         card_slot, onehot, size, is_top = _membership(board)
         on_field = card_slot >= 0
-        local = card_slot % NUM_SLOTS
-        mine = on_field & (card_slot // NUM_SLOTS == player)
-        if slot is not None:
-            mine &= local == slot
+        flat = jnp.maximum(card_slot, 0)
+        chosen = on_field & slots.reshape(-1)[flat]
         definition = board.definition
         where = self.cards["effects.where"][definition]  # [C, R]
         placed = (is_top[:, None] & (where == WHERE_MAIN)) | (
-            (mine & ~is_top)[:, None] & (where == WHERE_INH)
+            (on_field & ~is_top)[:, None] & (where == WHERE_INH)
         )
         rows = jnp.arange(where.shape[1])
         valid = rows[None, :] < self.cards["effects.num_rows"][definition][:, None]
-        fires = mine[:, None] & placed & valid
+        fires = chosen[:, None] & placed & valid
         fires &= self.cards["effects.trigger"][definition] == trigger
-        depth = jnp.where(on_field, size[jnp.maximum(card_slot, 0)] - 1 - board.position, 0)
-        priority = local * 64 + depth.astype(jnp.int32)  # [C]
-        return self._enqueue(state, fires, priority, jnp.where(on_field, local, -1))
+        depth = jnp.where(on_field, size[flat] - 1 - board.position, 0).astype(jnp.int32)
+        others = (card_slot // NUM_SLOTS != board.active_player).astype(jnp.int32)
+        priority = others * 4096 + (card_slot % NUM_SLOTS) * 64 + depth  # [C]
+        return self._enqueue(state, fires, priority, jnp.where(on_field, card_slot % NUM_SLOTS, -1))
+
+    def _push_card(self, state: DigimonState, card, where: int, trigger: int) -> DigimonState:
+        """Queue the rows of one card (an Option being used, a security card being checked)."""
+        definition = state.board.definition[card]
+        rows = jnp.arange(self.cards["effects.where"].shape[1])
+        own = (
+            (rows < self.cards["effects.num_rows"][definition])
+            & (self.cards["effects.where"][definition] == where)
+            & (self.cards["effects.trigger"][definition] == trigger)
+        )
+        fires = (jnp.arange(self.num_cards) == card)[:, None] & own[None, :]
+        return self._enqueue(
+            state, fires, jnp.zeros(self.num_cards, jnp.int32), jnp.full(self.num_cards, -1)
+        )
 
     def _enqueue(self, state: DigimonState, fires, priority, card_slot) -> DigimonState:
         """Append the ``fires`` ``[C, R]`` entries, lowest ``priority`` first, after the queue."""
@@ -937,32 +1256,18 @@ class DigimonRules:
             queue_slot=jnp.where(keep, state.queue_slot, new_slot[j]).astype(jnp.int8),
         )
 
-    def _resolve(self, state: DigimonState) -> DigimonState:
-        """Resolve queued rows, first in first out, until the queue is empty or the game ends."""
-
-        def body(_, state):
-            card = state.queue_card[0].astype(jnp.int32)
-            go = (card >= 0) & (state.winner < 0) & (state.sel_card < 0)
-            popped = state.replace(
-                queue_card=jnp.roll(state.queue_card, -1).at[-1].set(-1),
-                queue_row=jnp.roll(state.queue_row, -1).at[-1].set(-1),
-                queue_slot=jnp.roll(state.queue_slot, -1).at[-1].set(-1),
-            )
-            done = self._execute(
-                popped, jnp.maximum(card, 0), state.queue_row[0], state.queue_slot[0]
-            )
-            return tree_where(go, done, state)
-
-        return jax.lax.fori_loop(0, QUEUE_SIZE, body, state)
-
     def _execute(self, state: DigimonState, card, row, slot) -> DigimonState:
         """One effect row, applied as selects over the state (a table, not a branch per op).
 
-        Supported in this stage: ``memory`` (to the controller), ``draw`` (<Draw N>), ``unsuspend``
-        of ``self``, and ``dp_mod`` / ``security_attack_mod`` on ``self`` or ``all_own_digimon``
-        for a duration (a timed modifier). Rows whose op or target needs a choice (and every other
-        op) wait for the selection stage: until then they do nothing, and the env stays
-        unregistered (see the README)."""
+        The row's window and condition are checked when it resolves, and its [Once Per Turn]
+        use. A row that chooses (``choose_*`` targets; ``play_from_sources``) opens a selection
+        phase (``SelectTarget`` / ``SelectSource``) decided by the row's controller, or fizzles
+        without a valid choice. The others act at once: ``memory`` (for the controller),
+        ``draw`` (<Draw N>), ``unsuspend`` / ``suspend`` of ``self``, ``dp_mod`` /
+        ``security_attack_mod`` on ``self``, ``all_own_digimon`` or ``own_security_digimon`` for a
+        duration (a timed modifier), ``play_self`` (a security Tamer plays itself for free),
+        ``activate_main`` (a security Option's [Main] rows), ``recovery`` (<Recovery +N (Deck)>;
+        then [Security Added] rows of the controller fire)."""
         board = state.board
         definition = board.definition[card]
         col = lambda name: self.cards[f"effects.{name}"][definition, row]  # noqa: E731
@@ -993,23 +1298,41 @@ class DigimonRules:
             | ((window == WINDOW_YOURS) & mine_now)
             | ((window == WINDOW_THEIRS) & ~mine_now)
         )
-        ok = cond_ok & window_ok
-        # A row that chooses its targets opens SelectTarget (or fizzles without a valid target).
-        chooses = (
+        # [Once Per Turn]: a row of this card instance used this turn does not activate again.
+        once = (col("flags").astype(jnp.int32) & FLAG_OPT) != 0
+        bit = (jnp.uint8(1) << row.astype(jnp.uint8)).astype(jnp.uint8)
+        used = (state.opt_used[card] & bit) != 0
+        ok = cond_ok & window_ok & ~(once & used)
+        state = state.replace(
+            opt_used=state.opt_used.at[card].set(
+                jnp.where(ok & once, state.opt_used[card] | bit, state.opt_used[card])
+            )
+        )
+        # A row that chooses opens its selection phase (or fizzles without a valid choice):
+        # SelectTarget for a choose_* target, else the op's own phase (SELECTION_OF_OP).
+        # reveal_add reveals its cards first; they go to the bottom of the deck when the
+        # selection ends (or at once when nothing among them can be chosen).
+        own_phase = jnp.asarray(SELECTION_OF_OP)[op]
+        chooses_target = (
             (target == TARGET_CHOOSE_OWN)
             | (target == TARGET_CHOOSE_OPP)
             | (target == TARGET_CHOOSE_OPP_NO_SOURCE)
         )
+        chooses = (chooses_target | (own_phase >= 0)) & (col("count") > 0)
+        reveals = ok & (op == OP_REVEAL_ADD)
+        state = self._reveal(state, controller, jnp.where(reveals, amount, 0))
         pending = state.replace(
             sel_card=card.astype(jnp.int16),
             sel_row=row.astype(jnp.int8),
             sel_slot=slot.astype(jnp.int8),
-            sel_left=col("count").astype(jnp.int8),
+            sel_left=jnp.where(op == OP_CHOOSE_ONE, 1, col("count")).astype(jnp.int8),
             sel_return=state.board.phase,
-            board=state.board.replace(phase=jnp.int8(PHASE["select_target"])),
+            board=state.board.replace(
+                phase=jnp.where(own_phase >= 0, own_phase, PHASE["select_target"]).astype(jnp.int8)
+            ),
         )
-        has_target = jnp.any(self.selection_targets(pending))
-        state = tree_where(ok & chooses & has_target & (col("count") > 0), pending, state)
+        opens = ok & chooses & jnp.any(self.selection_choices(pending))
+        state = tree_where(opens, pending, self._unreveal(state, reveals & ~opens))
         ok &= ~chooses
 
         # memory: + for the controller (the gauge is stored from the active player's side).
@@ -1017,28 +1340,49 @@ class DigimonRules:
         memory = jnp.where(ok & (op == OP_MEMORY), memory, state.memory)
         state = state.replace(memory=jnp.clip(memory, -MEMORY_LIMIT, MEMORY_LIMIT).astype(jnp.int8))
 
-        # draw N from the controller's deck (an empty deck draws nothing outside the Draw phase).
+        # draw N from the controller's deck; recovery: N from the top of the deck onto security.
+        deck, hand = zone_of("deck", controller), zone_of("hand", controller)
+        recover = ok & (op == OP_RECOVERY)
+        to_zone = jnp.where(recover, zone_of("security", controller), hand)
+
         def draw_one(i, board):
-            drawn = zones.draw(
-                self.layout, board, zone_of("deck", controller), zone_of("hand", controller)
-            ).board
-            return tree_where(ok & (op == OP_DRAW) & (i < amount), drawn, board)
+            drawn = zones.draw(self.layout, board, deck, to_zone).board
+            return tree_where(ok & ((op == OP_DRAW) | recover) & (i < amount), drawn, board)
 
+        before = zones.zone_count(state.board, zone_of("security", controller))
         state = state.replace(board=jax.lax.fori_loop(0, MAX_DRAW, draw_one, state.board))
-
-        # unsuspend self.
-        wake = ok & (op == OP_UNSUSPEND) & (target == TARGET_SELF) & (slot >= 0)
-        safe_slot = jnp.clip(slot, 0, NUM_SLOTS - 1)
-        suspended = state.suspended.at[controller, safe_slot].set(
-            jnp.where(wake, False, state.suspended[controller, safe_slot])
+        added = zones.zone_count(state.board, zone_of("security", controller)) > before
+        state = tree_where(
+            added,
+            self._push(state, TRIGGER["security_added"], self._all_slots(controller)),
+            state,
         )
-        state = state.replace(suspended=suspended)
 
-        # Timed DP / Security A. modifiers on self or on all own Digimon.
+        # unsuspend / suspend self.
+        safe_slot = jnp.clip(slot, 0, NUM_SLOTS - 1)
+        on_self = ok & (target == TARGET_SELF) & (slot >= 0)
+        was = state.suspended[controller, safe_slot]
+        now = jnp.where(on_self & (op == OP_UNSUSPEND), False, was)
+        now = jnp.where(on_self & (op == OP_SUSPEND), True, now)
+        state = state.replace(suspended=state.suspended.at[controller, safe_slot].set(now))
+
+        # play_self: a card (a security Tamer) plays itself for free, when there is room.
+        plays = ok & (op == OP_PLAY_SELF) & self._has_room(state, controller)
+        state = tree_where(plays, self._put_into_play(state, card, controller), state)
+        # activate_main: the card's [Main] rows resolve next (a security Option; no color rule).
+        state = tree_where(
+            ok & (op == OP_ACTIVATE_MAIN),
+            self._push_card(state, card, WHERE_MAIN, TRIGGER["main"]),
+            state,
+        )
+
+        # Timed DP / Security A. modifiers on self, on all own Digimon or on own Security Digimon.
         timed = ok & (duration != DURATION_CONTINUOUS)
         timed &= (op == OP_DP) | (op == OP_SECURITY_ATTACK)
-        timed &= (target == TARGET_SELF) | (target == TARGET_ALL_OWN)
-        kind = jnp.where(op == OP_DP, LASTING_DP, LASTING_SA)
+        timed &= (target == TARGET_SELF) | (target == TARGET_ALL_OWN) | (target == TARGET_SECURITY)
+        kind = jnp.select(
+            [target == TARGET_SECURITY, op == OP_DP], [LASTING_SECURITY_DP, LASTING_DP], LASTING_SA
+        )
         return self._add_lasting(
             state,
             timed,
@@ -1055,7 +1399,7 @@ class DigimonRules:
         gone = (state.lasting_kind != 0) & (state.lasting_expires <= ended_turn)
         return state.replace(lasting_kind=jnp.where(gone, 0, state.lasting_kind).astype(jnp.int8))
 
-    # -- selections (SelectTarget) ------------------------------------------------------------------
+    # -- selections (SelectTarget, SelectSource) ----------------------------------------------------
 
     def selection_targets(self, state: DigimonState) -> jax.Array:
         """bool[2, 12]: the permanents (own = controller's row) the pending row may choose now."""
@@ -1081,47 +1425,363 @@ class DigimonRules:
             [own & digimon, theirs & digimon & bounds],
             theirs & digimon & bounds & (sources == 0),
         )
-        # Trashing digivolution cards needs a Digimon that has some.
+        # Trashing digivolution cards needs a Digimon that has some; <De-Digivolve> a Digimon
+        # with digivolution cards whose top card is above level 3.
         which &= (op != OP_TRASH_SOURCES) | (sources > 0)
-        return which & (state.sel_card >= 0)
+        which &= (op != OP_DE_DIGIVOLVE) | ((sources > 0) & (level > 3))
+        which &= (op != OP_SUSPEND) | ~field(state.suspended)
+        which &= (op != OP_UNSUSPEND) | field(state.suspended)
+        selecting = state.board.phase == PHASE["select_target"]
+        return which & (state.sel_card >= 0) & selecting
+
+    def source_choices(self, state: DigimonState) -> jax.Array:
+        """bool[12, 10] in SelectSource (``play_from_sources``): the Digimon cards among the
+        digivolution cards (stack position, bottom = 0) of the controller's battle-area Digimon
+        that may be played now (a free battle slot is needed)."""
+        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        controller = state.board.owner[card].astype(jnp.int32)
+        board = state.board
+        slot_zones = jnp.asarray(SLOT_ZONES)[controller, : A.FIELD_SLOTS]  # [12]
+        top, size = self.stacks(state)
+        my_size = jnp.where(controller == 0, size[0], size[1])[: A.FIELD_SLOTS]
+        my_kind = self._card(state, "kind", jnp.where(controller == 0, top[0], top[1]))
+        zone = board.zone.astype(jnp.int32)
+        pos = board.position.astype(jnp.int32)
+        at = (zone[None, None, :] == slot_zones[:, None, None]) & (
+            pos[None, None, :] == jnp.arange(A.SOURCE_STRIDE)[None, :, None]
+        )  # [12, 10, C]
+        kind = self.cards["kind"][board.definition]  # [C]
+        is_digimon = jnp.any(at & (kind == DIGIMON)[None, None, :], axis=-1)
+        under = jnp.arange(A.SOURCE_STRIDE)[None, :] < (my_size - 1)[:, None]
+        which = is_digimon & under & (my_kind[: A.FIELD_SLOTS] == DIGIMON)[:, None]
+        selecting = state.board.phase == PHASE["select_source"]
+        return which & self._has_room(state, controller) & (state.sel_card >= 0) & selecting
+
+    # -- activated [Main] effects of permanents (1000 + permanent * 10 + effect) -------------------
+
+    def _activate_errors(self, state: DigimonState, main, my_top) -> jax.Array:
+        """Codes ``[100, 10]`` of the activate ids: permanent index (a battle-area slot) and
+        effect index (the row of its top card): a [Main] row of the card's own text, in the
+        turn player's Main phase, not yet used this turn when [Once Per Turn]."""
+        slots = jnp.arange(100)
+        top = my_top[jnp.minimum(slots, A.FIELD_SLOTS - 1)]
+        top = jnp.where(slots < A.FIELD_SLOTS, top, -1)  # [100]
+        rows = jnp.arange(A.SOURCE_STRIDE)
+        definition = state.board.definition[jnp.maximum(top, 0)]
+        safe_row = jnp.minimum(rows, self.cards["effects.where"].shape[1] - 1)
+        col = lambda name: self.cards[f"effects.{name}"][definition][:, safe_row]  # noqa: E731
+        has_row = rows[None, :] < self.cards["effects.num_rows"][definition][:, None]
+        is_main = has_row & (col("trigger") == TRIGGER["main"]) & (col("where") == WHERE_MAIN)
+        once = (col("flags").astype(jnp.int32) & FLAG_OPT) != 0
+        used = ((state.opt_used[jnp.maximum(top, 0)].astype(jnp.int32)[:, None] >> rows) & 1) == 1
+        return _first_error(
+            (~main, "wrong_phase"),
+            ((top < 0)[:, None], "no_permanent_there"),
+            (~is_main, "no_activated_effect"),
+            (once & used, "used_this_turn"),
+        )
+
+    def _activate(self, state: DigimonState, action):
+        """Activate a permanent's [Main] row: it resolves now (its window, condition and
+        [Once Per Turn] use are checked as it resolves, like every row)."""
+        me = state.board.active_player.astype(jnp.int32)
+        slot, row = jnp.divmod(action - A.LAYOUT.start("activate"), A.SOURCE_STRIDE)
+        top, _ = self.stacks(state)
+        card = jnp.maximum(jnp.where(me == 0, top[0], top[1])[jnp.minimum(slot, 11)], 0)
+        fires = (jnp.arange(self.num_cards) == card)[:, None] & (
+            jnp.arange(self.cards["effects.where"].shape[1]) == row
+        )[None, :]
+        return self._enqueue(
+            state, fires, jnp.zeros(self.num_cards, jnp.int32), jnp.full(self.num_cards, slot)
+        )
+
+    # -- DNA digivolution (63-92, then SelectMaterial) ---------------------------------------------
+
+    def _dna_matches(self, state: DigimonState, card, tops) -> jax.Array:
+        """bool[2, 12]: which of the permanents ``tops`` ([12] top cards) meet each of the 2 DNA
+        requirements of ``card`` (a Digimon top card of that level and color)."""
+        level = self._card(state, "dna.level", card)  # [2]
+        color = self._card(state, "dna.color", card).astype(jnp.int32)
+        has = jnp.arange(2) < self._card(state, "dna.num_rows", card)
+        top_level = self._card(state, "level", tops)
+        top_colors = self._card(state, "colors", tops).astype(jnp.int32)
+        digimon = (tops >= 0) & (self._card(state, "kind", tops) == DIGIMON)
+        return (
+            has[:, None]
+            & digimon[None, :]
+            & (top_level[None, :] == level[:, None])
+            & (((top_colors[None, :] >> color[:, None]) & 1) == 1)
+        )
+
+    @staticmethod
+    def _dna_pairs(match) -> jax.Array:
+        """bool[12, 12]: ordered pairs (x, y), x != y, that meet the 2 requirements in some order."""
+        pairs = (match[0][:, None] & match[1][None, :]) | (match[1][:, None] & match[0][None, :])
+        return pairs & ~jnp.eye(A.FIELD_SLOTS, dtype=jnp.bool_)
+
+    def _dna_errors(self, state: DigimonState, hand, main, afford, my_top) -> jax.Array:
+        """Codes of the DNA ids 63-92 (hand index) in the Main phase."""
+        tops = my_top[: A.FIELD_SLOTS]
+        match = jax.vmap(lambda card: self._dna_matches(state, card, tops))(hand)  # [H, 2, 12]
+        pairs = jax.vmap(self._dna_pairs)(match)  # [H, 12, 12]
+        is_dna = (self._card(state, "kind", hand) == DIGIMON) & (
+            self._card(state, "dna.num_rows", hand) == 2
+        )
+        return _first_error(
+            (~main, "wrong_phase"),
+            (hand < 0, "no_card_in_hand_slot"),
+            (~is_dna, "no_dna_requirement"),
+            (~afford(self._card(state, "dna_cost", hand).astype(jnp.int32)), "not_enough_memory"),
+            (~jnp.any(pairs, axis=(1, 2)), "no_dna_materials"),
+        )
+
+    def _dna(self, state: DigimonState, action):
+        """Declare a DNA digivolution: the hand card waits in SelectMaterial for 2 materials."""
+        me = state.board.active_player.astype(jnp.int32)
+        card = self.hand(state, me)[action - A.LAYOUT.start("dna")]
+        return state.replace(
+            sel_card=card.astype(jnp.int16),
+            sel_row=jnp.int8(-1),
+            sel_slot=jnp.int8(-1),
+            sel_left=jnp.int8(2),
+            sel_return=state.board.phase,
+            board=state.board.replace(phase=jnp.int8(PHASE["select_material"])),
+        )
+
+    def material_choices(self, state: DigimonState) -> jax.Array:
+        """bool[12] in SelectMaterial: the controller's battle-area Digimon that can be the next
+        material (the first pick: part of a valid pair; the second: completes the first's)."""
+        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        controller = state.board.owner[card].astype(jnp.int32)
+        top, _ = self.stacks(state)
+        tops = jnp.where(controller == 0, top[0], top[1])[: A.FIELD_SLOTS]
+        pairs = self._dna_pairs(self._dna_matches(state, card, tops))
+        first = state.sel_slot.astype(jnp.int32)
+        which = jnp.where(first < 0, jnp.any(pairs, axis=1), pairs[jnp.maximum(first, 0)])
+        return which & (state.board.phase == PHASE["select_material"]) & (state.sel_card >= 0)
+
+    def _dna_merge(self, state: DigimonState, player, first, second) -> DigimonState:
+        """The DNA digivolution: the second material's stack goes onto the first's, the DNA card
+        on top, in the first's slot; pay the DNA cost, unsuspend, draw 1, [When Digivolving].
+        The result may attack this turn (the reference's unverified point, DCGO's reading)."""
+        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        board = zones.move_all(
+            self.layout, state.board, slot_zone(player, second), slot_zone(player, first)
+        ).board
+        board = zones.move_card(self.layout, board, card, slot_zone(player, first)).board
+        drawn = zones.draw(self.layout, board, zone_of("deck", player), zone_of("hand", player))
+        gone = (state.lasting_player == player) & (state.lasting_slot == second)
+        state = state.replace(
+            board=drawn.board,
+            suspended=state.suspended.at[player, first].set(False).at[player, second].set(False),
+            entered_turn=state.entered_turn.at[player, first].set(0).at[player, second].set(-1),
+            lasting_kind=jnp.where(gone, 0, state.lasting_kind).astype(jnp.int8),
+        )
+        state = self._pay(state, self._card(state, "dna_cost", card).astype(jnp.int32))
+        return self._push(state, TRIGGER["when_digivolving"], self._one_slot(player, first))
 
     def _select_errors(self, state: DigimonState) -> jax.Array:
-        """Codes of ids 0-399 in SelectTarget: 100+i own field, 112+i opponent field, 62 decline."""
-        selecting = state.board.phase == PHASE["select_target"]
-        targets = self.selection_targets(state)  # [2, 12]
-        controller = self.decider(state)
-        own = jnp.where(controller == 0, targets[0], targets[1])
-        theirs = jnp.where(controller == 0, targets[1], targets[0])
+        """Codes of every id in a selection phase: the ids of :meth:`selection_choices`, and 62
+        to decline an optional or "up to" row (never in SelectMaterial: the DNA digivolution
+        was declared by the player and completes)."""
         flags = self._sel_col(state, "flags").astype(jnp.int32)
         may_decline = (flags & (FLAG_OPTIONAL | FLAG_UP_TO)) != 0
-        ids = jnp.arange(400)
-        pick = jnp.where(
-            (ids >= 100) & (ids < 112),
-            own[jnp.clip(ids - 100, 0, 11)],
-            jnp.where((ids >= 112) & (ids < 124), theirs[jnp.clip(ids - 112, 0, 11)], False),
+        may_decline &= state.board.phase != PHASE["select_material"]
+        ids = jnp.arange(A.NUM_ACTIONS)
+        legal = self.selection_choices(state) | ((ids == A.LAYOUT.start("pass")) & may_decline)
+        return jnp.where(legal, 0, CODES["not_a_valid_selection"])
+
+    def selection_choices(self, state: DigimonState) -> jax.Array:
+        """bool[2120]: the ids that choose in the pending selection now (the spec's "Selection
+        Conventions", G4). SelectTarget: 100 + i own battle slot, 112 + i the opponent's;
+        SelectMaterial: 100 + i; SelectSource: 2000 + field * 10 + source; SelectHand: 30 + i
+        (hand index) to trash a card (the spec's "Trash From Hand" range), i to choose it for
+        anything else (play_free); SelectReveal: 30 + i (position in ``revealed``); SelectTrash:
+        130 + i (trash position, 0 = the oldest); SelectSecurity: 40 + i own, 50 + i the
+        opponent's (i-th card from the top); SelectEffectChoice: 1000 + i (branch i). All False
+        outside the selection phases."""
+        ids = jnp.arange(A.NUM_ACTIONS)
+
+        def at(start: int, values: jax.Array) -> jax.Array:
+            n = values.shape[0]
+            return (ids >= start) & (ids < start + n) & values[jnp.clip(ids - start, 0, n - 1)]
+
+        controller = self.decider(state)
+        targets = self.selection_targets(state)  # [2, 12]
+        own = jnp.where(controller == 0, targets[0], targets[1])
+        theirs = jnp.where(controller == 0, targets[1], targets[0])
+        op, target = self._sel_col(state, "op"), self._sel_col(state, "target")
+        hand = self.hand_choices(state)
+        trashing = op == OP_TRASH_FROM_HAND
+        security = self.security_choices(state)
+        on_own = target == TARGET_PLAYER
+        return (
+            at(100, own | self.material_choices(state))
+            | at(112, theirs)
+            | at(A.LAYOUT.start("source"), self.source_choices(state).reshape(-1))
+            | at(0, hand & ~trashing)
+            | at(30, (hand & trashing) | jnp.pad(self.reveal_choices(state), (0, 20)))
+            | at(130, self.trash_choices(state))
+            | at(40, security & on_own)
+            | at(50, security & ~on_own)
+            | at(1000, self.branch_choices(state))
         )
-        legal = pick | ((ids == 62) & may_decline)
-        code = jnp.where(legal, 0, CODES["not_a_valid_selection"])
-        return jnp.where(selecting, code, CODES["wrong_phase"])
 
     def _sel_col(self, state: DigimonState, name: str) -> jax.Array:
         card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
         row = jnp.maximum(state.sel_row.astype(jnp.int32), 0)
         return self.cards[f"effects.{name}"][state.board.definition[card], row]
 
+    def _sel_matches(self, state: DigimonState, cards: jax.Array) -> jax.Array:
+        """bool[...]: ``cards`` (instances, -1 = none) pass the pending row's filter: a kind
+        among ``kinds`` (empty = any) and, for a Digimon, level <= ``max_level`` (-1 = any)."""
+        kinds = self._sel_col(state, "kinds").astype(jnp.int32)
+        max_level = self._sel_col(state, "max_level").astype(jnp.int32)
+        kind = self._card(state, "kind", cards).astype(jnp.int32)
+        level = self._card(state, "level", cards).astype(jnp.int32)
+        kind_ok = (kinds == 0) | (((kinds >> kind) & 1) == 1)
+        level_ok = (max_level < 0) | (kind != DIGIMON) | (level <= max_level)
+        return (cards >= 0) & kind_ok & level_ok
+
+    def _selecting(self, state: DigimonState, phase: str) -> jax.Array:
+        return (state.board.phase == PHASE[phase]) & (state.sel_card >= 0)
+
+    def hand_choices(self, state: DigimonState) -> jax.Array:
+        """bool[30] in SelectHand: the controller's hand cards the row may take: any card to
+        trash (trash_from_hand); a Digimon or Tamer passing the filter, with a free battle
+        slot (play_free)."""
+        controller = self.decider(state)
+        hand = self.hand(state, controller)
+        kind = self._card(state, "kind", hand)
+        playable = ((kind == DIGIMON) | (kind == TAMER)) & self._has_room(state, controller)
+        which = jnp.where(
+            self._sel_col(state, "op") == OP_PLAY_FREE,
+            self._sel_matches(state, hand) & playable,
+            hand >= 0,
+        )
+        return which & self._selecting(state, "select_hand")
+
+    def reveal_choices(self, state: DigimonState) -> jax.Array:
+        """bool[10] in SelectReveal: the cards revealed by the row (not a security card being
+        checked) that pass its filter, by position in ``revealed``."""
+        revealed = zones.zone_slots(state.board, self.layout.zone_index("revealed"), REVEAL_SLOTS)
+        which = self._sel_matches(state, revealed) & (revealed != state.checking)
+        return which & self._selecting(state, "select_reveal")
+
+    def trash_choices(self, state: DigimonState) -> jax.Array:
+        """bool[50] in SelectTrash: the controller's trash cards (by position, 0 = the first
+        trashed) that pass the row's filter."""
+        trash = zones.zone_slots(state.board, zone_of("trash", self.decider(state)), TRASH_SLOTS)
+        return self._sel_matches(state, trash) & self._selecting(state, "select_trash")
+
+    def _security_zone(self, state: DigimonState) -> jax.Array:
+        """The security stack a trash_security row chooses from (the controller's or theirs)."""
+        controller = self.decider(state)
+        own = self._sel_col(state, "target") == TARGET_PLAYER
+        return zone_of("security", jnp.where(own, controller, 1 - controller))
+
+    def security_choices(self, state: DigimonState) -> jax.Array:
+        """bool[10] in SelectSecurity: the i-th card from the top of the chosen stack exists."""
+        count = zones.zone_count(state.board, self._security_zone(state))
+        return (jnp.arange(SECURITY_SLOTS) < count) & self._selecting(state, "select_security")
+
+    def branch_choices(self, state: DigimonState) -> jax.Array:
+        """bool[3] in SelectEffectChoice: branch i of the choose_one row (its row + 1 + i)."""
+        count = self._sel_col(state, "count")
+        return (jnp.arange(MAX_BRANCHES) < count) & self._selecting(state, "select_effect_choice")
+
+    def _reveal(self, state: DigimonState, player, n) -> DigimonState:
+        """The top ``n`` cards of ``player``'s deck go to ``revealed`` (fewer when it runs out)."""
+
+        def reveal_one(i, board):
+            shown = zones.draw(
+                self.layout, board, zone_of("deck", player), self.layout.zone_index("revealed")
+            ).board
+            return tree_where(i < n, shown, board)
+
+        return state.replace(board=jax.lax.fori_loop(0, MAX_REVEAL, reveal_one, state.board))
+
+    def _unreveal(self, state: DigimonState, doit) -> DigimonState:
+        """The cards a reveal_add row left in ``revealed`` go to the bottom of their owner's
+        deck (the top one first; the rules let the player order them, this order is fixed).
+        A security card being checked stays."""
+
+        def hide_one(i, board):
+            top = zones.top_card(board, self.layout.zone_index("revealed"))
+            owner = board.owner[jnp.maximum(top, 0)].astype(jnp.int32)
+            moved = zones.move_card(
+                self.layout, board, jnp.maximum(top, 0), zone_of("deck", owner), zones.BOTTOM
+            ).board
+            return tree_where(doit & (top >= 0) & (top != state.checking), moved, board)
+
+        return state.replace(board=jax.lax.fori_loop(0, MAX_REVEAL, hide_one, state.board))
+
     def _select(self, state: DigimonState, action):
-        """Apply the pending row to the chosen permanent (or decline with 62)."""
+        """Apply the pending row to the chosen permanent, card or branch (or decline with 62);
+        the selection ends when its count is reached or nothing more can be chosen."""
         controller = self.decider(state)
         decline = action == A.LAYOUT.start("pass")
+        phase = state.board.phase
+        in_phase = lambda name: phase == PHASE[name]  # noqa: E731
         theirs = action >= 112
         player = jnp.where(theirs, 1 - controller, controller)
         slot = jnp.clip(jnp.where(theirs, action - 112, action - 100), 0, A.FIELD_SLOTS - 1)
         op, amount = self._sel_col(state, "op"), self._sel_col(state, "amount").astype(jnp.int32)
         applied = self._apply_to(state, op, amount, player, slot)
+        board = state.board
+        # A card moves (SelectHand trashing, SelectReveal / SelectTrash to the hand,
+        # SelectSecurity to the trash) or is played free (SelectHand play_free, SelectSource).
+        hand_card = self.hand(state, controller)[jnp.clip(action % 30, 0, A.HAND_SLOTS - 1)]
+        revealed = zones.card_at(board, self.layout.zone_index("revealed"), action - 30)
+        from_trash = zones.card_at(board, zone_of("trash", controller), action - 130)
+        security = self._security_zone(state)
+        from_top = jnp.where(action >= 50, action - 50, action - 40)
+        checked = zones.card_at(board, security, zones.zone_count(board, security) - 1 - from_top)
+        field, position = jnp.divmod(
+            jnp.clip(action - A.LAYOUT.start("source"), 0, 119), A.SOURCE_STRIDE
+        )
+        source = zones.card_at(board, slot_zone(controller, field), position)
+        in_hand = in_phase("select_hand")
+        moving = jnp.select(
+            [in_hand, in_phase("select_reveal"), in_phase("select_trash")],
+            [hand_card, revealed, from_trash],
+            checked,
+        )
+        to_zone = jnp.select(
+            [in_phase("select_security"), in_hand],
+            [zone_of("trash", board.owner[jnp.maximum(moving, 0)]), zone_of("trash", controller)],
+            zone_of("hand", controller),
+        )
+        moved = state.replace(
+            board=zones.move_card(self.layout, board, jnp.maximum(moving, 0), to_zone).board
+        )
+        plays = in_phase("select_source") | (in_hand & (op == OP_PLAY_FREE))
+        played = self._put_into_play(
+            state, jnp.maximum(jnp.where(in_hand, hand_card, source), 0), controller
+        )
+        moves = (in_hand & (op == OP_TRASH_FROM_HAND)) | in_phase("select_reveal")
+        moves |= in_phase("select_trash") | in_phase("select_security")
+        applied = tree_where(plays, played, tree_where(moves, moved, applied))
+        # SelectEffectChoice: the chosen branch row resolves next (front of the queue).
+        branch_row = state.sel_row + 1 + (action - 1000)
+        branched = state.replace(
+            queue_card=jnp.roll(state.queue_card, 1).at[0].set(state.sel_card),
+            queue_row=jnp.roll(state.queue_row, 1).at[0].set(branch_row.astype(jnp.int8)),
+            queue_slot=jnp.roll(state.queue_slot, 1).at[0].set(state.sel_slot),
+        )
+        applied = tree_where(in_phase("select_effect_choice"), branched, applied)
+        # SelectMaterial: the first pick is remembered; the second completes the DNA digivolution.
+        first = state.sel_slot.astype(jnp.int32)
+        merged = tree_where(
+            first < 0,
+            state.replace(sel_slot=slot.astype(jnp.int8)),
+            self._dna_merge(state, controller, first, slot),
+        )
+        applied = tree_where(in_phase("select_material"), merged, applied)
         state = tree_where(decline, state, applied)
         left = jnp.where(decline, 0, state.sel_left - 1).astype(jnp.int8)
         state = state.replace(sel_left=left)
-        finished = (left <= 0) | ~jnp.any(self.selection_targets(state))
+        more = jnp.any(self.selection_choices(state))
         done = state.replace(
             sel_card=jnp.int16(-1),
             sel_row=jnp.int8(-1),
@@ -1130,33 +1790,57 @@ class DigimonRules:
             sel_return=jnp.int8(-1),
             board=state.board.replace(phase=state.sel_return),
         )
-        return tree_where(finished, done, state)
+        done = self._unreveal(done, op == OP_REVEAL_ADD)
+        return tree_where((left <= 0) | ~more, done, state)
 
     def _apply_to(self, state: DigimonState, op, amount, player, slot) -> DigimonState:
-        """The choice primitives on one permanent (selects over the state, no branch per op)."""
+        """The choice primitives on one permanent (selects over the state, no branch per op):
+        delete, trash ``amount`` digivolution cards from the bottom, <De-Digivolve amount>,
+        return to hand, return to the bottom of the deck, suspend / unsuspend, +DP for a
+        duration, a restriction."""
         state = self._delete(state, player, slot, op == OP_DELETE)
+        zone = slot_zone(player, slot)
 
-        # Trash ``amount`` digivolution cards from the bottom (the top card stays).
-        def trash_bottom(i, state):
-            zone = slot_zone(player, slot)
-            go = (op == OP_TRASH_SOURCES) & (i < amount)
-            go &= zones.zone_count(state.board, zone) > 1
-            bottom = zones.card_at(state.board, zone, 0)
+        # Trash ``amount`` digivolution cards from the bottom (the top card stays), or from the
+        # top (<De-Digivolve>: never the last card, never below a level 3 top card).
+        def trash_one(i, state):
+            count = zones.zone_count(state.board, zone)
+            top = zones.top_card(state.board, zone)
+            from_top = op == OP_DE_DIGIVOLVE
+            go = ((op == OP_TRASH_SOURCES) | from_top) & (i < amount) & (count > 1)
+            go &= ~from_top | (self._card(state, "level", top) > 3)
+            card = jnp.where(from_top, top, zones.card_at(state.board, zone, 0))
             moved = zones.move_card(
-                self.layout, state.board, jnp.maximum(bottom, 0), zone_of("trash", player)
+                self.layout, state.board, jnp.maximum(card, 0), zone_of("trash", player)
             ).board
             return state.replace(board=tree_where(go, moved, state.board))
 
-        state = jax.lax.fori_loop(0, MAX_TRASHED_SOURCES, trash_bottom, state)
+        state = jax.lax.fori_loop(0, MAX_TRASHED_SOURCES, trash_one, state)
         # Return to hand: the top card to its owner's hand, the cards under it to the trash.
         bounce = op == OP_BOUNCE
-        zone = slot_zone(player, slot)
         top = zones.top_card(state.board, zone)
         to_hand = zones.move_card(
             self.layout, state.board, jnp.maximum(top, 0), zone_of("hand", player)
         ).board
         state = state.replace(board=tree_where(bounce & (top >= 0), to_hand, state.board))
-        state = self._delete(state, player, slot, bounce)  # the rest of the stack: to the trash
+        state = self._delete(state, player, slot, bounce, deleted=False)
+        # Return to the deck: the whole stack to the bottom of its owner's deck, the top card
+        # first (the rules let the owner order them; this order is fixed). Not a deletion.
+        back = op == OP_RETURN_TO_DECK
+
+        def to_bottom(board):
+            top = jnp.maximum(zones.top_card(board, zone), 0)
+            deck = zone_of("deck", player)
+            return zones.move_card(self.layout, board, top, deck, zones.BOTTOM).board
+
+        board = jax.lax.while_loop(
+            lambda board: back & (zones.zone_count(board, zone) > 0), to_bottom, state.board
+        )
+        state = self._delete(state.replace(board=board), player, slot, back, deleted=False)
+        # Suspend / unsuspend the chosen permanent.
+        was = state.suspended[player, slot]
+        now = jnp.where(op == OP_SUSPEND, True, jnp.where(op == OP_UNSUSPEND, False, was))
+        state = state.replace(suspended=state.suspended.at[player, slot].set(now))
         # Timed: DP on the chosen Digimon, or a restriction (cannot attack / block).
         card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
         duration = self._sel_col(state, "duration")
@@ -1210,52 +1894,199 @@ class DigimonRules:
             axis=-1,
         )
 
+    def security_dp_bonus(self, state: DigimonState) -> jax.Array:
+        """int32[2]: the DP each player's Security Digimon get from timed modifiers."""
+        on = state.lasting_kind == LASTING_SECURITY_DP
+        player = state.lasting_player.astype(jnp.int32)
+        amount = state.lasting_amount.astype(jnp.int32)
+        return jnp.sum(jnp.where(on & (player == jnp.arange(2)[:, None]), amount, 0), axis=-1)
+
     # -- attacks (official order, G7: counter timing, then block timing) ---------------------------
 
     def _attack(self, state: DigimonState, action):
-        """Declaration: suspend the attacker; the defender's timings; then the battle."""
+        """Declaration: suspend the attacker and queue its [When Attacking] rows; the attack goes
+        on in the micro-steps (:meth:`_attack_step`) once they have resolved."""
         me = state.board.active_player.astype(jnp.int32)
         a, t = jnp.divmod(action - A.LAYOUT.start("attack"), A.FIELD_STRIDE)
         state = state.replace(
             suspended=state.suspended.at[me, a].set(True),
             attacker=a.astype(jnp.int8),
             attack_target=t.astype(jnp.int8),
+            attack_stage=jnp.int8(STAGE_DECLARED),
         )
-        # [When Attacking] rows resolve next (in `apply`), then the defender's timings.
-        return self._push(state, me, TRIGGER["when_attacking"], a)
+        return self._push(state, TRIGGER["when_attacking"], self._one_slot(me, a))
 
     def _block(self, state: DigimonState, action):
         """The defender blocks: the blocker is suspended and becomes the attack's target; the
-        battle follows in `apply`."""
-        defender = 1 - state.board.active_player.astype(jnp.int32)
+        attacker's [When Blocked] rows fire; the battle follows."""
+        me = state.board.active_player.astype(jnp.int32)
         blocker = action - A.LAYOUT.start("attack")
-        return state.replace(
-            suspended=state.suspended.at[defender, blocker].set(True),
+        state = state.replace(
+            suspended=state.suspended.at[1 - me, blocker].set(True),
             attack_target=blocker.astype(jnp.int8),
+            attack_stage=(state.attack_stage + 1).astype(jnp.int8),
+            board=state.board.replace(phase=jnp.int8(PHASE["main"])),
+        )
+        attacker = state.attacker.astype(jnp.int32)
+        return self._push(state, TRIGGER["when_blocked"], self._one_slot(me, attacker))
+
+    def _decline(self, state: DigimonState, action):
+        """The defender declines the counter timing or the block timing (62)."""
+        del action
+        return state.replace(
+            attack_stage=(state.attack_stage + 1).astype(jnp.int8),
             board=state.board.replace(phase=jnp.int8(PHASE["main"])),
         )
 
-    def _decline_block(self, state: DigimonState, action):
-        del action
-        return state.replace(board=state.board.replace(phase=jnp.int8(PHASE["main"])))
+    def _attack_step(self, state: DigimonState) -> DigimonState:
+        """Move the attack on by one stage: after [When Attacking], the defender's counter timing
+        (<Blast Digivolve>) and block timing (decisions, skipped when the defender has no move in
+        them); then the battle with a Digimon, or the security checks one card at a time; then
+        the end of the attack."""
+        me = state.board.active_player.astype(jnp.int32)
+        stage = state.attack_stage.astype(jnp.int32)
+        attacker = jnp.maximum(state.attacker.astype(jnp.int32), 0)
+        _, size = self.stacks(state)
+        present = size[me, attacker] > 0
+        # The defender's timings (G7): counter timing, then block timing (official order; the
+        # spec's order, block first, is the ``timing_order="spec"`` option); each is a decision
+        # only when the defender has a move in it.
+        # A timing without a move for the defender is skipped (the stage moves on).
+        skip = state.replace(attack_stage=(state.attack_stage + 1).astype(jnp.int8))
+        counter = tree_where(
+            jnp.any(self.blast_errors(state) == 0),
+            state.replace(board=state.board.replace(phase=jnp.int8(PHASE["counter_timing"]))),
+            skip,
+        )
+        block = tree_where(
+            jnp.any(self.blockers(state)),
+            state.replace(board=state.board.replace(phase=jnp.int8(PHASE["block_timing"]))),
+            skip,
+        )
+        first, second = (counter, block) if self.timing_order == "official" else (block, counter)
+        step = jax.lax.switch(
+            jnp.clip(stage, 0, 3),
+            (lambda s: first, lambda s: second, self._begin_battle, self._check_step),
+            state,
+        )
+        # An attacker that has left the battle area ends the attack (no battle, no further check;
+        # a card being checked still finishes: it goes to the trash).
+        return tree_where(present | (state.checking >= 0), step, self._end_attack(state))
 
-    def _resolve_attack(self, state: DigimonState) -> DigimonState:
-        """The battle with a Digimon, or the security checks; then the attack ends (Main)."""
-        target = state.attack_target.astype(jnp.int32)
-        battled = self._battle(state)
-        checked = self._security_checks(state)
-        state = tree_where(target < A.FIELD_SLOTS, battled, checked)
+    def _end_attack(self, state: DigimonState) -> DigimonState:
         return state.replace(
             attacker=jnp.int8(-1),
             attack_target=jnp.int8(-1),
-            board=state.board.replace(phase=jnp.int8(PHASE["main"])),
+            attack_stage=jnp.int8(STAGE_NONE),
+            checks_left=jnp.int8(0),
+            checking=jnp.int16(-1),
         )
 
-    def _delete(self, state: DigimonState, player, slot, doit) -> DigimonState:
-        """Delete the permanent in ``slot`` of ``player`` when ``doit``: its whole stack goes to its
-        owner's trash and the slot's facts are cleared."""
+    def _checks(self, state: DigimonState) -> jax.Array:
+        """1 + <Security A. +N> of the attacker (never fewer than 1)."""
+        me = state.board.active_player.astype(jnp.int32)
+        perm = self.permanents(state)
+        sa = jnp.where(me == 0, perm.security_attack[0], perm.security_attack[1])
+        return (1 + jnp.maximum(sa[jnp.maximum(state.attacker.astype(jnp.int32), 0)], 0)).astype(
+            jnp.int8
+        )
+
+    def _begin_battle(self, state: DigimonState) -> DigimonState:
+        """The attack's target is fixed: battle the target Digimon (<Piercing>: then check
+        security if it was deleted and the attacker survived), or attack the player: with no
+        security card left the attacker's player wins, otherwise the checks begin."""
+        me = state.board.active_player.astype(jnp.int32)
+        target = state.attack_target.astype(jnp.int32)
+        checks = state.replace(attack_stage=jnp.int8(STAGE_CHECKS), checks_left=self._checks(state))
+        empty = zones.zone_count(state.board, zone_of("security", 1 - me)) == 0
+        won = self._end_attack(state).replace(
+            winner=me.astype(jnp.int8), end_reason=jnp.int8(END_SECURITY)
+        )
+        direct = tree_where(empty, won, checks)
+        return tree_where(target < A.FIELD_SLOTS, self._battle(state, checks), direct)
+
+    def _battle(self, state: DigimonState, checks: DigimonState) -> DigimonState:
+        """The attacker battles the target Digimon: the lower DP is deleted, equal DP both
+        (<Retaliation>: a Digimon deleted in battle deletes the one it battled)."""
+        me = state.board.active_player.astype(jnp.int32)
+        a = jnp.maximum(state.attacker.astype(jnp.int32), 0)
+        t = jnp.clip(state.attack_target.astype(jnp.int32), 0, A.FIELD_SLOTS - 1)
+        _, size = self.stacks(state)
+        present = size[1 - me, t] > 0  # the target may have left (bounced, deleted) meanwhile
+        # Each side knows how many digivolution cards its opponent in this battle has.
+        battling = jnp.full((2, NUM_SLOTS), -1, jnp.int32)
+        battling = battling.at[me, a].set(size[1 - me, t] - 1).at[1 - me, t].set(size[me, a] - 1)
+        perm = self.permanents(state, battling)
+        dp_a, dp_t = perm.dp[me, a], perm.dp[1 - me, t]
+        kw_a, kw_t = perm.keywords[me, a], perm.keywords[1 - me, t]
+        a_lost, t_lost = present & (dp_a <= dp_t), present & (dp_t <= dp_a)
+        a_gone = a_lost | (t_lost & kw_t[KW["retaliation"]])
+        t_gone = t_lost | (a_lost & kw_a[KW["retaliation"]])
+        # Both [On Deletion] sets fire together, the turn player's first.
+        gone = (self._one_slot(me, a) & a_gone) | (self._one_slot(1 - me, t) & t_gone)
+        after = self._push(state, TRIGGER["on_deletion"], gone)
+        after = self._delete(after, me, a, a_gone, deleted=False)
+        after = self._delete(after, 1 - me, t, t_gone, deleted=False)
+        pierce = t_lost & ~a_gone & kw_a[KW["piercing"]]
+        return tree_where(
+            pierce, after.replace(**self._check_fields(checks)), self._end_attack(after)
+        )
+
+    @staticmethod
+    def _check_fields(state: DigimonState) -> dict:
+        return dict(attack_stage=state.attack_stage, checks_left=state.checks_left)
+
+    def _check_step(self, state: DigimonState) -> DigimonState:
+        """One security check, in two micro-steps: flip the top security card into ``revealed``
+        and queue its [Security] rows; once they have resolved, a Digimon card battles the
+        attacker (the attacker is deleted on lower or equal DP unless it has <Jamming>) and the
+        card goes to the trash unless an effect moved it. Checks stop when none are left, the
+        defender's security is empty, or the attacker has left the battle area."""
+        me = state.board.active_player.astype(jnp.int32)
+        opp = 1 - me
+        security = zone_of("security", opp)
+        revealed = self.layout.zone_index("revealed")
+        # Flip.
+        top = jnp.maximum(zones.top_card(state.board, security), 0)
+        flipped = state.replace(
+            board=zones.move_card(self.layout, state.board, top, revealed).board,
+            checking=top.astype(jnp.int16),
+        )
+        flipped = self._push_card(flipped, top, WHERE_SECURITY, TRIGGER["security"])
+        can_flip = (state.checks_left > 0) & (zones.zone_count(state.board, security) > 0)
+        # Finish the check of the flipped card.
+        card = jnp.maximum(state.checking.astype(jnp.int32), 0)
+        still = state.board.zone[card] == revealed
+        a = jnp.maximum(state.attacker.astype(jnp.int32), 0)
+        perm = self.permanents(state)
+        dp_a = perm.dp[me, a]
+        dp_s = self._card(state, "dp", card).astype(jnp.int32) + self.security_dp_bonus(state)[opp]
+        present = zones.zone_count(state.board, slot_zone(me, a)) > 0
+        battles = still & present & (self._card(state, "kind", card) == DIGIMON)
+        lost = battles & (dp_a <= dp_s) & ~perm.keywords[me, a, KW["jamming"]]
+        finished = self._delete(state, me, a, lost)
+        trashed = zones.move_card(self.layout, finished.board, card, zone_of("trash", opp)).board
+        finished = finished.replace(
+            board=tree_where(still, trashed, finished.board),
+            checks_left=(state.checks_left - 1).astype(jnp.int8),
+            checking=jnp.int16(-1),
+        )
+        return tree_where(
+            state.checking >= 0,
+            finished,
+            tree_where(can_flip, flipped, self._end_attack(state)),
+        )
+
+    def _delete(self, state: DigimonState, player, slot, doit, deleted: bool = True):
+        """The permanent in ``slot`` of ``player`` leaves play when ``doit``: its whole stack goes
+        to its owner's trash and the slot's facts are cleared. ``deleted`` (a deletion, not the
+        rest of a stack returned to hand): its [On Deletion] rows fire first (read while its
+        cards are still in play)."""
+        if deleted:
+            mask = self._one_slot(player, slot) & doit
+            state = self._push(state, TRIGGER["on_deletion"], mask)
         trash = zone_of("trash", player)
-        source = jnp.where(doit, slot_zone(player, slot), trash)  # a no-op move when not deleting
+        source = jnp.where(doit, slot_zone(player, slot), trash)  # a no-op move when not leaving
         board = zones.move_all(self.layout, state.board, source, trash).board
         clear = lambda x, v: x.at[player, slot].set(jnp.where(doit, v, x[player, slot]))  # noqa: E731
         on_it = doit & (state.lasting_player == player) & (state.lasting_slot == slot)
@@ -1266,90 +2097,6 @@ class DigimonRules:
             entered_turn=clear(state.entered_turn, jnp.int16(-1)),
         )
 
-    def _battle(self, state: DigimonState) -> DigimonState:
-        """The attacker battles the target Digimon: the lower DP is deleted, equal DP both."""
-        me = state.board.active_player.astype(jnp.int32)
-        a = jnp.maximum(state.attacker.astype(jnp.int32), 0)
-        t = jnp.clip(state.attack_target.astype(jnp.int32), 0, A.FIELD_SLOTS - 1)
-        _, size = self.stacks(state)
-        # Each side knows how many digivolution cards its opponent in this battle has.
-        battling = jnp.full((2, NUM_SLOTS), -1, jnp.int32)
-        battling = battling.at[me, a].set(size[1 - me, t] - 1).at[1 - me, t].set(size[me, a] - 1)
-        perm = self.permanents(state, battling)
-        dp_a = jnp.where(me == 0, perm.dp[0], perm.dp[1])[a]
-        dp_t = jnp.where(me == 0, perm.dp[1], perm.dp[0])[t]
-        state = self._delete(state, me, a, dp_a <= dp_t)
-        return self._delete(state, 1 - me, t, dp_t <= dp_a)
-
-    def _security_checks(self, state: DigimonState) -> DigimonState:
-        """Attacking the player: with no security card left the attacker's player wins; otherwise
-        check 1 + <Security A. +N> cards, one at a time: a Digimon card battles
-        the attacker (the attacker is deleted on lower or equal DP unless it has <Jamming>), then
-        the checked card goes to the trash. Checks stop once the attacker has left play."""
-        me = state.board.active_player.astype(jnp.int32)
-        opp = 1 - me
-        a = jnp.maximum(state.attacker.astype(jnp.int32), 0)
-        security = zone_of("security", opp)
-        empty = zones.zone_count(state.board, security) == 0
-        won = state.replace(winner=me.astype(jnp.int8), end_reason=jnp.int8(END_SECURITY))
-        perm = self.permanents(state)
-        mine = lambda x: jnp.where(me == 0, x[0], x[1])[a]  # noqa: E731
-        checks = 1 + jnp.maximum(mine(perm.security_attack), 0)
-        dp_a, jamming = mine(perm.dp), mine(perm.keywords)[KW["jamming"]]
-        attacker_zone = slot_zone(me, a)
-
-        def check(i, state):
-            # The attacker's DP is fixed during the checks in this stage (no security effects yet).
-            present = zones.zone_count(state.board, attacker_zone) > 0
-            card = zones.top_card(state.board, security)
-            go = (i < checks) & present & (card >= 0)
-            is_digimon = self._card(state, "kind", card) == DIGIMON
-            loses = go & is_digimon & (dp_a <= self._card(state, "dp", card)) & ~jamming
-            state = self._delete(state, me, a, loses)
-            source = jnp.where(go, security, zone_of("trash", opp))
-            board = zones.draw(self.layout, state.board, source, zone_of("trash", opp)).board
-            return state.replace(board=tree_where(go, board, state.board))
-
-        checked = jax.lax.fori_loop(0, MAX_CHECKS, check, state)
-        return tree_where(empty, won, checked)
-
-    def _pass(self, state: DigimonState, action):
-        del action
-        in_main = state.board.phase == PHASE["main"]
-        to_main = state.replace(board=state.board.replace(phase=jnp.int8(PHASE["main"])))
-        end = state.replace(memory=jnp.int8(-PASS_MEMORY))
-        return tree_where(in_main, end, to_main)
-
-    def _settle(self, state: DigimonState) -> DigimonState:
-        """After an action has fully resolved: the turn ends once the gauge is on the opponent's
-        side (G1), and the next turn runs its automatic phases up to the Breeding phase."""
-        over = (state.board.phase == PHASE["main"]) & (state.memory < 0) & (state.winner < 0)
-        return tree_where(over, self._next_turn(state), state)
-
-    def _next_turn(self, state: DigimonState) -> DigimonState:
-        state = self._expire(state, state.board.turn_number.astype(jnp.int32))
-        board = state.board
-        nxt = (1 - board.active_player.astype(jnp.int32)).astype(jnp.int8)
-        board = board.replace(active_player=nxt, turn_number=board.turn_number + 1)
-        # [Start of Your Turn] rows fire first, with the gauge already on the new player's side.
-        state = state.replace(board=board, memory=(-state.memory).astype(jnp.int8))
-        state = self._resolve(
-            self._push(state, nxt.astype(jnp.int32), TRIGGER["start_of_your_turn"])
-        )
-        board = state.board
-        # Unsuspend phase: the new turn player's permanents.
-        suspended = state.suspended.at[nxt.astype(jnp.int32)].set(False)
-        # Draw phase: unable to draw = loss (deck out).
-        drawn = zones.draw(self.layout, board, zone_of("deck", nxt), zone_of("hand", nxt))
-        decked = drawn.error != 0
-        board = drawn.board.replace(phase=jnp.int8(PHASE["breeding"]))
-        return state.replace(
-            board=board,
-            suspended=suspended,
-            winner=jnp.where(decked, 1 - nxt, state.winner).astype(jnp.int8),
-            end_reason=jnp.where(decked, END_DECK_OUT, state.end_reason).astype(jnp.int8),
-        )
-
     def forfeit(self, state: DigimonState, loser: jax.Array) -> DigimonState:
         """``loser`` made an illegal move under ``illegal_action="lose"``: the other player wins."""
         return state.replace(winner=(1 - loser).astype(jnp.int8), end_reason=jnp.int8(END_ILLEGAL))
@@ -1357,13 +2104,18 @@ class DigimonRules:
     # -- invariants (host side) ------------------------------------------------------------------
 
     def validate(self, state: DigimonState) -> None:
-        """Raise ``InvalidStateError`` if ``state`` is not reachable (this stage's invariants).
+        """Raise ``InvalidStateError`` if ``state`` is not reachable.
 
         Card conservation: each player holds exactly their deck's cards, each card in a zone of its
         owner or a shared zone; Digi-Eggs never in the deck, hand or security; memory within ±10;
-        an empty permanent slot is neither suspended nor dated; the turn is at least 1; an attack
-        is recorded exactly during the attack timings (a suspended attacker of the turn player, a
-        field or player target); the winner agrees with the end reason.
+        an empty permanent slot is neither suspended nor dated; the turn is at least 1; a game
+        that goes on waits in a decision phase (Breeding, Main, a timing or a selection); a
+        pending selection exactly in the selection phases; an attack is recorded exactly during
+        the attack timings or a selection that paused it (an attacker of the turn player — not
+        necessarily suspended: [When Attacking] may unsuspend it —, a field or player target),
+        with an attack stage that agrees, at most 8 checks left, and a checked security card only
+        during the security checks; once-per-turn uses only for rows the card has; the winner
+        agrees with the end reason.
         """
         layout, b = self.layout, jax.tree.map(np.asarray, state.board)
         kinds = np.asarray(self.cards.numpy["kind"])
@@ -1406,16 +2158,50 @@ class DigimonRules:
         if np.any((np.asarray(state.entered_turn) >= 0) & empty):
             fail("game.entered_turn", "an empty permanent slot has an entry turn")
         attacker, target = int(state.attacker), int(state.attack_target)
-        timing = A.PHASES[int(b.phase)] in ("block_timing", "counter_timing")
-        paused = A.PHASES[int(b.phase)] == "select_target"
+        phase = A.PHASES[int(b.phase)]
+        if int(state.winner) == ONGOING and phase not in DECISION_PHASES:
+            fail("turnState.phase", f"{phase} is passed through within an action, never decided in")
+        timing = phase in ("block_timing", "counter_timing")
+        paused = phase in A.SELECTION_PHASES
+        stage = int(state.attack_stage)
+        if (stage == STAGE_NONE) != (attacker == -1) or not STAGE_NONE <= stage <= STAGE_CHECKS:
+            fail("game.attack_stage", f"stage {stage} does not agree with attacker {attacker}")
+        if not 0 <= int(state.checks_left) <= MAX_CHECKS:
+            fail("game.checks_left", f"{int(state.checks_left)} outside [0, {MAX_CHECKS}]")
+        checking = int(state.checking)
+        if checking != -1:
+            if stage != STAGE_CHECKS or not 0 <= checking < layout.num_cards:
+                fail("game.checking", "a security card is checked outside the security checks")
+            if int(b.zone[checking]) != layout.zone_index("revealed") and not paused:
+                fail("game.checking", "the checked card has left the revealed zone mid-check")
+        if (int(state.sel_card) >= 0) != paused:
+            fail(
+                "game.sel_card", f"a pending selection exactly in the selection phases, not {phase}"
+            )
+        sel_card, sel_row = int(state.sel_card), int(state.sel_row)
+        if paused and phase != "select_material":
+            definition = int(b.definition[sel_card]) if 0 <= sel_card < layout.num_cards else 0
+            num_rows = int(self.cards.numpy["effects.num_rows"][definition])
+            if not 0 <= sel_row < num_rows:
+                fail("game.sel_row", f"row {sel_row} is not an effect row of the selecting card")
+            op = int(self.cards.numpy["effects.op"][definition, sel_row])
+            expected = (
+                int(SELECTION_OF_OP[op]) if SELECTION_OF_OP[op] >= 0 else PHASE["select_target"]
+            )
+            if expected != int(b.phase):
+                fail("turnState.phase", f"{phase} is not the selection of a {OPS[op]} row")
+        revealed = np.flatnonzero(b.zone == layout.zone_index("revealed"))
+        if phase != "select_reveal" and set(revealed.tolist()) - {checking}:
+            fail("cards.revealed", "cards stay revealed only while a reveal_add row chooses")
+        rows = np.asarray(self.cards.numpy["effects.num_rows"])[b.definition.astype(int)]
+        if np.any(np.asarray(state.opt_used).astype(int) >> rows):
+            fail("game.opt_used", "a once-per-turn use recorded for an effect row the card lacks")
         if not (timing or paused) and (attacker, target) != (-1, -1):
             fail("game.attacker", "an attack is recorded outside the attack timings")
         if timing:
             me = int(b.active_player)
             if not 0 <= attacker < A.FIELD_SLOTS or empty[me, attacker]:
                 fail("game.attacker", f"{attacker} is not a permanent of the attacking player")
-            if not bool(np.asarray(state.suspended)[me, attacker]):
-                fail("game.attacker", "the attacker is suspended by its attack")
             if not 0 <= target <= A.TARGET_PLAYER:
                 fail("game.attack_target", f"{target} is neither a field slot nor the player")
         if int(state.winner) not in (ONGOING, 0, 1, 2):

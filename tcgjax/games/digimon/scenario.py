@@ -108,5 +108,5 @@ def build_state(
         end_reason=jnp.int8(0),
         attacker=jnp.int8(-1),
         attack_target=jnp.int8(-1),
-        **R.empty_effects(),
+        **R.empty_effects(rules.num_cards),
     )

@@ -35,7 +35,9 @@ def other(cid, kind, *, cost=1, colors=("red",), **more):
 SHARED_POOL_MODULES = (
     "test_digimon_attack",
     "test_digimon_continuous",
+    "test_digimon_keywords",
     "test_digimon_select",
+    "test_digimon_selections",
     "test_digimon_tensor",
     "test_digimon_triggers",
 )

@@ -187,3 +187,47 @@ def test_deck_file_with_a_duplicate_key(registry, tmp_path):
     path.write_text("name: d\neggs: {ST1-01: 4}\nmain: {ST1-02: 4, ST1-02: 4}\n")
     with pytest.raises(tcgjax.ConfigError, match=r"dup\.yaml.*duplicate key 'ST1-02'"):
         load_deck(str(path), registry)
+
+
+def _card_file(tmp_path, effects, kind="digimon"):
+    import yaml
+
+    card = {"id": "X-01", "name": "X", "kind": kind, "colors": ["red"], "dna": [], "dna_cost": -1,
+            "keywords": [], "inherited_keywords": [], "effects": effects, "text": "",
+            "digivolve": [], "level": 3 if kind == "digimon" else 0,
+            "play_cost": 1, "dp": 1000 if kind == "digimon" else 0}  # fmt: skip
+    path = tmp_path / "cards.yaml"
+    path.write_text(yaml.safe_dump({"cards": [card]}))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("effects", "kind", "needle"),
+    [
+        ([{"where": "main", "trigger": "on_play", "op": "reveal_add"}], "digimon",
+         "reveal_add is not implemented"),
+        ([{"where": "main", "trigger": "on_play", "op": "draw", "target": "player", "amount": 5}],
+         "digimon", "draw amount 5 outside 1..3"),
+        ([{"where": "main", "trigger": "on_play", "op": "delete", "target": "self"}], "digimon",
+         "op delete with target self"),
+        ([{"where": "main", "trigger": "continuous", "op": "memory", "target": "player"}],
+         "digimon", "op memory cannot be a continuous row"),
+        ([{"where": "security", "trigger": "on_play", "op": "memory", "target": "player"}],
+         "tamer", "security rows"),
+        ([{"where": "inherited", "trigger": "main", "op": "memory", "target": "player"}],
+         "digimon", "own text (where: main)"),
+        ([{"where": "main", "trigger": "when_attacking", "op": "dp_mod", "amount": 1000,
+           "condition": "battling_no_source_digimon", "duration": "this_turn"}], "digimon",
+         "only for continuous rows"),
+        ([{"where": "security", "trigger": "security", "op": "play_self"}], "option",
+         "only a Digimon or Tamer plays itself"),
+    ],
+)  # fmt: skip
+def test_rows_the_interpreter_cannot_run_are_refused_by_name(tmp_path, effects, kind, needle):
+    """A row outside what the effect interpreter runs would silently do nothing: refused."""
+    path = _card_file(tmp_path, effects, kind)
+    with pytest.raises(tcgjax.CardDataError) as info:
+        C.load_cards(path)
+    message = str(info.value)
+    assert "cards.yaml" in message and "X-01" in message and "effects" in message, message
+    assert needle in message, message

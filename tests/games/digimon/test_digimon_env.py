@@ -51,6 +51,8 @@ def test_decode_action_and_the_tensor_follow_the_state(env):
         ({"decks": "st1"}, "two decks"),
         ({"decks": ("st1", "st9")}, "st9"),
         ({"cards": 3}, "cards"),
+        ({"memory_rule": "house"}, "memory_rule='house'"),
+        ({"timing_order": None}, "timing_order=None"),
     ],
 )
 def test_option_errors(options, needle):

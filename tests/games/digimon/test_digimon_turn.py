@@ -128,7 +128,8 @@ def test_digivolve_in_the_breeding_area_g8(rules, apply, errors):
         ({}, 95, "unused_action"),
         ({}, A.encode("hatch"), "wrong_phase"),
         ({}, A.encode("attack", 0, 12), "no_attacker"),
-        ({}, A.encode("activate", 0, 0), "not_yet_implemented"),
+        ({}, A.encode("activate", 0, 0), "no_permanent_there"),
+        ({}, A.encode("source", 0, 0), "wrong_phase"),
     ],
 )
 def test_illegal_actions_name_the_rule(rules, errors, player1, action, name):
