@@ -74,10 +74,13 @@ VIEWS = ("player", "omniscient")
 
 
 def _zone_ids(board, ids_seen, zone, size: int) -> jax.Array:
-    """Card ids (as seen) of ``zone`` by position 0..size-1, 0-padded. float32[size]."""
-    pos = jnp.arange(size, dtype=board.position.dtype)
-    hit = (board.zone[None, :] == zone) & (board.position[None, :] == pos[:, None])  # [size, C]
-    return jnp.sum(jnp.where(hit, ids_seen[None, :], 0.0), axis=1)
+    """Card ids (as seen) of ``zone`` by position 0..size-1, 0-padded. float32[size].
+
+    One scatter of the ``C`` cards (positions in a zone are distinct; the others land in a
+    dropped extra entry) instead of a ``[size, C]`` comparison: 10 times less work per game."""
+    pos = board.position.astype(jnp.int32)
+    dest = jnp.where((board.zone == zone) & (pos < size), pos, size)
+    return jnp.zeros(size + 1, jnp.float32).at[dest].set(ids_seen)[:size]
 
 
 def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
@@ -111,24 +114,31 @@ def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
     perm = rules.permanents(state)
     zone = board.zone.astype(jnp.int32)
     pos = board.position.astype(jnp.int32)
-    slot_zones = jnp.asarray(R.SLOT_ZONES)  # [2, S]
-    in_slot = zone[None, None, :] == slot_zones[:, :, None]  # [2, S, C]
-    src = jnp.arange(MAX_SOURCES)
-    at = in_slot[:, :, None, :] & (
-        pos[None, None, None, :] == src[None, None, :, None]
-    )  # [2,S,8,C]
-    gather = lambda per_card: jnp.sum(jnp.where(at, per_card[None, None, None, :], 0.0), -1)  # noqa: E731
-    source_ids = gather(ids)  # [2, S, 8]
-    present = jnp.any(at, axis=-1)
-    opt_rows = gather(perm.card_opt.astype(jnp.float32))
-    opt_used = gather(perm.card_opt_used.astype(jnp.float32))
+    # Each card's source entry (permanent slot, stack position < 8), by one scatter of C rows.
+    card_slot = jnp.asarray(R.ZONE_SLOT)[zone]  # flat permanent slot, -1 off the field
+    entries = 2 * R.NUM_SLOTS * MAX_SOURCES
+    dest = jnp.where((card_slot >= 0) & (pos < MAX_SOURCES), card_slot * MAX_SOURCES + pos, entries)
+    per_card = jnp.stack(
+        [
+            ids,
+            perm.card_opt.astype(jnp.float32),
+            perm.card_opt_used.astype(jnp.float32),
+            perm.card_dp.astype(jnp.float32),
+            jnp.ones_like(ids),
+        ],
+        axis=-1,
+    )  # [C, 5]
+    table = jnp.zeros((entries + 1, 5), jnp.float32).at[dest].set(per_card)[:entries]
+    table = table.reshape(2, R.NUM_SLOTS, MAX_SOURCES, 5)
+    gather = lambda i: table[..., i]  # noqa: E731  [2, S, 8]
+    source_ids = gather(0)
+    present = gather(4) > 0
+    opt_rows, opt_used = gather(1), gather(2)
     # OPT state: -1 no once-per-turn effect; else the fraction still available this turn
     # (1.0 all available, 0.0 all exhausted).
     available = (opt_rows - opt_used) / jnp.maximum(opt_rows, 1.0)
     opt_state = jnp.where(present, jnp.where(opt_rows > 0, available, -1.0), 0.0)
-    sources = jnp.stack(
-        [source_ids, opt_state, gather(perm.card_dp.astype(jnp.float32))], axis=-1
-    )  # [2, S, 8, 3]
+    sources = jnp.stack([source_ids, opt_state, gather(3)], axis=-1)  # [2, S, 8, 3]
     opt_total = jnp.sum(opt_rows, axis=-1)  # [2, S]
     top_id = jnp.where(perm.size > 0, ids[jnp.maximum(perm.top, 0)], 0.0)
     header = jnp.stack(

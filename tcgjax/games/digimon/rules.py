@@ -941,27 +941,38 @@ class DigimonRules:
         at 0 or below (the spec's "0 ends the turn")."""
         return state.memory < 0 if self.memory_rule == "official" else state.memory <= 0
 
-    def _has_work(self, state: DigimonState) -> jax.Array:
-        """bool[]: something happens before the next decision (see :meth:`_micro_step`)."""
+    def _work_kind(self, state: DigimonState) -> jax.Array:
+        """The micro-step due now, by priority: 0 resolve a queued row, 1 trash a used Option,
+        2 advance the attack, 3 end the turn, 4 run the new turn's Unsuspend and Draw phases;
+        -1 when a player must decide (a timing or a selection) or the game is over."""
         phase = state.board.phase
         deciding = (
             (phase == PHASE["block_timing"])
             | (phase == PHASE["counter_timing"])
             | (state.sel_card >= 0)
+            | (state.winner >= 0)
         )
         processing = zones.zone_count(state.board, self.layout.zone_index("processing")) > 0
-        pending = (
-            (state.queue_card[0] >= 0)
-            | processing
-            | (state.attacker >= 0)
-            | ((phase == PHASE["main"]) & self._turn_over(state))
-            | (phase == PHASE["start"])
+        kind = jnp.select(
+            [
+                state.queue_card[0] >= 0,
+                processing,
+                state.attacker >= 0,
+                (phase == PHASE["main"]) & self._turn_over(state),
+                phase == PHASE["start"],
+            ],
+            [0, 1, 2, 3, 4],
+            -1,
         )
-        return (state.winner < 0) & ~deciding & pending
+        return jnp.where(deciding, -1, kind)
+
+    def _has_work(self, state: DigimonState) -> jax.Array:
+        """bool[]: something happens before the next decision (see :meth:`_micro_step`)."""
+        return self._work_kind(state) >= 0
 
     def _run(self, state: DigimonState) -> DigimonState:
-        """Micro-steps until a player must decide or the game is over (at most
-        ``MAX_MICRO_STEPS``: every micro-step makes progress, the bound only guards the loop)."""
+        """Passes of micro-steps until a player must decide or the game is over (at most
+        ``MAX_MICRO_STEPS`` passes: each makes progress, the bound only guards the loop)."""
 
         def cond(carry):
             i, state = carry
@@ -974,36 +985,26 @@ class DigimonRules:
         return jax.lax.while_loop(cond, body, (jnp.int32(0), state))[1]
 
     def _micro_step(self, state: DigimonState) -> DigimonState:
-        """One unit of automatic play, by priority: a queued effect row resolves (first in, first
-        out); an Option whose rows have resolved goes to the trash; the attack in progress moves
-        on; the turn ends (its [End of Your Turn] rows first); the new turn's Unsuspend and Draw
-        phases run once its [Start of Your Turn] rows have resolved."""
-        phase = state.board.phase
-        queued = state.queue_card[0] >= 0
-        processing = zones.zone_count(state.board, self.layout.zone_index("processing")) > 0
-        kind = jnp.select(
-            [
-                queued,
-                processing,
-                state.attacker >= 0,
-                (phase == PHASE["main"]) & self._turn_over(state),
-                phase == PHASE["start"],
-            ],
-            [0, 1, 2, 3, 4],
-            5,
+        """One pass of automatic play: each kind of micro-step in priority order (a queued effect
+        row resolves, first in first out; an Option whose rows have resolved goes to the trash;
+        the attack in progress moves on; the turn ends, its [End of Your Turn] rows first; the
+        new turn's Unsuspend and Draw phases run once its [Start of Your Turn] rows have
+        resolved), each when it is the one due (:meth:`_work_kind`) after the previous ones.
+
+        The same order as one micro-step at a time, in fewer loop iterations: under ``vmap``
+        every kind runs for every game in each iteration anyway (a ``lax.switch`` of them
+        would cost as much), and the loop runs as often as the busiest game of the batch needs;
+        a pass lets a plain turn end, or an attack without effects, finish in one or two."""
+        steps = (
+            self._resolve_one,
+            self._trash_processed,
+            self._attack_step,
+            self._end_turn_step,
+            self._turn_start_step,
         )
-        return jax.lax.switch(
-            kind,
-            (
-                self._resolve_one,
-                self._trash_processed,
-                self._attack_step,
-                self._end_turn_step,
-                self._turn_start_step,
-                lambda state: state,
-            ),
-            state,
-        )
+        for kind, step in enumerate(steps):
+            state = jax.lax.cond(self._work_kind(state) == kind, step, lambda s: s, state)
+        return state
 
     def _resolve_one(self, state: DigimonState) -> DigimonState:
         """Pop the first queued effect row and execute it."""
@@ -1031,7 +1032,9 @@ class DigimonRules:
         me = state.board.active_player.astype(jnp.int32)
         fire = self._push(state, TRIGGER["end_of_your_turn"], self._all_slots(me))
         fire = fire.replace(end_fired=jnp.bool_(True))
-        return tree_where(state.end_fired, self._next_turn(state), fire)
+        # No row fired: the gauge is unchanged and the next turn begins in the same micro-step.
+        nothing = fire.queue_card[0] < 0
+        return tree_where(state.end_fired | nothing, self._next_turn(state), fire)
 
     def _next_turn(self, state: DigimonState) -> DigimonState:
         """Timed modifiers of the ended turn expire; the other player's turn begins with the
@@ -1220,7 +1223,13 @@ class DigimonRules:
         depth = jnp.where(on_field, size[flat] - 1 - board.position, 0).astype(jnp.int32)
         others = (card_slot // NUM_SLOTS != board.active_player).astype(jnp.int32)
         priority = others * 4096 + (card_slot % NUM_SLOTS) * 64 + depth  # [C]
-        return self._enqueue(state, fires, priority, jnp.where(on_field, card_slot % NUM_SLOTS, -1))
+        return self._enqueue(
+            state,
+            fires,
+            priority,
+            jnp.arange(self.num_cards),
+            jnp.where(on_field, card_slot % NUM_SLOTS, -1),
+        )
 
     def _push_card(self, state: DigimonState, card, where: int, trigger: int) -> DigimonState:
         """Queue the rows of one card (an Option being used, a security card being checked)."""
@@ -1231,21 +1240,36 @@ class DigimonRules:
             & (self.cards["effects.where"][definition] == where)
             & (self.cards["effects.trigger"][definition] == trigger)
         )
-        fires = (jnp.arange(self.num_cards) == card)[:, None] & own[None, :]
-        return self._enqueue(
-            state, fires, jnp.zeros(self.num_cards, jnp.int32), jnp.full(self.num_cards, -1)
-        )
+        return self._enqueue(state, own[None, :], jnp.zeros(1, jnp.int32), jnp.reshape(card, 1), -1)
 
-    def _enqueue(self, state: DigimonState, fires, priority, card_slot) -> DigimonState:
-        """Append the ``fires`` ``[C, R]`` entries, lowest ``priority`` first, after the queue."""
+    def _enqueue(self, state: DigimonState, fires, priority, cards, card_slot) -> DigimonState:
+        """Append the ``fires`` ``[N, R]`` entries (effect rows of the card instances ``cards``
+        ``[N]``, acting from ``card_slot`` ``[N]`` or a scalar), lowest ``priority`` ``[N]``
+        first (then by row), after the queue.
+
+        The first ``QUEUE_SIZE`` keys are taken by repeated ``argmin``: a few reductions over
+        the ``N * R`` keys, where a sort of them costs 16 times more under ``vmap`` on CPU
+        (7.9 ms against 0.5 ms at batch 128, C = 108: benchmarks/RESULTS.md)."""
         num_rows = fires.shape[1]
         big = jnp.int32(1 << 30)
         key = jnp.where(fires, priority[:, None] * num_rows + jnp.arange(num_rows), big).reshape(-1)
-        order = jnp.argsort(key)[:QUEUE_SIZE]
-        new_valid = key[order] < big
-        new_card = jnp.where(new_valid, order // num_rows, -1)
+        flat = jnp.arange(key.shape[0])
+
+        def take_smallest(k, carry):
+            key, order = carry
+            i = jnp.argmin(key).astype(jnp.int32)
+            order = order.at[k].set(jnp.where(key[i] < big, i, -1))
+            return jnp.where(flat == i, big, key), order
+
+        order = jax.lax.fori_loop(
+            0, QUEUE_SIZE, take_smallest, (key, jnp.full(QUEUE_SIZE, -1, jnp.int32))
+        )[1]
+        new_valid = order >= 0
+        entry = jnp.maximum(order, 0) // num_rows
+        new_card = jnp.where(new_valid, jnp.asarray(cards, jnp.int32)[entry], -1)
         new_row = jnp.where(new_valid, order % num_rows, -1)
-        new_slot = jnp.where(new_valid, card_slot[jnp.maximum(new_card, 0)], -1)
+        slots = jnp.broadcast_to(jnp.asarray(card_slot, jnp.int32), (fires.shape[0],))
+        new_slot = jnp.where(new_valid, slots[entry], -1)
         n = jnp.sum(state.queue_card >= 0)
         i = jnp.arange(QUEUE_SIZE)
         j = jnp.clip(i - n, 0, QUEUE_SIZE - 1)
@@ -1331,7 +1355,7 @@ class DigimonRules:
                 phase=jnp.where(own_phase >= 0, own_phase, PHASE["select_target"]).astype(jnp.int8)
             ),
         )
-        opens = ok & chooses & jnp.any(self.selection_choices(pending))
+        opens = ok & chooses & self.has_selection_choice(pending)
         state = tree_where(opens, pending, self._unreveal(state, reveals & ~opens))
         ok &= ~chooses
 
@@ -1488,11 +1512,9 @@ class DigimonRules:
         slot, row = jnp.divmod(action - A.LAYOUT.start("activate"), A.SOURCE_STRIDE)
         top, _ = self.stacks(state)
         card = jnp.maximum(jnp.where(me == 0, top[0], top[1])[jnp.minimum(slot, 11)], 0)
-        fires = (jnp.arange(self.num_cards) == card)[:, None] & (
-            jnp.arange(self.cards["effects.where"].shape[1]) == row
-        )[None, :]
+        fires = jnp.arange(self.cards["effects.where"].shape[1]) == row
         return self._enqueue(
-            state, fires, jnp.zeros(self.num_cards, jnp.int32), jnp.full(self.num_cards, slot)
+            state, fires[None, :], jnp.zeros(1, jnp.int32), jnp.reshape(card, 1), slot
         )
 
     # -- DNA digivolution (63-92, then SelectMaterial) ---------------------------------------------
@@ -1600,12 +1622,21 @@ class DigimonRules:
         130 + i (trash position, 0 = the oldest); SelectSecurity: 40 + i own, 50 + i the
         opponent's (i-th card from the top); SelectEffectChoice: 1000 + i (branch i). All False
         outside the selection phases."""
-        ids = jnp.arange(A.NUM_ACTIONS)
+        parts = self._selection_parts(state)
+        out, end = [], 0
+        for start, values in parts:  # static, increasing, non-overlapping ranges
+            out += [jnp.zeros(start - end, jnp.bool_), values]
+            end = start + values.shape[0]
+        out.append(jnp.zeros(A.NUM_ACTIONS - end, jnp.bool_))
+        return jnp.concatenate(out)
 
-        def at(start: int, values: jax.Array) -> jax.Array:
-            n = values.shape[0]
-            return (ids >= start) & (ids < start + n) & values[jnp.clip(ids - start, 0, n - 1)]
+    def has_selection_choice(self, state: DigimonState) -> jax.Array:
+        """bool[]: ``any(selection_choices(state))``, without building the 2120 ids."""
+        return jnp.any(jnp.stack([jnp.any(v) for _, v in self._selection_parts(state)]))
 
+    def _selection_parts(self, state: DigimonState) -> list[tuple[int, jax.Array]]:
+        """The choice ranges of :meth:`selection_choices` as ``(first id, bool[n])`` pairs (a
+        concatenation of static slices: no 2120-wide gather per range)."""
         controller = self.decider(state)
         targets = self.selection_targets(state)  # [2, 12]
         own = jnp.where(controller == 0, targets[0], targets[1])
@@ -1615,17 +1646,21 @@ class DigimonRules:
         trashing = op == OP_TRASH_FROM_HAND
         security = self.security_choices(state)
         on_own = target == TARGET_PLAYER
-        return (
-            at(100, own | self.material_choices(state))
-            | at(112, theirs)
-            | at(A.LAYOUT.start("source"), self.source_choices(state).reshape(-1))
-            | at(0, hand & ~trashing)
-            | at(30, (hand & trashing) | jnp.pad(self.reveal_choices(state), (0, 20)))
-            | at(130, self.trash_choices(state))
-            | at(40, security & on_own)
-            | at(50, security & ~on_own)
-            | at(1000, self.branch_choices(state))
+        none = jnp.zeros(SECURITY_SLOTS, jnp.bool_)
+        ids_30_59 = (
+            (hand & trashing)
+            | jnp.pad(self.reveal_choices(state), (0, 30 - REVEAL_SLOTS))
+            | jnp.concatenate([none, security & on_own, security & ~on_own])
         )
+        return [
+            (0, hand & ~trashing),
+            (30, ids_30_59),
+            (100, own | self.material_choices(state)),
+            (112, theirs),
+            (130, self.trash_choices(state)),
+            (1000, self.branch_choices(state)),
+            (A.LAYOUT.start("source"), self.source_choices(state).reshape(-1)),
+        ]
 
     def _sel_col(self, state: DigimonState, name: str) -> jax.Array:
         card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
@@ -1781,7 +1816,7 @@ class DigimonRules:
         state = tree_where(decline, state, applied)
         left = jnp.where(decline, 0, state.sel_left - 1).astype(jnp.int8)
         state = state.replace(sel_left=left)
-        more = jnp.any(self.selection_choices(state))
+        more = self.has_selection_choice(state)
         done = state.replace(
             sel_card=jnp.int16(-1),
             sel_row=jnp.int8(-1),
@@ -1939,39 +1974,61 @@ class DigimonRules:
         )
 
     def _attack_step(self, state: DigimonState) -> DigimonState:
-        """Move the attack on by one stage: after [When Attacking], the defender's counter timing
-        (<Blast Digivolve>) and block timing (decisions, skipped when the defender has no move in
-        them); then the battle with a Digimon, or the security checks one card at a time; then
-        the end of the attack."""
-        me = state.board.active_player.astype(jnp.int32)
+        """Move the attack on: after [When Attacking], the defender's counter timing (<Blast
+        Digivolve>) and block timing (decisions, each skipped when the defender has no move in
+        it); then the battle with a Digimon, or the security checks one card at a time; then the
+        end of the attack. Skipped timings and the battle's start take one micro-step together,
+        and up to two security-check micro-steps follow in the same pass while nothing else is
+        due (a [Security] row to resolve, a selection, the end of the game)."""
         stage = state.attack_stage.astype(jnp.int32)
-        attacker = jnp.maximum(state.attacker.astype(jnp.int32), 0)
-        _, size = self.stacks(state)
-        present = size[me, attacker] > 0
         # The defender's timings (G7): counter timing, then block timing (official order; the
         # spec's order, block first, is the ``timing_order="spec"`` option); each is a decision
-        # only when the defender has a move in it.
-        # A timing without a move for the defender is skipped (the stage moves on).
-        skip = state.replace(attack_stage=(state.attack_stage + 1).astype(jnp.int8))
-        counter = tree_where(
-            jnp.any(self.blast_errors(state) == 0),
-            state.replace(board=state.board.replace(phase=jnp.int8(PHASE["counter_timing"]))),
-            skip,
+        # only when the defender has a move in it (what they can do does not change while
+        # timings are skipped: nothing else happens between them).
+        counter_move = jnp.any(self.blast_errors(state) == 0)
+        block_move = jnp.any(self.blockers(state))
+        counter_phase, block_phase = PHASE["counter_timing"], PHASE["block_timing"]
+        if self.timing_order == "official":
+            first_move, second_move, first_phase, second_phase = (
+                counter_move, block_move, counter_phase, block_phase
+            )  # fmt: skip
+        else:
+            first_move, second_move, first_phase, second_phase = (
+                block_move, counter_move, block_phase, counter_phase
+            )  # fmt: skip
+        open_first = (stage == STAGE_DECLARED) & first_move
+        open_second = ~open_first & (stage <= STAGE_FIRST_TIMING_OVER) & second_move
+        opened = state.replace(
+            attack_stage=jnp.where(open_first, STAGE_DECLARED, STAGE_FIRST_TIMING_OVER).astype(
+                jnp.int8
+            ),
+            board=state.board.replace(
+                phase=jnp.where(open_first, first_phase, second_phase).astype(jnp.int8)
+            ),
         )
-        block = tree_where(
-            jnp.any(self.blockers(state)),
-            state.replace(board=state.board.replace(phase=jnp.int8(PHASE["block_timing"]))),
-            skip,
-        )
-        first, second = (counter, block) if self.timing_order == "official" else (block, counter)
-        step = jax.lax.switch(
-            jnp.clip(stage, 0, 3),
-            (lambda s: first, lambda s: second, self._begin_battle, self._check_step),
-            state,
-        )
+        battle = self._begin_battle(state.replace(attack_stage=jnp.int8(STAGE_TIMINGS_OVER)))
+        timings = tree_where(open_first | open_second, opened, battle)
+        step = tree_where(stage <= STAGE_TIMINGS_OVER, timings, state)
         # An attacker that has left the battle area ends the attack (no battle, no further check;
         # a card being checked still finishes: it goes to the trash).
-        return tree_where(present | (state.checking >= 0), step, self._end_attack(state))
+        step = tree_where(self._attacker_present(state), step, self._end_attack(state))
+        for _ in range(2):  # flip, then finish a check (or end the attack) when nothing intervenes
+            due = (self._work_kind(step) == 2) & (step.attack_stage == STAGE_CHECKS)
+            step = jax.lax.cond(due, self._check_or_end, lambda s: s, step)
+        return step
+
+    def _attacker_present(self, state: DigimonState) -> jax.Array:
+        """The attacker is still in the battle area, or a checked card is still to finish."""
+        me = state.board.active_player.astype(jnp.int32)
+        attacker = jnp.maximum(state.attacker.astype(jnp.int32), 0)
+        present = zones.zone_count(state.board, slot_zone(me, attacker)) > 0
+        return present | (state.checking >= 0)
+
+    def _check_or_end(self, state: DigimonState) -> DigimonState:
+        """One security-check micro-step, or the end of the attack once the attacker has left."""
+        return tree_where(
+            self._attacker_present(state), self._check_step(state), self._end_attack(state)
+        )
 
     def _end_attack(self, state: DigimonState) -> DigimonState:
         return state.replace(

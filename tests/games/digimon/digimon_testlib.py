@@ -75,9 +75,13 @@ def code_name(code) -> str:
 
 
 def zone_cards(rules, state, zone, player=None) -> list[str]:
-    """Card numbers of a zone (a player zone name with ``player``, or a zone index), bottom first."""
+    """Card numbers of a zone (a player zone name with ``player``, a shared zone name, or a zone
+    index), bottom first."""
     b = jax.device_get(state.board)
-    z = int(R.zone_of(zone, player)) if isinstance(zone, str) else int(zone)
+    if isinstance(zone, str):  # a player zone with its player, or a shared zone ("revealed")
+        z = rules.layout.zone_index(zone) if player is None else int(R.zone_of(zone, player))
+    else:
+        z = int(zone)
     members = np.flatnonzero(np.asarray(b.zone) == z)
     members = members[np.argsort(np.asarray(b.position)[members])]
     return [rules.cards.ids[int(b.definition[c])] for c in members]

@@ -67,6 +67,8 @@ def test_selection_conventions_table():
     }
     for phase in ("select_target", "select_hand", "select_trash", "select_effect_choice"):
         for action, (kind, a) in cases.items():
+            if phase == "select_hand" and 30 <= action < 60:
+                kind, a = "trash_hand", action - 30  # SelectHand: 30 + i trashes hand card i
             d = A.decode(phase, action)
             assert (d.kind, d.a) == (kind, a), (phase, action, d)
     # SelectSource reads the source range; 62 still declines.

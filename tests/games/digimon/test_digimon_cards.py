@@ -204,8 +204,13 @@ def _card_file(tmp_path, effects, kind="digimon"):
 @pytest.mark.parametrize(
     ("effects", "kind", "needle"),
     [
-        ([{"where": "main", "trigger": "on_play", "op": "reveal_add"}], "digimon",
-         "reveal_add is not implemented"),
+        ([{"where": "main", "trigger": "on_play", "op": "reveal_add", "target": "player",
+           "amount": 3, "count": 4}], "digimon", "reveal_add needs 1 <= count <= amount <= 5"),
+        ([{"where": "main", "trigger": "on_play", "op": "choose_one", "count": 2},
+          {"where": "main", "trigger": "branch", "op": "draw", "target": "player", "amount": 1}],
+         "digimon", "choose_one needs 2 branch rows after it"),
+        ([{"where": "main", "trigger": "on_play", "op": "draw", "target": "player", "amount": 1,
+           "kinds": ["digimon"]}], "digimon", "kinds filters the cards of"),
         ([{"where": "main", "trigger": "on_play", "op": "draw", "target": "player", "amount": 5}],
          "digimon", "draw amount 5 outside 1..3"),
         ([{"where": "main", "trigger": "on_play", "op": "delete", "target": "self"}], "digimon",

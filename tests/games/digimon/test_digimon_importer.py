@@ -14,7 +14,15 @@ from tcgjax.games.digimon import cards as C
 from tcgjax.games.digimon.importer import import_cards, import_file, main
 
 REFERENCE = os.path.join(
-    os.path.dirname(__file__), "..", "..", "..", "..", "shared", "reference", "digimon", "cards.json"
+    os.path.dirname(__file__),
+    "..",
+    "..",
+    "..",
+    "..",
+    "shared",
+    "reference",
+    "digimon",
+    "cards.json",
 )
 STATS = ("kind", "colors", "level", "play_cost", "dp", "digivolve.num_rows", "digivolve.color",
          "digivolve.level", "digivolve.cost")  # fmt: skip

@@ -60,7 +60,7 @@ ENTRIES = [
     # [On Play] marker: a Digimon whose [On Play] gains 1 memory (play_free is "playing").
     digimon("ONPLAY4", 4, 4000, effects=[row("on_play", "memory", target="player", amount=1)]),
 ]  # fmt: skip
-MAIN = [e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(4)]
+MAIN = [e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(4)][:50]  # ONPLAY4: 2
 
 
 @pytest.fixture(scope="module")
