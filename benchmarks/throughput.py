@@ -297,7 +297,7 @@ def benchmark(
 
 # Games whose rules land in stages: measurable here (the per-game notes track their speed as the
 # rules grow) but not registered with `tcgjax.make` until every rule holds.
-IN_DEVELOPMENT = {"digimon": ("tcgjax.games.digimon.env", "DigimonEnv")}
+IN_DEVELOPMENT: dict[str, tuple[str, str]] = {}  # unregistered games: id -> (module, class)
 
 
 def tcgjax_env(env_id: str) -> tuple[Callable, Callable]:

@@ -12,6 +12,7 @@ __all__ = ["make", "available_envs", "register"]
 
 _ENTRY_POINTS: dict[str, str] = {
     "deployment": "tcgjax.games.deployment.env:DeploymentEnv",
+    "digimon": "tcgjax.games.digimon.env:DigimonEnv",
     "duel": "tcgjax.games.duel.env:DuelEnv",
 }
 

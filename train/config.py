@@ -25,6 +25,7 @@ __all__ = ["PPOConfig", "load_config", "CONFIG_DIR"]
 CONFIG_DIR = os.path.join(os.path.dirname(__file__), "..", "configs", "ppo")
 INT32_LIMIT = 2**31
 OPPONENTS = ("self", "random", "heuristic", "mixed", "snapshot")
+NETWORKS = ("mlp", "card_embedding")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +54,8 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden_sizes: tuple[int, ...] = (256, 256)
+    network: str = "mlp"  # mlp | card_embedding (envs that declare card-id slices)
+    embed_dim: int = 32  # card embedding width for network="card_embedding"
     opponent: str = "self"  # self | random | heuristic | mixed | snapshot
     snapshot_pool_size: int = 4  # frozen snapshots for opponent="snapshot"
     snapshot_every: int = 10  # updates between snapshots
@@ -108,6 +111,10 @@ class PPOConfig:
                 f"config key 'num_minibatches' = {self.num_minibatches}: must divide "
                 f"num_envs * num_steps = {self.num_envs * self.num_steps}"
             )
+        if self.network not in NETWORKS:
+            raise ConfigError(f"config key 'network' = {self.network!r}: one of {NETWORKS}")
+        if self.embed_dim <= 0:
+            raise ConfigError(f"config key 'embed_dim' = {self.embed_dim!r}: must be > 0")
         if self.opponent not in OPPONENTS:
             raise ConfigError(f"config key 'opponent' = {self.opponent!r}: one of {OPPONENTS}")
         for name in ("gamma", "gae_lambda"):

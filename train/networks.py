@@ -61,8 +61,9 @@ class ActorCritic(nn.Module):
 class CardEmbeddingActorCritic(nn.Module):
     """Actor-critic for observations that hold card ids, one embedding table shared by every zone.
 
-    ``card_slices`` maps observation slices (``ObservationLayout`` names) holding card ids laid out
-    ``[zones, slots]`` (0 = empty/hidden, ids ``1..num_card_ids-1``; decisions G2/G3) to that shape.
+    ``card_slices`` names observation slices (``ObservationLayout`` names) holding card ids laid out
+    ``[zones, slots]`` or ``[slots]`` (one zone) (0 = empty, ids ``1..num_card_ids-1``; decisions
+    G2/G3; a negative id, a hidden card, counts as empty).
     Each id goes through the same ``nn.Embed``; embeddings are mean-pooled per zone over the non-empty
     slots; the pooled zone vectors are concatenated with the rest of the observation and fed to the
     MLP torso. So a card means the same thing in a hand, on a board or in a trash pile, and the
@@ -84,7 +85,9 @@ class CardEmbeddingActorCritic(nn.Module):
         pooled, id_columns = [], []
         for name in self.card_slices:
             start, shape, _ = self.layout.slices[name]
-            ids = self.layout.view(observation, name)  # [..., zones, slots]
+            ids = self.layout.view(observation, name)  # [..., zones, slots] or [..., slots]
+            if len(shape) == 1:  # one zone
+                ids = ids[..., None, :]
             ids = jnp.clip(ids.astype(jnp.int32), 0, self.num_card_ids - 1)
             present = (ids > 0)[..., None]
             vectors = embed(ids) * present  # [..., zones, slots, E]

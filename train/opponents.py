@@ -41,6 +41,7 @@ __all__ = [
     "random_policy",
     "deployment_heuristic",
     "duel_heuristic",
+    "digimon_heuristic",
     "best_legal_action",
 ]
 
@@ -230,11 +231,125 @@ def duel_heuristic(env: Env) -> Policy:
 
 
 # --------------------------------------------------------------------------------------------------
+# digimon
+
+
+@functools.lru_cache(maxsize=64)
+def digimon_heuristic(env: Env) -> Policy:
+    """Greedy player of the Digimon Card Game (any decks): attack first, then grow the board.
+
+    Attacks cost no memory while playing and digivolving do (and may hand the turn over), so the
+    scores rank, among the legal actions of the phase:
+
+    * **Breeding** — move a Lv.3+ Digimon out (30), hatch (20), else pass (0).
+    * **Main** — attack a suspended opponent Digimon it beats on DP (5000 + its DP / 100), attack
+      the player (4000 + the attacker's DP / 100); then <Blast>-free growth: digivolve
+      (3000 + 100 × the new level − cost, the draw bonus included), DNA (2900), play a Digimon
+      (2000 + DP / 100), a Tamer (1900), an Option (1800), activate a [Main] effect (1500); pass (0).
+    * **Block timing** — block (100 + the blocker's DP / 100) when the blocker survives (its DP
+      at least the attacker's) or when a hit on the player would leave them with 1 security card
+      or fewer; else decline (50).
+    * **Counter timing** — <Blast Digivolve> whenever legal (100), else decline.
+    * **Selections** — against the opponent's Digimon: the highest DP first; on their own: the
+      highest DP first; any other choice equally (ties at random); declining an optional or "up
+      to" row last (the effects of the shipped cards help their user).
+
+    Ties are broken at random (:func:`best_legal_action`); every score is an int32 table lookup.
+    """
+    from tcgjax.games.digimon import actions as A
+    from tcgjax.games.digimon import rules as R
+
+    rules = env.rules
+    phase_id = {name: i for i, name in enumerate(A.PHASES)}
+    ids = jnp.arange(A.NUM_ACTIONS)
+    start = A.LAYOUT.start
+
+    def policy(state: State, key: jax.Array) -> jax.Array:
+        game = state.game
+        phase = game.board.phase.astype(jnp.int32)
+        active = game.board.active_player.astype(jnp.int32)
+        perm = rules.permanents(game)
+        dp = perm.dp[:, : A.FIELD_SLOTS] // 100  # [2, 12], in hundreds
+        mine, theirs = dp[active], dp[1 - active]
+        # Main: attacks [12 attackers, 15 targets].
+        target_dp = jnp.concatenate([theirs, jnp.zeros(3, jnp.int32)])  # [15]
+        beats = mine[:, None] > target_dp[None, :]
+        attack = jnp.where(
+            jnp.arange(A.FIELD_STRIDE)[None, :] == A.TARGET_PLAYER,
+            4000 + mine[:, None],
+            jnp.where(beats, 5000 + target_dp[None, :], 1000),
+        )
+        attack = jnp.pad(attack, ((0, 20 - A.FIELD_SLOTS), (0, 0)))
+        hand = rules.hand(game, active)  # [30]
+        card = lambda name, cards: rules._card(game, name, cards).astype(jnp.int32)  # noqa: E731
+        kind = card("kind", hand)
+        play = jnp.select(
+            [kind == R.DIGIMON, kind == R.TAMER],
+            [2000 + card("dp", hand) // 100, jnp.full(kind.shape, 1900)],
+            1800,
+        )
+        tops, _ = rules.stacks(game)
+        cost = jnp.maximum(rules.digivolve_costs(game, hand, tops[active]), 0)  # [30, 13]
+        digivolve = 3000 + 100 * card("level", hand)[:, None] - cost
+        digivolve = jnp.pad(digivolve, ((0, 40 - A.HAND_SLOTS), (0, A.FIELD_STRIDE - R.NUM_SLOTS)))
+        main = _scores_in_layout_order(
+            env,
+            {
+                "play": play,
+                "trash_hand": jnp.ones(A.HAND_SLOTS, jnp.int32),
+                "hatch": jnp.full(1, 20),
+                "move_breeding": jnp.full(1, 30),
+                "pass": jnp.zeros(1, jnp.int32),
+                "dna": jnp.full(A.HAND_SLOTS, 2900),
+                "unused": jnp.zeros(7, jnp.int32),
+                "attack": attack,
+                "digivolve": digivolve,
+                "activate": jnp.full(1000, 1500),
+                "source": jnp.ones(120, jnp.int32),
+            },
+        )
+        # Block timing: the defender (not the active player) picks a blocker or declines.
+        attacker_dp = mine[jnp.clip(game.attacker.astype(jnp.int32), 0, A.FIELD_SLOTS - 1)]
+        security = zones.zone_count(game.board, R.zone_of("security", 1 - active))
+        at_player = game.attack_target == A.TARGET_PLAYER
+        worth = (theirs >= attacker_dp) | (at_player & (security <= 2))
+        block = jnp.where(worth, 100 + theirs, 10)  # [12] (the defender's own Digimon)
+        blocking = (ids >= start("attack")) & (ids < start("attack") + A.FIELD_SLOTS)
+        block_scores = jnp.where(blocking, block[jnp.clip(ids - start("attack"), 0, 11)], 0)
+        block_scores = jnp.where(ids == start("pass"), 50, block_scores)
+        # Selections: 112 + i the opponent's Digimon, 100 + i own, by DP; 62 (decline) last.
+        chooser = state.current_player
+        own_sel, opp_sel = dp[chooser], dp[1 - chooser]
+        select = jnp.where(ids == start("pass"), 0, 10)
+        select = select + jnp.where(
+            (ids >= 100) & (ids < 112), own_sel[jnp.clip(ids - 100, 0, 11)], 0
+        )
+        select = select + jnp.where(
+            (ids >= 112) & (ids < 124), opp_sel[jnp.clip(ids - 112, 0, 11)], 0
+        )
+        counter = jnp.where(ids == start("pass"), 0, 100)
+        selecting = game.sel_card >= 0
+        scores = jnp.where(
+            selecting,
+            select,
+            jnp.where(
+                phase == phase_id["block_timing"],
+                block_scores,
+                jnp.where(phase == phase_id["counter_timing"], counter, main),
+            ),
+        )
+        return best_legal_action(scores, state.legal_action_mask, key)
+
+    return policy
+
+
+# --------------------------------------------------------------------------------------------------
 # registry and the random player
 
 HEURISTICS: dict[str, Callable[[Env], Policy]] = {
     "deployment": deployment_heuristic,
     "duel": duel_heuristic,
+    "digimon": digimon_heuristic,
 }
 
 

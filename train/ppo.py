@@ -33,7 +33,7 @@ import tcgjax
 from tcgjax.core.env import Env, State
 from tcgjax.wrappers import random_legal_action, reset_if_done
 from train.config import PPOConfig
-from train.networks import ActorCritic, masked_distribution
+from train.networks import ActorCritic, CardEmbeddingActorCritic, masked_distribution
 
 __all__ = ["RunnerState", "Transition", "make_ppo", "make_train", "per_seat_gae", "PPO"]
 
@@ -113,6 +113,32 @@ class PPO(NamedTuple):
     policy_logits: Any  # (params, observation) -> logits
 
 
+def make_network(config: PPOConfig, env: Env):
+    """The actor-critic of ``config.network``: ``mlp`` (:class:`ActorCritic`) or
+    ``card_embedding`` (:class:`CardEmbeddingActorCritic` over the env's ``card_id_slices``,
+    one embedding per card definition: ``num_card_ids``).
+
+    Raises:
+      ConfigError: ``card_embedding`` for an env that declares no card-id slices.
+    """
+    if config.network == "mlp":
+        return ActorCritic(env.num_actions, config.hidden_sizes)
+    slices = getattr(env, "card_id_slices", None)
+    if not slices:
+        raise tcgjax.ConfigError(
+            f"config key 'network' = 'card_embedding': env {env.id!r} declares no card-id "
+            "observation slices (card_id_slices)"
+        )
+    return CardEmbeddingActorCritic(
+        num_actions=env.num_actions,
+        layout=env.observation_layout,
+        card_slices=tuple(slices),
+        num_card_ids=int(env.num_card_ids),
+        embed_dim=config.embed_dim,
+        hidden_sizes=tuple(config.hidden_sizes),
+    )
+
+
 def make_ppo(
     config: PPOConfig, env: Env | None = None, opponent_policy=None, *, minibatch_sharding=None
 ) -> PPO:
@@ -130,7 +156,7 @@ def make_ppo(
     env = env or tcgjax.make(config.env_id, **dict(config.env_options))
     if env.num_players != 2:
         raise tcgjax.ConfigError(f"{env.id}: self-play PPO needs a two-player env")
-    network = ActorCritic(env.num_actions, config.hidden_sizes)
+    network = make_network(config, env)
     num_envs, num_steps = config.num_envs, config.num_steps
     num_updates = config.num_updates
     if config.opponent in ("heuristic", "mixed") and opponent_policy is None:

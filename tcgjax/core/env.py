@@ -13,7 +13,8 @@ A game subclasses :class:`Env` and implements only its rules hooks (``_init_game
   (default): every game field and ``step_count`` unchanged, rewards zero, ``error``
   set to the code of the broken rule. ``illegal_action="lose"``: the actor loses (reward -1, the others
   share +1), the episode terminates, ``error`` names the rule.
-* **Truncation** once ``step_count`` reaches ``max_steps`` (an env option; each game has a default).
+* **Truncation** once ``step_count`` reaches ``max_steps`` (an env option; each game has a default),
+  or when the game reaches a limit of its own (``_is_truncated``, e.g. a turn limit).
 * **Derived fields.** ``current_player``, ``observation`` and ``legal_action_mask`` are recomputed from
   the rules state after every step; a game never writes them.
 """
@@ -49,7 +50,7 @@ class State:
       legal_action_mask: bool[A] — True = legal; all True at terminal/truncated states.
       rewards: float32[P] — rewards produced by the last step.
       terminated: bool[] — the game ended by its rules (or an illegal action under ``"lose"``).
-      truncated: bool[] — the step limit was reached first.
+      truncated: bool[] — the step limit (or the game's own limit) was reached first.
       step_count: int32[] — applied steps since ``init``.
       error: int32[] — error code of the last step (0 = none); see ``env.error_codes``.
       game: the game's rules state (a pytree of fixed-shape arrays, usually holding a ``Board``).
@@ -176,7 +177,8 @@ class Env(abc.ABC):
             game=game,
             rewards=rewards.astype(jnp.float32),
             terminated=terminated,
-            truncated=~terminated & (step_count >= self.max_steps),
+            truncated=~terminated
+            & ((step_count >= self.max_steps) | jnp.asarray(self._is_truncated(game), jnp.bool_)),
             step_count=step_count,
             error=jnp.int32(errors.OK),
         )
@@ -302,15 +304,19 @@ class Env(abc.ABC):
                 f"{'over' if game_over else 'not over'}",
             )
         truncated = bool(host.truncated)
-        if truncated and (game_over or steps < self.max_steps):
+        limit = bool(np.asarray(self._is_truncated(state.game)))  # the game's own limit
+        if truncated and (game_over or (steps < self.max_steps and not limit)):
             raise errors.InvalidStateError(
                 "env.truncated",
                 f"true at step {steps} (max_steps={self.max_steps}, terminated "
-                f"{game_over}): truncation happens only at max_steps, before the game ends",
+                f"{game_over}): truncation happens only at max_steps or the game's own limit, "
+                "before the game ends",
             )
-        if not truncated and not game_over and steps >= self.max_steps:
+        if not truncated and not game_over and (steps >= self.max_steps or limit):
             raise errors.InvalidStateError(
-                "env.truncated", f"false at step {steps} = max_steps with the game not over"
+                "env.truncated",
+                f"false at step {steps} with the game not over and past "
+                + ("max_steps" if steps >= self.max_steps else "the game's own limit"),
             )
         if self.zero_sum and not np.isclose(rewards.sum(), 0.0):
             raise errors.InvalidStateError(
@@ -345,6 +351,12 @@ class Env(abc.ABC):
     @abc.abstractmethod
     def _is_terminal(self, game: Any) -> jax.Array:
         """bool[] whether the rules say the game is over."""
+
+    def _is_truncated(self, game: Any) -> jax.Array:
+        """bool[] the game has reached a limit of its own (e.g. a turn limit) without ending by
+        its rules: the core then truncates it like ``max_steps``. Default: never."""
+        del game
+        return jnp.bool_(False)
 
     def _action_error(self, game: Any, action: jax.Array) -> jax.Array:
         """int32[] error code of an in-range action; default: mask-based ``action_not_legal``.

@@ -110,6 +110,30 @@ def test_truncation_at_max_steps():
         tcgjax.checked_step(env, s, END_TURN, KEY)
 
 
+def test_truncation_at_the_games_own_limit():
+    """A game's ``_is_truncated`` (e.g. Digimon's ``max_turns``) truncates like ``max_steps``,
+    and ``validate`` holds the flag to it both ways."""
+
+    class TurnLimitedDuel(type(tcgjax.make("duel"))):
+        def _is_truncated(self, game):
+            return game.board.turn_number > 2
+
+    env = TurnLimitedDuel()
+    step = jax.jit(env.step)
+    s = env.init(KEY)
+    turns = [int(s.game.board.turn_number)]
+    while not bool(s.truncated):
+        s = step(s, END_TURN, KEY)
+        turns.append(int(s.game.board.turn_number))
+        assert len(turns) < 10
+    assert turns[-1] == 3 and turns[-2] == 2 and not bool(s.terminated)
+    assert int(s.step_count) < env.max_steps and bool(s.legal_action_mask.all())
+    env.validate(s)
+    assert_states_equal(step(s, END_TURN, KEY), s, "truncated is absorbing")
+    with pytest.raises(errors.InvalidStateError, match="env.truncated"):
+        env.validate(s.replace(truncated=jnp.bool_(False)))
+
+
 def test_mask_is_never_empty_and_matches_action_error(duel_env):
     s = build_state(duel_env, [{"hand": [], "board": []}, {}])
     np.testing.assert_array_equal(np.flatnonzero(s.legal_action_mask), [END_TURN])

@@ -40,6 +40,8 @@ class DigimonEnv(Env):
         wording: a cost must not exceed the current memory; the turn ends at 0 or below).
       timing_order: ``"official"`` (default, G7: counter timing, then block timing) or
         ``"spec"`` (the spec's attack flow: block timing, then counter timing).
+      max_turns: a turn limit (default ``None``: none): once turn ``max_turns`` has ended the
+        game is truncated (``truncated``; no winner, the rules' end reason stays ``none``).
       illegal_action, max_steps: see :class:`tcgjax.Env`.
     """
 
@@ -50,6 +52,16 @@ class DigimonEnv(Env):
     observation_layout = O.LAYOUT
     default_max_steps = 2000
     rule_errors = R.RULE_ERRORS
+    # Observation slices that hold nothing but card ids (for card-embedding networks).
+    card_id_slices = (
+        "my_hand",
+        "opponent_hand",
+        "my_trash",
+        "opponent_trash",
+        "my_security",
+        "opponent_security",
+        "revealed",
+    )
 
     def __init__(
         self,
@@ -58,6 +70,7 @@ class DigimonEnv(Env):
         cards: str | os.PathLike | None = None,
         memory_rule: str = "official",
         timing_order: str = "official",
+        max_turns: int | None = None,
         illegal_action: str = "reject",
         max_steps: int | None = None,
     ):
@@ -69,9 +82,17 @@ class DigimonEnv(Env):
             raise ConfigError(f"digimon: option cards={cards!r} must be a path to a card file")
         if isinstance(decks, str | bytes | Mapping) or len(decks) != 2:
             raise ConfigError(f"digimon: option decks={decks!r} must be two decks, one per seat")
+        if max_turns is not None and (
+            isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1
+        ):
+            raise ConfigError(
+                f"digimon: option max_turns={max_turns!r} must be an int >= 1 or None"
+            )
+        self.max_turns = max_turns
         registry = load_cards(STARTER_CARDS if cards is None else cards)
         loaded = [load_deck(deck, registry) for deck in decks]
         self.decks = loaded
+        self.num_card_ids = len(registry.ids)  # card definitions, 0 = padding (G3)
         self.rules = R.DigimonRules(
             registry,
             [(d.eggs, d.main) for d in loaded],
@@ -86,6 +107,7 @@ class DigimonEnv(Env):
             cards=None if cards is None else os.fspath(cards),
             memory_rule=memory_rule,
             timing_order=timing_order,
+            max_turns=max_turns,
         )
 
     def _init_game(self, key: jax.Array) -> R.DigimonState:
@@ -106,6 +128,11 @@ class DigimonEnv(Env):
 
     def _is_terminal(self, game) -> jax.Array:
         return game.winner >= 0
+
+    def _is_truncated(self, game) -> jax.Array:
+        if self.max_turns is None:
+            return jnp.bool_(False)
+        return game.board.turn_number > self.max_turns
 
     def _observe(self, game, player) -> jax.Array:
         return O.board_state_tensor(self.rules, game, player, "player")

@@ -283,7 +283,7 @@ class Permanents(NamedTuple):
     """Derived facts of every permanent slot ``[2, S]`` (``keywords``: bool ``[2, S, K]``), and
     per card ``[C]``: the DP a digivolution card (or top card) contributes to its own permanent,
     its number of once-per-turn effect rows in its current role and how many of those have been
-    used this turn."""
+    used this turn; ``live_rows`` bool ``[C, R]``: its continuous rows in force now."""
 
     top: jax.Array
     size: jax.Array
@@ -294,6 +294,7 @@ class Permanents(NamedTuple):
     card_dp: jax.Array
     card_opt: jax.Array
     card_opt_used: jax.Array
+    live_rows: jax.Array
 
 
 KW = {name: i for i, name in enumerate(KEYWORDS)}
@@ -653,6 +654,7 @@ class DigimonRules:
             card_dp=jnp.where(on_field, dp_by_card, 0),
             card_opt=jnp.sum(opt, axis=1, dtype=jnp.int32),
             card_opt_used=jnp.sum(opt & used, axis=1, dtype=jnp.int32),
+            live_rows=live,
         )
 
     def _card(self, state: DigimonState, name: str, card: jax.Array) -> jax.Array:
@@ -2070,10 +2072,7 @@ class DigimonRules:
         t = jnp.clip(state.attack_target.astype(jnp.int32), 0, A.FIELD_SLOTS - 1)
         _, size = self.stacks(state)
         present = size[1 - me, t] > 0  # the target may have left (bounced, deleted) meanwhile
-        # Each side knows how many digivolution cards its opponent in this battle has.
-        battling = jnp.full((2, NUM_SLOTS), -1, jnp.int32)
-        battling = battling.at[me, a].set(size[1 - me, t] - 1).at[1 - me, t].set(size[me, a] - 1)
-        perm = self.permanents(state, battling)
+        perm = self.permanents(state, self._battling(state))
         dp_a, dp_t = perm.dp[me, a], perm.dp[1 - me, t]
         kw_a, kw_t = perm.keywords[me, a], perm.keywords[1 - me, t]
         a_lost, t_lost = present & (dp_a <= dp_t), present & (dp_t <= dp_a)
@@ -2088,6 +2087,16 @@ class DigimonRules:
         return tree_where(
             pierce, after.replace(**self._check_fields(checks)), self._end_attack(after)
         )
+
+    def _battling(self, state: DigimonState) -> jax.Array:
+        """int32[2, S]: for the attacker and its target Digimon, how many digivolution cards the
+        other one has (the ``battling_no_source_digimon`` condition); -1 for the others."""
+        me = state.board.active_player.astype(jnp.int32)
+        a = jnp.maximum(state.attacker.astype(jnp.int32), 0)
+        t = jnp.clip(state.attack_target.astype(jnp.int32), 0, A.FIELD_SLOTS - 1)
+        _, size = self.stacks(state)
+        battling = jnp.full((2, NUM_SLOTS), -1, jnp.int32)
+        return battling.at[me, a].set(size[1 - me, t] - 1).at[1 - me, t].set(size[me, a] - 1)
 
     @staticmethod
     def _check_fields(state: DigimonState) -> dict:

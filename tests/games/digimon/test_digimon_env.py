@@ -1,10 +1,12 @@
-"""The Digimon env adapter (unregistered until the rules are complete) with the shipped starter
-decks: the conformance harness, the spec's metadata, phase-aware decoding and option errors."""
+"""The Digimon env adapter (registered as ``digimon``) with the shipped starter decks: the
+conformance harness, the spec's metadata, phase-aware decoding and option errors."""
 
 import jax
+import jax.numpy as jnp
 import pytest
 
 import tcgjax
+from tcgjax.core.errors import ConfigError
 from tcgjax.games.digimon.env import DigimonEnv, board_state_tensor, decode_action
 from tcgjax.testing import api_test
 
@@ -24,13 +26,28 @@ def test_metadata_is_the_specs(env):
         env.action_name(62) == "pass" and env.action_name(100 + 2 * 15 + 12) == "attack[2->player]"
     )
     assert env.options["decks"] == ["st1", "st2"] and env.options["cards"] is None
-    assert "digimon" not in tcgjax.available_envs(), "registered only once every rule holds"
+    assert "digimon" in tcgjax.available_envs()
+    made = tcgjax.make("digimon", decks=("st2", "st1"), max_turns=40)
+    assert isinstance(made, DigimonEnv) and made.options["decks"] == ["st2", "st1"]
 
 
 def test_api_test_with_the_starter_decks(env):
     report = api_test(env, num_steps=60, batch_size=8, batch_steps=30, json_every=15)
     assert report.single_steps > 0 and report.json_round_trips >= 4
     assert report.states_validated > 60 and report.illegal_actions_checked > 100
+
+
+def test_max_turns_truncates_after_that_turn_and_is_validated(env):
+    limited = DigimonEnv(max_turns=3)
+    assert limited.options["max_turns"] == 3 and env.max_turns is None
+    game = jax.jit(limited.init)(jax.random.PRNGKey(0)).game
+    at_turn = lambda t: game.replace(board=game.board.replace(turn_number=jnp.int16(t)))  # noqa: E731
+    assert not bool(limited._is_truncated(at_turn(3)))
+    assert bool(limited._is_truncated(at_turn(4))), "turn 3 has ended"
+    assert not bool(env._is_truncated(at_turn(500))), "no limit by default"
+    for bad in (0, -2, 2.5, True, "3"):
+        with pytest.raises(ConfigError, match="max_turns"):
+            DigimonEnv(max_turns=bad)
 
 
 def test_decode_action_and_the_tensor_follow_the_state(env):

@@ -1,12 +1,14 @@
 """Random play with the shipped starter decks for 100,000+ steps: card conservation, zone bounds,
 memory range, phase and selection-record consistency after every step (checked on device for
-every game), the full host-side ``validate`` on a sample, never an empty mask, and the phases the
-games reach."""
+every game), the full host-side ``validate`` on a sample, never an empty mask, and a coverage
+count: the phases the games reach and every effect row of every shipped card resolving (triggered
+rows) or in force (continuous rows) at least once."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from flax import struct
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import rules as R
@@ -18,11 +20,42 @@ BATCH, STEPS = 128, 800  # 102,400 steps
 PHASE = {name: i for i, name in enumerate(A.PHASES)}
 
 
+@struct.dataclass
+class CoverageState(R.DigimonState):
+    """The rules state plus a record of the effect rows resolved in this game: bool[D, R]."""
+
+    resolved: jax.Array
+
+
+class CoverageRules(R.DigimonRules):
+    """The rules, counting which (card definition, row) pairs the interpreter resolves."""
+
+    def init(self, key):
+        state = super().init(key)
+        shape = self.cards["effects.where"].shape
+        fields = {f: getattr(state, f) for f in R.DigimonState.__dataclass_fields__}
+        return CoverageState(**fields, resolved=jnp.zeros(shape, jnp.bool_))
+
+    def _resolve_one(self, state):
+        card = jnp.maximum(state.queue_card[0].astype(jnp.int32), 0)
+        definition = state.board.definition[card]
+        row = jnp.maximum(state.queue_row[0].astype(jnp.int32), 0)
+        out = super()._resolve_one(state)
+        return out.replace(resolved=out.resolved.at[definition, row].set(True))
+
+    def _battle(self, state, checks):
+        # Continuous rows in force during a battle (battling_no_source_digimon) count as run.
+        live = self.permanents(state, self._battling(state)).live_rows  # [C, R]
+        out = super()._battle(state, checks)
+        definition = state.board.definition
+        return out.replace(resolved=out.resolved.at[definition].max(live))
+
+
 @pytest.fixture(scope="module")
 def rules():
     registry = load_cards()
     decks = [load_deck(d, registry) for d in ("st1", "st2")]
-    return R.DigimonRules(registry, [(d.eggs, d.main) for d in decks])
+    return CoverageRules(registry, [(d.eggs, d.main) for d in decks])
 
 
 def device_invariants(rules):
@@ -69,6 +102,11 @@ def test_random_play_keeps_every_invariant_for_100k_steps(rules):
             action = random_legal_action(k_act, mask)
             stepped, _ = jax.vmap(rules.apply)(state, action)
             ok = jax.vmap(check)(stepped)
+            # Continuous rows in force now, by card definition (triggered ones: `resolved`).
+            live = jax.vmap(lambda s: rules.permanents(s).live_rows)(stepped)  # [B, C, R]
+            shape = rules.cards["effects.where"].shape
+            live = jnp.zeros(shape, jnp.bool_).at[stepped.board.definition].max(live)
+            resolved = jnp.any(stepped.resolved, axis=0)
             reset = init(jax.random.split(k_reset, BATCH))
             done = stepped.winner >= 0
             nxt = jax.tree.map(
@@ -76,16 +114,18 @@ def test_random_play_keeps_every_invariant_for_100k_steps(rules):
                 reset,
                 stepped,
             )
-            return nxt, (ok, stuck, stepped.board.phase, done, stepped.end_reason)
+            return nxt, (ok, stuck, stepped.board.phase, done, stepped.end_reason, live | resolved)
 
         return jax.lax.scan(body, state, jax.random.split(key, 100))
 
     state = jax.jit(init)(jax.random.split(jax.random.PRNGKey(0), BATCH))
     key = jax.random.PRNGKey(1)
     phases, ends, finished = set(), set(), 0
+    covered = np.zeros(rules.cards["effects.where"].shape, bool)
     for chunk in range(STEPS // 100):
         key, k = jax.random.split(key)
-        state, (ok, stuck, phase, done, reason) = run(state, k)
+        state, (ok, stuck, phase, done, reason, seen) = run(state, k)
+        covered |= np.asarray(seen).any(axis=0)
         ok, stuck = np.asarray(ok), np.asarray(stuck)
         names = ("conservation", "zone bounds", "memory", "decision phase", "records")
         for i, name in enumerate(names):
@@ -98,8 +138,19 @@ def test_random_play_keeps_every_invariant_for_100k_steps(rules):
         for g in range(0, BATCH, 32):  # the full host-side check on a sample
             rules.validate(jax.tree.map(lambda x, g=g: x[g], state))
     assert BATCH * STEPS >= 100_000
-    # Random play reaches every decision phase the starter decks have (no Digimon card of theirs
-    # has <Blast Digivolve> or DNA requirements: no counter timing, no SelectMaterial).
+    # Random play reaches every decision phase the starter decks have. No card of theirs has
+    # <Blast Digivolve>, DNA requirements or an op of SelectHand, SelectReveal, SelectTrash,
+    # SelectSecurity or SelectEffectChoice: those phases are played in the rule tests with
+    # test-only cards (test_digimon_keywords.py, test_digimon_selections.py).
     reached = {"breeding", "main", "block_timing", "select_target", "select_source"}
     assert reached <= phases, f"never reached: {sorted(reached - phases)}"
     assert finished > 100 and {"security_attack"} <= ends, (finished, ends)
+    # Coverage: every effect row of every shipped card resolved or was in force at least once.
+    num_rows = np.asarray(rules.cards.numpy["effects.num_rows"])
+    missing = [
+        f"{rules.cards.ids[d]} row {r}"
+        for d in range(1, len(rules.cards.ids))
+        for r in range(int(num_rows[d]))
+        if not covered[d, r]
+    ]
+    assert int(num_rows.sum()) == 34 and not missing, f"never ran in random play: {missing}"

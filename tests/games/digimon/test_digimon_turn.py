@@ -1,7 +1,6 @@
 """Digimon stage 2: turn structure, memory (G1), playing, digivolving (draw bonus, G8), hatching
 and moving, passing, deck-out — scripted situations on test-only cards (``build_state``)."""
 
-import jax
 import numpy as np
 import pytest
 from digimon_testlib import code_name, stack, step_ok, zone_cards
@@ -165,22 +164,3 @@ def test_drawing_from_an_empty_deck_loses(rules, apply, errors):
     s, rewards = step_ok(rules, apply, errors, s, A.encode("pass"))
     assert int(s.winner) == 0 and R.END_REASONS[int(s.end_reason)] == "deck_out"
     assert list(np.asarray(rewards)) == [1.0, -1.0]
-
-
-def test_random_play_under_vmap_keeps_the_invariants(rules):
-    from tcgjax.wrappers import random_legal_action
-
-    batch = 32
-    init = jax.jit(jax.vmap(rules.init))
-    mask = jax.jit(jax.vmap(rules.legal_action_mask))
-    step = jax.jit(jax.vmap(rules.apply))
-    s = init(jax.random.split(jax.random.PRNGKey(3), batch))
-    key = jax.random.PRNGKey(4)
-    for t in range(120):
-        key, k = jax.random.split(key)
-        m = mask(s)
-        assert bool(np.asarray(m).any(axis=-1)[np.asarray(s.winner) < 0].all())
-        s, _ = step(s, random_legal_action(k, m))
-        if t % 20 == 0:
-            for g in range(0, batch, 8):
-                rules.validate(jax.tree.map(lambda x, g=g: x[g], s))
