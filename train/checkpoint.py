@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import orbax.checkpoint as ocp
 
@@ -100,8 +101,17 @@ def _is_typed_key(x: Any) -> bool:
     return hasattr(x, "dtype") and jax.dtypes.issubdtype(x.dtype, jax.dtypes.prng_key)
 
 
+def _is_empty(x: Any) -> bool:
+    return not _is_typed_key(x) and int(np.size(x)) == 0
+
+
 def _to_saveable(tree: Any) -> Any:
-    return jax.tree.map(lambda x: jax.random.key_data(x) if _is_typed_key(x) else x, tree)
+    """Typed keys as their raw data; zero-size arrays (e.g. a board without card attributes) as
+    ``None``: orbax refuses to write them, and the template restores their (empty) value."""
+    return jax.tree.map(
+        lambda x: None if _is_empty(x) else jax.random.key_data(x) if _is_typed_key(x) else x,
+        tree,
+    )
 
 
 def save(run_dir: str, runner: Any, config: Any, step: int) -> None:
@@ -188,12 +198,19 @@ def restore(run_dir: str, template_runner: Any, step: int | None = None) -> Chec
                 meta=ocp.args.JsonRestore(),
             ),
         )
-    leaves = jax.tree.leaves(restored.runner)
+    leaves = iter(jax.tree.leaves(restored.runner))
     template_leaves, treedef = jax.tree.flatten(template_runner)
-    arrays = [
-        jax.random.wrap_key_data(x, impl=jax.random.key_impl(t)) if _is_typed_key(t) else x
-        for x, t in zip(leaves, template_leaves, strict=True)
-    ]
+    arrays = []
+    for t in template_leaves:
+        if _is_empty(t):  # not stored: its empty value is all there is
+            arrays.append(jnp.zeros(np.shape(t), t.dtype))
+            continue
+        x = next(leaves)
+        arrays.append(
+            jax.random.wrap_key_data(x, impl=jax.random.key_impl(t)) if _is_typed_key(t) else x
+        )
+    if next(leaves, None) is not None:
+        raise ConfigError(f"{checkpoint_dir(run_dir)}/{step}: more arrays than the template has")
     runner = jax.tree.unflatten(treedef, arrays)
     config = restored.config
     if not isinstance(config, Mapping):

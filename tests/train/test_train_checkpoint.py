@@ -102,3 +102,19 @@ def test_restore_errors(tmp_path):
         checkpoint.restore(str(tmp_path), {"x": np.zeros(2, np.int32)})
     with pytest.raises(ConfigError, match=r"template float64\[3\]"):
         checkpoint.restore(str(tmp_path), {"x": np.zeros(3)})
+
+
+def test_zero_size_leaves_round_trip(tmp_path):
+    """A board without card attributes (Digimon: ``card_attributes`` is ``[C, 0]``) is saved:
+    orbax refuses zero-size arrays, so they are left out and rebuilt from the template."""
+    import jax.numpy as jnp
+
+    tree = {
+        "attributes": jnp.zeros((108, 0), jnp.int16),
+        "zone": jnp.arange(5, dtype=jnp.int8),
+        "nested": {"empty": jnp.zeros((0,), jnp.float32), "key": jax.random.key(3)},
+    }
+    checkpoint.save(str(tmp_path), tree, {"env_id": "digimon"}, 7)
+    restored = checkpoint.restore(str(tmp_path), tree)
+    assert restored.step == 7 and restored.config == {"env_id": "digimon"}
+    assert_trees_identical(restored.runner, tree)
