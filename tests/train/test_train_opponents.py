@@ -14,9 +14,9 @@ from __future__ import annotations
 import types
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
+from train_testlib import sweep
 
 import tcgjax
 from tcgjax.games.deployment import DeployAction, MoveAction, ShootAction, decode_action
@@ -24,7 +24,6 @@ from tcgjax.games.deployment import encode_deploy as encode
 from tcgjax.games.deployment.hexgrid import distance
 from tcgjax.games.deployment.rules import MOVEMENT, SHOOTING
 from tcgjax.games.duel.scenario import build_state
-from tcgjax.wrappers import random_legal_action
 from train.opponents import HEURISTICS, heuristic_policy, random_policy
 
 KEY = jax.random.PRNGKey(0)
@@ -82,46 +81,6 @@ EXPECTED_RANGES = {
 }
 
 
-def sweep(env, policy, key, steps):
-    """Returns per step ``legal``, ``live``, ``action`` (bool/int ``[T, B]``) and per VERSUS game
-    ``seat``, ``reward`` (the heuristic's reward on the game's last step), ``done``."""
-    batch = RANDOM_PLAY + VERSUS
-    num_actions = env.num_actions
-    versus = jnp.arange(batch) >= RANDOM_PLAY
-    seat = jnp.arange(batch) % 2
-
-    def body(carry, key):
-        state, reward = carry
-        k_h, k_r, k_coin, k_step = jax.random.split(key, 4)
-        h = jax.vmap(policy)(state, jax.random.split(k_h, batch))
-        safe = jnp.clip(h, 0, num_actions - 1)
-        legal = (h == safe) & jnp.take_along_axis(state.legal_action_mask, safe[:, None], 1)[:, 0]
-        was_done = state.terminated | state.truncated
-        r = random_legal_action(k_r, state.legal_action_mask)
-        coin = jax.random.bernoulli(k_coin, 0.5, (batch,))
-        action = jnp.where(
-            versus, jnp.where(state.current_player == seat, h, r), jnp.where(coin, h, r)
-        )
-        state = jax.vmap(env.step)(state, action, jax.random.split(k_step, batch))
-        ended = ~was_done & (state.terminated | state.truncated)
-        mine = jnp.take_along_axis(state.rewards, seat[:, None], 1)[:, 0]
-        reward = jnp.where(ended & ~state.truncated, mine, reward)
-        return (state, reward), (legal, ~was_done, h)
-
-    @jax.jit
-    def run(key):
-        k_init, k_run = jax.random.split(key)
-        state = jax.vmap(env.init)(jax.random.split(k_init, batch))
-        carry = (state, jnp.zeros(batch))
-        (state, reward), (legal, live, action) = jax.lax.scan(
-            body, carry, jax.random.split(k_run, steps)
-        )
-        done = state.terminated | state.truncated
-        return legal, live, action, seat[RANDOM_PLAY:], reward[RANDOM_PLAY:], done[RANDOM_PLAY:]
-
-    return jax.device_get(run(key))
-
-
 @pytest.fixture(scope="module", params=ENVS)
 def swept(request, deployment_envs, duel_env):
     name = request.param
@@ -129,7 +88,7 @@ def swept(request, deployment_envs, duel_env):
     # Every game must end inside the scan: deployment games are truncated at max_steps by the
     # env; a duel game ends within about 20 turns (each turn draws a card from a 12-card deck).
     steps = 300 if name == "duel" else env.max_steps
-    return name, env, sweep(env, heuristic_policy(env), KEY, steps)
+    return name, env, sweep(env, heuristic_policy(env), KEY, steps, RANDOM_PLAY, VERSUS)
 
 
 def test_heuristic_is_legal_under_random_play(swept):
