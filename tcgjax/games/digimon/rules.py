@@ -408,19 +408,51 @@ for _p in range(2):
 
 def _membership(board: Board):
     """Per card: its flat permanent slot (-1 off the field) and whether it is its stack's top;
-    per slot: the one-hot membership ``[C, 2S]`` and the stack size ``[2S]``."""
+    per flat slot ``[2S]``: the stack size and the top card (-1 when empty).
+
+    Scatters of the ``C`` cards into the ``2S`` slots (off-field cards land in a dropped extra
+    entry), not a ``[C, 2S]`` one-hot: the one-hot's reductions over ``C`` were the largest
+    kernels of a step under ``vmap`` (the game README's performance log)."""
+    num_flat = 2 * NUM_SLOTS
     card_slot = jnp.asarray(ZONE_SLOT)[board.zone.astype(jnp.int32)]
-    onehot = card_slot[:, None] == jnp.arange(2 * NUM_SLOTS)[None, :]
-    size = jnp.sum(onehot, axis=0, dtype=jnp.int32)
-    card_size = jnp.where(card_slot >= 0, size[jnp.maximum(card_slot, 0)], 0)
-    is_top = (card_slot >= 0) & (board.position.astype(jnp.int32) == card_size - 1)
-    return card_slot, onehot, size, is_top
+    on_field = card_slot >= 0
+    dest = jnp.where(on_field, card_slot, num_flat)
+    size = jnp.zeros(num_flat + 1, jnp.int32).at[dest].add(1)[:num_flat]
+    card_size = jnp.where(on_field, size[jnp.maximum(card_slot, 0)], 0)
+    is_top = on_field & (board.position.astype(jnp.int32) == card_size - 1)
+    cards = jnp.arange(card_slot.shape[0], dtype=jnp.int32)
+    top_dest = jnp.where(is_top, card_slot, num_flat)
+    top = jnp.full(num_flat + 1, -1, jnp.int32).at[top_dest].set(cards)[:num_flat]
+    return card_slot, size, is_top, top
 
 
-def _tops(onehot, size, is_top) -> jax.Array:
-    """The top card of every flat slot, -1 when empty. int32[2S]."""
-    top = jnp.argmax(onehot & is_top[:, None], axis=0)
-    return jnp.where(size > 0, top, -1).astype(jnp.int32)
+def _per_slot(card_slot: jax.Array, values: jax.Array, combine: str = "add") -> jax.Array:
+    """``values`` (``[C]`` or ``[C, K]``) of the cards on the field, combined per flat slot
+    (``"add"`` or ``"max"``): ``[2S]`` or ``[2S, K]`` (a scatter, see :func:`_membership`)."""
+    num_flat = 2 * NUM_SLOTS
+    dest = jnp.where(card_slot >= 0, card_slot, num_flat)
+    out = jnp.zeros((num_flat + 1,) + values.shape[1:], values.dtype).at[dest]
+    return (out.add(values) if combine == "add" else out.max(values))[:num_flat]
+
+
+def _row_table(cards: CardRegistry, trigger: int, columns: Sequence[str]) -> dict[str, np.ndarray]:
+    """Host-side table of every definition's effect rows of one ``trigger``, ``[D, Rt]`` per
+    column (``row``: the row's index, -1 for padding; the named ``columns`` as in ``effects.*``),
+    ``Rt`` the most such rows any definition has (at least 1). The interpreter works on these
+    few rows (1 or 2 for the shipped cards) instead of all ``R`` effect rows of every card."""
+    kind = np.asarray(cards.numpy["effects.trigger"])
+    num_rows = np.asarray(cards.numpy["effects.num_rows"])
+    has = (np.arange(kind.shape[1])[None, :] < num_rows[:, None]) & (kind == trigger)
+    width = max(1, int(has.sum(axis=1).max()))
+    row = np.full((kind.shape[0], width), -1, np.int32)
+    for d in range(kind.shape[0]):
+        found = np.flatnonzero(has[d])  # ascending: the rows keep their printed order
+        row[d, : len(found)] = found
+    table = {"row": row.astype(np.int8)}
+    for name in columns:
+        column = np.asarray(cards.numpy[f"effects.{name}"])
+        table[name] = np.take_along_axis(column, np.maximum(row, 0), axis=1)
+    return table
 
 
 def _first_error(*checks):
@@ -485,6 +517,9 @@ class DigimonRules:
         self.cards_per_player = tuple(len(e) + len(m) for e, m in self.decks)
         self.num_cards = sum(self.cards_per_player)
         self.layout = build_layout(cards, self.num_cards)
+        continuous = ("where", "window", "condition", "condition_value", "amount", "amount_per")
+        self._continuous = _row_table(cards, TRIGGER_CONTINUOUS, (*continuous, "op", "target"))
+        self._triggered = {t: _row_table(cards, t, ("where",)) for t in range(len(TRIGGERS))}
         self._initial_board = self._initial()
 
     def _initial(self) -> Board:
@@ -545,8 +580,7 @@ class DigimonRules:
 
     def stacks(self, state: DigimonState) -> tuple[jax.Array, jax.Array]:
         """``(top card, size)`` of every permanent slot: int32[2, S] each (top -1 when empty)."""
-        _, onehot, size, is_top = _membership(state.board)
-        top = _tops(onehot, size, is_top)
+        _, size, _, top = _membership(state.board)
         return top.reshape(2, NUM_SLOTS), size.reshape(2, NUM_SLOTS)
 
     def hand(self, state: DigimonState, player) -> jax.Array:
@@ -572,11 +606,10 @@ class DigimonRules:
         """
         board = state.board
         num_flat = 2 * NUM_SLOTS
-        card_slot, onehot, size, is_top = _membership(board)
+        card_slot, size, is_top, top = _membership(board)
         on_field = card_slot >= 0
         card_size = jnp.where(on_field, size[jnp.maximum(card_slot, 0)], 0)  # [C]
         under = on_field & ~is_top
-        top = _tops(onehot, size, is_top)  # [2S]
         definition = board.definition
         card = lambda name: self.cards[name][definition]  # noqa: E731  [C] or [C, R]
         kind = jnp.where(size > 0, card("kind")[jnp.maximum(top, 0)], -1)  # [2S]
@@ -587,16 +620,16 @@ class DigimonRules:
         own_kw = (card("keywords").astype(jnp.int32)[:, None] & bits) != 0  # [C, K]
         inh_kw = (card("inherited_keywords").astype(jnp.int32)[:, None] & bits) != 0
         card_kw = (is_top[:, None] & own_kw) | (under[:, None] & inh_kw)  # [C, K]
-        keywords = jnp.einsum("cs,ck->sk", onehot.astype(jnp.int32), card_kw.astype(jnp.int32)) > 0
+        keywords = _per_slot(card_slot, card_kw.astype(jnp.int8), "max") > 0  # [2S, K]
 
-        # Continuous effect rows, per card: [C, R].
-        rows = jnp.arange(self.cards["effects.where"].shape[-1])
-        valid = rows[None, :] < card("effects.num_rows")[:, None]
-        where = card("effects.where")
+        # Continuous effect rows, per card: [C, Rc] (``_continuous``: each definition's
+        # continuous rows, Rc the most any card has; 1 for the shipped cards).
+        cont = lambda name: jnp.asarray(self._continuous[name])[definition]  # noqa: E731
+        where = cont("where")
         placed = (is_top[:, None] & (where == WHERE_MAIN)) | (under[:, None] & (where == WHERE_INH))
         active = state.board.active_player.astype(jnp.int32)
         my_turn = owner == active  # [C]
-        window = card("effects.window")
+        window = cont("window")
         window_ok = (
             (window == WINDOW_ALL)
             | ((window == WINDOW_YOURS) & my_turn[:, None])
@@ -608,31 +641,34 @@ class DigimonRules:
         opp_has_no_source = no_source[jnp.clip(1 - owner, 0, 1)]  # [C]
         battle = jnp.full(num_flat, -1) if battling is None else battling.reshape(-1)
         card_battle = jnp.where(on_field, battle[jnp.maximum(card_slot, 0)], -1)
-        condition = card("effects.condition")
-        value = card("effects.condition_value").astype(jnp.int32)
+        condition = cont("condition")
+        value = cont("condition_value").astype(jnp.int32)
         cond_ok = (
             (condition == COND_NONE)
             | ((condition == COND_MIN_SOURCES) & (sources[:, None] >= value))
             | ((condition == COND_OPP_NO_SOURCE) & opp_has_no_source[:, None])
             | ((condition == COND_BATTLING_NO_SOURCE) & (card_battle == 0)[:, None])
         )
-        live = (
-            valid & placed & window_ok & cond_ok & (card("effects.trigger") == TRIGGER_CONTINUOUS)
-        )
-        amount = card("effects.amount").astype(jnp.int32)
+        row = cont("row")  # [C, Rc], -1: no continuous row there
+        live_cont = (row >= 0) & placed & window_ok & cond_ok
+        amount = cont("amount").astype(jnp.int32)
         amount = jnp.where(
-            card("effects.amount_per") == PER_TWO_SOURCES, amount * (sources[:, None] // 2), amount
+            cont("amount_per") == PER_TWO_SOURCES, amount * (sources[:, None] // 2), amount
         )
-        op, target = card("effects.op"), card("effects.target")
+        op, target = cont("op"), cont("target")
+        num_rows = self.cards["effects.where"].shape[-1]
+        live = jnp.any(
+            live_cont[:, :, None] & (row[:, :, None] == jnp.arange(num_rows)), axis=1
+        )  # [C, R]
 
         def gather(op_id):
             to_self = jnp.sum(
-                jnp.where(live & (op == op_id) & (target == TARGET_SELF), amount, 0), 1
+                jnp.where(live_cont & (op == op_id) & (target == TARGET_SELF), amount, 0), 1
             )
             to_all = jnp.sum(
-                jnp.where(live & (op == op_id) & (target == TARGET_ALL_OWN), amount, 0), 1
+                jnp.where(live_cont & (op == op_id) & (target == TARGET_ALL_OWN), amount, 0), 1
             )  # [C]
-            per_slot = jnp.einsum("cs,c->s", onehot.astype(jnp.int32), to_self)  # [2S]
+            per_slot = _per_slot(card_slot, to_self)  # [2S]
             aura = jnp.stack([jnp.sum(jnp.where(owner == p, to_all, 0)) for p in range(2)])
             bonus = per_slot.reshape(2, NUM_SLOTS) + aura[:, None]
             return jnp.where(digimon_slot, bonus, 0), to_self
@@ -642,7 +678,14 @@ class DigimonRules:
         dp_bonus = dp_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_DP), 0)
         sa_bonus = sa_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_SA), 0)
         printed = jnp.where(size > 0, card("dp")[jnp.maximum(top, 0)], 0).astype(jnp.int32)
-        opt = valid & placed & ((card("effects.flags").astype(jnp.int32) & FLAG_OPT) != 0)
+        # [Once Per Turn] rows of each card in its current role: [C, R] (the observation's).
+        rows = jnp.arange(num_rows)
+        valid = rows[None, :] < card("effects.num_rows")[:, None]
+        where_all = card("effects.where")
+        role = (is_top[:, None] & (where_all == WHERE_MAIN)) | (
+            under[:, None] & (where_all == WHERE_INH)
+        )
+        opt = valid & role & ((card("effects.flags").astype(jnp.int32) & FLAG_OPT) != 0)
         used = ((state.opt_used.astype(jnp.int32)[:, None] >> rows[None, :]) & 1) == 1
         return Permanents(
             top=top.reshape(2, NUM_SLOTS),
@@ -1209,19 +1252,18 @@ class DigimonRules:
         in each stack the top card first and then the cards under it from the top down (the
         rules let the player choose among their own; this order is fixed)."""
         board = state.board
-        card_slot, onehot, size, is_top = _membership(board)
+        card_slot, size, is_top, _ = _membership(board)
         on_field = card_slot >= 0
         flat = jnp.maximum(card_slot, 0)
         chosen = on_field & slots.reshape(-1)[flat]
-        definition = board.definition
-        where = self.cards["effects.where"][definition]  # [C, R]
+        # Only the rows of this trigger: [C, Rt] (``_triggered``), not all R rows of every card.
+        table = self._triggered[trigger]
+        row = jnp.asarray(table["row"])[board.definition].astype(jnp.int32)
+        where = jnp.asarray(table["where"])[board.definition]
         placed = (is_top[:, None] & (where == WHERE_MAIN)) | (
             (on_field & ~is_top)[:, None] & (where == WHERE_INH)
         )
-        rows = jnp.arange(where.shape[1])
-        valid = rows[None, :] < self.cards["effects.num_rows"][definition][:, None]
-        fires = chosen[:, None] & placed & valid
-        fires &= self.cards["effects.trigger"][definition] == trigger
+        fires = chosen[:, None] & placed & (row >= 0)
         depth = jnp.where(on_field, size[flat] - 1 - board.position, 0).astype(jnp.int32)
         others = (card_slot // NUM_SLOTS != board.active_player).astype(jnp.int32)
         priority = others * 4096 + (card_slot % NUM_SLOTS) * 64 + depth  # [C]
@@ -1231,6 +1273,7 @@ class DigimonRules:
             priority,
             jnp.arange(self.num_cards),
             jnp.where(on_field, card_slot % NUM_SLOTS, -1),
+            row,
         )
 
     def _push_card(self, state: DigimonState, card, where: int, trigger: int) -> DigimonState:
@@ -1244,10 +1287,13 @@ class DigimonRules:
         )
         return self._enqueue(state, own[None, :], jnp.zeros(1, jnp.int32), jnp.reshape(card, 1), -1)
 
-    def _enqueue(self, state: DigimonState, fires, priority, cards, card_slot) -> DigimonState:
-        """Append the ``fires`` ``[N, R]`` entries (effect rows of the card instances ``cards``
+    def _enqueue(
+        self, state: DigimonState, fires, priority, cards, card_slot, rows=None
+    ) -> DigimonState:
+        """Append the ``fires`` ``[N, W]`` entries (effect rows of the card instances ``cards``
         ``[N]``, acting from ``card_slot`` ``[N]`` or a scalar), lowest ``priority`` ``[N]``
-        first (then by row), after the queue.
+        first (then by column), after the queue. Column ``j`` of card ``n`` is effect row
+        ``rows[n, j]`` (``rows`` int ``[N, W]``, ascending in ``j``; default: row ``j``).
 
         The first ``QUEUE_SIZE`` keys are taken by repeated ``argmin``: a few reductions over
         the ``N * R`` keys, where a sort of them costs 16 times more under ``vmap`` on CPU
@@ -1259,8 +1305,11 @@ class DigimonRules:
 
         def take_smallest(k, carry):
             key, order = carry
-            i = jnp.argmin(key).astype(jnp.int32)
-            order = order.at[k].set(jnp.where(key[i] < big, i, -1))
+            # Keys are distinct: the smallest by a min, its index by a second min (two plain
+            # reductions instead of an argmin's variadic one).
+            smallest = jnp.min(key)
+            i = jnp.min(jnp.where(key == smallest, flat, key.shape[0])).astype(jnp.int32)
+            order = order.at[k].set(jnp.where(smallest < big, i, -1))
             return jnp.where(flat == i, big, key), order
 
         order = jax.lax.fori_loop(
@@ -1269,7 +1318,9 @@ class DigimonRules:
         new_valid = order >= 0
         entry = jnp.maximum(order, 0) // num_rows
         new_card = jnp.where(new_valid, jnp.asarray(cards, jnp.int32)[entry], -1)
-        new_row = jnp.where(new_valid, order % num_rows, -1)
+        column = order % num_rows
+        row_id = column if rows is None else jnp.asarray(rows, jnp.int32)[entry, column]
+        new_row = jnp.where(new_valid, row_id, -1)
         slots = jnp.broadcast_to(jnp.asarray(card_slot, jnp.int32), (fires.shape[0],))
         new_slot = jnp.where(new_valid, slots[entry], -1)
         n = jnp.sum(state.queue_card >= 0)
@@ -1467,17 +1518,20 @@ class DigimonRules:
         card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
         controller = state.board.owner[card].astype(jnp.int32)
         board = state.board
-        slot_zones = jnp.asarray(SLOT_ZONES)[controller, : A.FIELD_SLOTS]  # [12]
         top, size = self.stacks(state)
         my_size = jnp.where(controller == 0, size[0], size[1])[: A.FIELD_SLOTS]
         my_kind = self._card(state, "kind", jnp.where(controller == 0, top[0], top[1]))
-        zone = board.zone.astype(jnp.int32)
+        # Digimon cards by (battle slot, stack position): one scatter of the C cards.
+        card_slot = jnp.asarray(ZONE_SLOT)[board.zone.astype(jnp.int32)]
+        local = card_slot - controller * NUM_SLOTS
         pos = board.position.astype(jnp.int32)
-        at = (zone[None, None, :] == slot_zones[:, None, None]) & (
-            pos[None, None, :] == jnp.arange(A.SOURCE_STRIDE)[None, :, None]
-        )  # [12, 10, C]
+        grid = A.FIELD_SLOTS * A.SOURCE_STRIDE
+        placed = (card_slot >= 0) & (local >= 0) & (local < A.FIELD_SLOTS)
+        placed &= pos < A.SOURCE_STRIDE
+        dest = jnp.where(placed, local * A.SOURCE_STRIDE + pos, grid)
         kind = self.cards["kind"][board.definition]  # [C]
-        is_digimon = jnp.any(at & (kind == DIGIMON)[None, None, :], axis=-1)
+        is_digimon = jnp.zeros(grid + 1, jnp.bool_).at[dest].set(kind == DIGIMON)[:grid]
+        is_digimon = is_digimon.reshape(A.FIELD_SLOTS, A.SOURCE_STRIDE)
         under = jnp.arange(A.SOURCE_STRIDE)[None, :] < (my_size - 1)[:, None]
         which = is_digimon & under & (my_kind[: A.FIELD_SLOTS] == DIGIMON)[:, None]
         selecting = state.board.phase == PHASE["select_source"]
