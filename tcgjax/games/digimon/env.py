@@ -121,7 +121,7 @@ class DigimonEnv(Env):
         return self.rules.legal_action_mask(game)
 
     def _action_error(self, game, action) -> jax.Array:
-        return self.rules.action_errors(game)[action]
+        return self.rules.action_error(game, action)
 
     def _current_player(self, game) -> jax.Array:
         return self.rules.decider(game)

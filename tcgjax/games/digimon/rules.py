@@ -709,6 +709,97 @@ class DigimonRules:
 
     def action_errors(self, state: DigimonState) -> jax.Array:
         """Error code of every action (0 = legal) in the current phase. int32[A]."""
+        hands, slots = jnp.arange(A.HAND_SLOTS), jnp.arange(40)
+        part = self._range_codes(state, hands, hands, slots, jnp.arange(100), slots)
+        parts = [
+            part["play"],
+            jnp.full((A.HAND_SLOTS,), CODES["wrong_phase"]),  # trash_hand: SelectHand only
+            part["hatch"][None],
+            part["move"][None],
+            part["pass"][None],
+            part["dna"],
+            jnp.full((7,), CODES["unused_action"]),
+            part["attack"],
+            part["digivolve"],
+            part["activate"],
+            jnp.full((A.LAYOUT.size("source"),), CODES["wrong_phase"]),
+        ]
+        codes = jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
+        codes = jnp.where(state.sel_card >= 0, self._select_errors(state), codes)
+        # Counter timing: 62 declines, 400-999 are the defender's <Blast Digivolve>.
+        counter = jnp.full(A.NUM_ACTIONS, CODES["wrong_phase"], jnp.int32)
+        counter = counter.at[A.LAYOUT.start("pass")].set(0)
+        start, stop = A.LAYOUT.start("digivolve"), A.LAYOUT.start("activate")
+        counter = counter.at[start:stop].set(part["blast"].reshape(-1))
+        return jnp.where(state.board.phase == PHASE["counter_timing"], counter, codes)
+
+    def action_error(self, state: DigimonState, action: jax.Array) -> jax.Array:
+        """``action_errors(state)[action]`` for one in-range id (int32[]), evaluating the rules of
+        its own range at its own hand position or permanent only (``env.step`` names an illegal
+        action's rule with it; the whole mask is computed once per step, for the next state)."""
+        L = A.LAYOUT
+        action = jnp.asarray(action, jnp.int32)
+        local = lambda name: jnp.clip(action - L.start(name), 0, L.size(name) - 1)  # noqa: E731
+        dig_hand, dig_field = jnp.divmod(local("digivolve"), A.FIELD_STRIDE)
+        act_slot, act_row = jnp.divmod(local("activate"), A.SOURCE_STRIDE)
+        one = lambda x: jnp.reshape(x, (1,))  # noqa: E731
+        part = self._range_codes(
+            state,
+            one(local("play")),
+            one(local("dna")),
+            one(dig_hand),
+            one(act_slot),
+            one(dig_hand),
+        )
+        ends = lambda name: (L.start(name), L.start(name) + L.size(name))  # noqa: E731
+        in_range = lambda name: (action >= ends(name)[0]) & (action < ends(name)[1])  # noqa: E731
+        code = jnp.select(
+            [
+                in_range("play"),
+                in_range("trash_hand"),
+                in_range("hatch"),
+                in_range("move_breeding"),
+                in_range("pass"),
+                in_range("dna"),
+                in_range("unused"),
+                in_range("attack"),
+                in_range("digivolve"),
+                in_range("activate"),
+            ],
+            [
+                part["play"][0],
+                CODES["wrong_phase"],
+                part["hatch"],
+                part["move"],
+                part["pass"],
+                part["dna"][0],
+                CODES["unused_action"],
+                part["attack"][local("attack")],
+                part["digivolve"][0, dig_field],
+                part["activate"][0, act_row],
+            ],
+            CODES["wrong_phase"],
+        )
+        code = jnp.where(state.sel_card >= 0, self._select_errors(state)[action], code)
+        counter = jnp.select(
+            [action == L.start("pass"), in_range("digivolve")],
+            [0, part["blast"][0, dig_field]],
+            CODES["wrong_phase"],
+        )
+        return jnp.where(state.board.phase == PHASE["counter_timing"], counter, code).astype(
+            jnp.int32
+        )
+
+    def _range_codes(
+        self, state: DigimonState, play_at, dna_at, digivolve_at, activate_at, blast_at
+    ) -> dict[str, jax.Array]:
+        """The codes of the decision ranges outside selections, each evaluated at the given rows
+        only (int vectors): ``play`` ``[n]`` and ``dna`` ``[n]`` at hand positions,
+        ``digivolve`` ``[n, 15]`` at hand rows (0-39: rows 30+ name no card), ``activate``
+        ``[n, 10]`` at permanent indices (0-99), ``blast`` ``[n, 15]`` (the defender's
+        <Blast Digivolve>) at hand rows; and whole: ``hatch``, ``move``, ``pass`` (scalars),
+        ``attack`` ``[300]``. :meth:`action_errors` asks for every row, :meth:`action_error`
+        for one: both read the same rules."""
         board = state.board
         me = board.active_player.astype(jnp.int32)
         phase = board.phase.astype(jnp.int32)
@@ -718,38 +809,44 @@ class DigimonRules:
         my_top, my_size = jnp.where(me == 0, top[0], top[1]), jnp.where(me == 0, size[0], size[1])
         field_full = jnp.all(my_size[: A.FIELD_SLOTS] > 0)
         afford = lambda cost: cost <= state.memory.astype(jnp.int32) + self._reach  # noqa: E731
-
         hand = self.hand(state, me)  # [H]
-        kind = self._card(state, "kind", hand)
+        at_hand = lambda rows: jnp.where(  # noqa: E731
+            rows < A.HAND_SLOTS, hand[jnp.clip(rows, 0, A.HAND_SLOTS - 1)], -1
+        )
+
+        cards = at_hand(play_at)
+        kind = self._card(state, "kind", cards)
         play = _first_error(
             (~main, "wrong_phase"),
-            (hand < 0, "no_card_in_hand_slot"),
+            (cards < 0, "no_card_in_hand_slot"),
             ((kind != DIGIMON) & (kind != TAMER) & (kind != OPTION), "cannot_play_kind"),
-            ((kind == OPTION) & ~self._colors_ok(state, me, hand), "option_color_missing"),
-            (~afford(self._card(state, "play_cost", hand).astype(jnp.int32)), "not_enough_memory"),
+            ((kind == OPTION) & ~self._colors_ok(state, me, cards), "option_color_missing"),
+            (~afford(self._card(state, "play_cost", cards).astype(jnp.int32)), "not_enough_memory"),
             (field_full, "battle_area_full"),
         )
 
-        # Digivolve: [H, 15] (field indices 13, 14 unused), requirement rows matched elementwise.
-        cost = self.digivolve_costs(state, hand, my_top)  # [H, S], -1 = no requirement matches
+        # Digivolve: [n, 15] (field indices 13, 14 unused), requirement rows matched elementwise.
+        cards = at_hand(digivolve_at)
+        kind = self._card(state, "kind", cards)
+        cost = self.digivolve_costs(state, cards, my_top)  # [n, S], -1 = no requirement matches
         field = jnp.arange(A.FIELD_STRIDE)
         in_range = field < NUM_SLOTS
         safe_field = jnp.minimum(field, NUM_SLOTS - 1)
         target_kind = self._card(state, "kind", my_top)[safe_field]  # [15]
         occupied = (my_size[safe_field] > 0) & in_range
-        c = cost[:, safe_field]  # [H, 15]
+        c = cost[:, safe_field]  # [n, 15]
         digivolve = _first_error(
             (~main[None, None], "wrong_phase"),
-            (hand[:, None] < 0, "no_card_in_hand_slot"),
+            (cards[:, None] < 0, "no_card_in_hand_slot"),
             (kind[:, None] != DIGIMON, "not_a_digimon"),
             (~occupied[None, :], "no_permanent_there"),
             (((target_kind != DIGIMON) & (target_kind != DIGI_EGG))[None, :] | (c < 0),
              "requirement_not_met"),
             (~afford(c), "not_enough_memory"),
         )  # fmt: skip
-        digivolve = jnp.pad(digivolve, ((0, 40 - A.HAND_SLOTS), (0, 0)), constant_values=0)
+        # Hand rows 30-39 exist in the id layout but never hold a card, in any phase.
         digivolve = jnp.where(
-            jnp.arange(40)[:, None] < A.HAND_SLOTS, digivolve, CODES["no_card_in_hand_slot"]
+            (digivolve_at < A.HAND_SLOTS)[:, None], digivolve, CODES["no_card_in_hand_slot"]
         )
 
         breeding_size = my_size[BREEDING_SLOT]
@@ -767,40 +864,31 @@ class DigimonRules:
             (~movable, "cannot_move_from_breeding"),
             (field_full, "battle_area_full"),
         )
-        pass_ = _first_error((~(main | breeding | block), "wrong_phase"))
-        attack = self._attack_errors(state, main, block)
-        parts = [
-            play,
-            jnp.full((A.HAND_SLOTS,), CODES["wrong_phase"]),  # trash_hand: SelectHand only
-            hatch[None],
-            move[None],
-            pass_[None],
-            self._dna_errors(state, hand, main, afford, my_top),
-            jnp.full((7,), CODES["unused_action"]),
-            attack.reshape(-1),
-            digivolve.reshape(-1),
-            self._activate_errors(state, main, my_top).reshape(-1),
-            jnp.full((A.LAYOUT.size("source"),), CODES["wrong_phase"]),
-        ]
-        codes = jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
-        codes = jnp.where(state.sel_card >= 0, self._select_errors(state), codes)
-        # Counter timing: 62 declines, 400-999 are the defender's <Blast Digivolve>.
-        counter = jnp.full(A.NUM_ACTIONS, CODES["wrong_phase"], jnp.int32)
-        counter = counter.at[A.LAYOUT.start("pass")].set(0)
-        start, stop = A.LAYOUT.start("digivolve"), A.LAYOUT.start("activate")
-        counter = counter.at[start:stop].set(self.blast_errors(state).reshape(-1))
-        return jnp.where(phase == PHASE["counter_timing"], counter, codes)
+        return {
+            "play": play,
+            "digivolve": digivolve,
+            "hatch": hatch,
+            "move": move,
+            "pass": _first_error((~(main | breeding | block), "wrong_phase")),
+            "dna": self._dna_errors(state, at_hand(dna_at), main, afford, my_top),
+            "attack": self._attack_errors(state, main, block).reshape(-1),
+            "activate": self._activate_errors(state, main, my_top, activate_at),
+            "blast": self.blast_errors(state, blast_at),
+        }
 
-    def blast_errors(self, state: DigimonState) -> jax.Array:
+    def blast_errors(self, state: DigimonState, rows: jax.Array | None = None) -> jax.Array:
         """Codes of the defender's <Blast Digivolve> ids ``[40, 15]`` (hand, field) in a counter
         timing: a hand card with the keyword onto one of their battle-area Digimon whose top card
-        meets a digivolve requirement, free of cost (whatever the current phase)."""
+        meets a digivolve requirement, free of cost (whatever the current phase). ``rows``
+        (int ``[n]``, hand rows 0-39): only those rows, ``[n, 15]``."""
+        rows = jnp.arange(40) if rows is None else rows
         defender = 1 - state.board.active_player.astype(jnp.int32)
-        hand = self.hand(state, defender)  # [H]
+        their_hand = self.hand(state, defender)  # [H]
+        hand = jnp.where(rows < A.HAND_SLOTS, their_hand[jnp.clip(rows, 0, A.HAND_SLOTS - 1)], -1)
         top, size = self.stacks(state)
         their_top = jnp.where(defender == 0, top[0], top[1])
         their_size = jnp.where(defender == 0, size[0], size[1])
-        cost = self.digivolve_costs(state, hand, their_top)  # [H, S]
+        cost = self.digivolve_costs(state, hand, their_top)  # [n, S]
         bit = 1 << KW["blast_digivolve"]
         blast = (self._card(state, "keywords", hand).astype(jnp.int32) & bit) != 0
         field = jnp.arange(A.FIELD_STRIDE)
@@ -812,11 +900,7 @@ class DigimonRules:
             (~blast[:, None], "not_blast_digivolve"),
             (~on_field[None, :], "no_permanent_there"),
             (~is_digimon[None, :] | (cost[:, safe] < 0), "requirement_not_met"),
-        )  # [H, 15]
-        codes = jnp.pad(codes, ((0, 40 - A.HAND_SLOTS), (0, 0)), constant_values=0)
-        codes = jnp.where(
-            jnp.arange(40)[:, None] < A.HAND_SLOTS, codes, CODES["no_card_in_hand_slot"]
-        )
+        )  # [n, 15]
         return codes
 
     def _colors_ok(self, state: DigimonState, player, cards) -> jax.Array:
@@ -1539,11 +1623,11 @@ class DigimonRules:
 
     # -- activated [Main] effects of permanents (1000 + permanent * 10 + effect) -------------------
 
-    def _activate_errors(self, state: DigimonState, main, my_top) -> jax.Array:
-        """Codes ``[100, 10]`` of the activate ids: permanent index (a battle-area slot) and
-        effect index (the row of its top card): a [Main] row of the card's own text, in the
-        turn player's Main phase, not yet used this turn when [Once Per Turn]."""
-        slots = jnp.arange(100)
+    def _activate_errors(self, state: DigimonState, main, my_top, slots) -> jax.Array:
+        """Codes ``[n, 10]`` of the activate ids at permanent indices ``slots`` (int ``[n]``,
+        0-99: a battle-area slot below 12) and effect index (the row of its top card): a [Main]
+        row of the card's own text, in the turn player's Main phase, not yet used this turn
+        when [Once Per Turn]."""
         top = my_top[jnp.minimum(slots, A.FIELD_SLOTS - 1)]
         top = jnp.where(slots < A.FIELD_SLOTS, top, -1)  # [100]
         rows = jnp.arange(A.SOURCE_STRIDE)
@@ -2041,7 +2125,7 @@ class DigimonRules:
         # spec's order, block first, is the ``timing_order="spec"`` option); each is a decision
         # only when the defender has a move in it (what they can do does not change while
         # timings are skipped: nothing else happens between them).
-        counter_move = jnp.any(self.blast_errors(state) == 0)
+        counter_move = jnp.any(self.blast_errors(state, jnp.arange(A.HAND_SLOTS)) == 0)
         block_move = jnp.any(self.blockers(state))
         counter_phase, block_phase = PHASE["counter_timing"], PHASE["block_timing"]
         if self.timing_order == "official":
