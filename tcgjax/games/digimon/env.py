@@ -46,7 +46,7 @@ class DigimonEnv(Env):
     """
 
     id = "digimon"
-    version = "0"
+    version = "1"  # 1: the deal of a given key changed (rules.init written out)
     num_players = 2
     action_layout = A.LAYOUT
     observation_layout = O.LAYOUT

@@ -534,23 +534,47 @@ class DigimonRules:
 
     def init(self, key: jax.Array) -> DigimonState:
         """A new game: shuffled decks, 5 security cards, 5 in hand, memory 0, a random first
-        player in the Breeding phase of turn 1 (their first draw skipped)."""
+        player in the Breeding phase of turn 1 (their first draw skipped).
+
+        The deal is written out rather than played as 4 shuffles and 20 draws of the zone
+        commands (under auto-reset ``init`` runs for every game at every step): every game
+        starts from the same unshuffled board, where each player's Digi-Eggs and main deck are
+        static runs of card indices; a zone's shuffle is the rank of uniform noise among its
+        own cards, and the deal takes the top 10 cards of the shuffled deck, security first in
+        each of the 5 rounds (the card 2k from the top becomes security card k, the next one
+        hand card k)."""
         k_first, *k_zones = jax.random.split(key, 5)
         board = self._initial_board
-        for p in range(2):
-            board = zones.shuffle(self.layout, board, zone_of("deck", p), k_zones[2 * p]).board
-            board = zones.shuffle(self.layout, board, zone_of("eggs", p), k_zones[2 * p + 1]).board
-
-        def deal(_, board):  # one security card and one hand card per player and round
-            for p in range(2):
-                for target in ("security", "hand"):
-                    board = zones.draw(
-                        self.layout, board, zone_of("deck", p), zone_of(target, p)
-                    ).board
-            return board
-
+        zone, position = board.zone, board.position
+        start = 0
+        for p, (eggs, main) in enumerate(self.decks):
+            for j, size in enumerate((len(eggs), len(main))):
+                stop = start + size
+                if size:
+                    noise = jax.random.uniform(k_zones[2 * p + j], (size,))
+                    order = jnp.arange(size)
+                    before = (noise[None, :] < noise[:, None]) | (
+                        (noise[None, :] == noise[:, None]) & (order[None, :] < order[:, None])
+                    )
+                    rank = jnp.sum(before, axis=1, dtype=jnp.int32)  # position, 0 = bottom
+                    new_zone = jnp.full(size, zone_of("eggs" if j == 0 else "deck", p))
+                    if j == 1:  # the main deck: deal its top 10 cards
+                        from_top = size - 1 - rank
+                        dealt = from_top < SECURITY_AT_START + HAND_AT_START
+                        new_zone = jnp.where(
+                            dealt,
+                            jnp.where(
+                                from_top % 2 == 0, zone_of("security", p), zone_of("hand", p)
+                            ),
+                            new_zone,
+                        )
+                        rank = jnp.where(dealt, from_top // 2, rank)
+                    zone = zone.at[start:stop].set(new_zone.astype(zone.dtype))
+                    position = position.at[start:stop].set(rank.astype(position.dtype))
+                start = stop
         assert SECURITY_AT_START == HAND_AT_START
-        board = jax.lax.fori_loop(0, SECURITY_AT_START, deal, board)
+        # The setup's commands: a shuffle of each of the 4 decks and the 20 cards dealt.
+        board = board.replace(zone=zone, position=position, version=board.version + 24)
         first = jax.random.bernoulli(k_first).astype(jnp.int8)
         board = board.replace(active_player=first, phase=jnp.int8(A.PHASES.index("breeding")))
         return DigimonState(

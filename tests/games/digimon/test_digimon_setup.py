@@ -85,6 +85,29 @@ def test_setup_shuffles_with_the_key(rules, games):
     np.testing.assert_array_equal(np.asarray(again.board.position), games.board.position[3])
 
 
+def test_setup_is_a_uniform_shuffle_and_deal(rules):
+    """Over 2,000 deals every main-deck card of player 1 is dealt to security and to the hand
+    with probability 5/50 each and tops the remaining deck with probability 1/50; every Digi-Egg
+    tops its egg deck with probability 1/5 (bounds: 6 standard deviations of the count)."""
+    n = 2000
+    games = jax.device_get(
+        jax.jit(jax.vmap(rules.init))(jax.random.split(jax.random.PRNGKey(3), n))
+    )
+    zone, position = np.asarray(games.board.zone), np.asarray(games.board.position)
+    eggs, main = np.arange(0, 5), np.arange(5, 55)  # player 1's card indices (eggs first)
+
+    def expect(hits, p):
+        count = hits.sum(axis=0)
+        bound = 6 * np.sqrt(n * p * (1 - p))
+        assert np.all(np.abs(count - n * p) <= bound), (count.min(), count.max(), n * p, bound)
+
+    z = lambda name: int(R.zone_of(name, 0))  # noqa: E731
+    expect(zone[:, main] == z("security"), 5 / 50)
+    expect(zone[:, main] == z("hand"), 5 / 50)
+    expect((zone[:, main] == z("deck")) & (position[:, main] == 39), 1 / 50)
+    expect(position[:, eggs] == 4, 1 / 5)
+
+
 @pytest.mark.parametrize(
     ("decks", "needle"),
     [
