@@ -1,0 +1,35 @@
+"""The core error codes: every named constant is the code of its own entry in the table, so a code
+found in ``State.error`` is explained by the rule that set it (mutation testing showed that no test
+pinned the constants: changing one silently renamed the errors it reports)."""
+
+import pytest
+
+from tcgjax.core import errors
+
+CONSTANTS = (
+    "OK",
+    "ACTION_OUT_OF_RANGE",
+    "ACTION_NOT_LEGAL",
+    "CARD_OUT_OF_RANGE",
+    "ZONE_OUT_OF_RANGE",
+    "ZONE_FULL",
+    "ZONE_EMPTY",
+    "POSITION_OUT_OF_RANGE",
+    "PLAYER_OUT_OF_RANGE",
+    "VISIBILITY_OUT_OF_RANGE",
+)
+
+
+@pytest.mark.parametrize("constant", CONSTANTS)
+def test_each_core_code_names_its_own_rule(constant):
+    codes = errors.ErrorCodes()
+    value = getattr(errors, constant)
+    assert codes.name(value) == constant.lower()
+    assert codes.code(constant.lower()) == value
+
+
+def test_core_codes_are_distinct_and_below_the_game_codes():
+    values = [getattr(errors, c) for c in CONSTANTS]
+    assert len(set(values)) == len(values)
+    assert max(values) < errors.FIRST_GAME_CODE
+    assert len(errors.CORE_ERRORS) == len(CONSTANTS)
