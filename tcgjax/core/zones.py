@@ -53,6 +53,7 @@ __all__ = [
     "move_all",
     "draw",
     "shuffle",
+    "noise_rank",
 ]
 
 # Visibility values (zone-type defaults and per-card overrides).
@@ -335,6 +336,23 @@ def draw(layout: BoardLayout, board: Board, from_zone, to_zone) -> CommandResult
     return CommandResult(tree_where(error == errors.OK, moved.board, board), error)
 
 
+def noise_rank(noise: jax.Array, among: jax.Array | None = None) -> jax.Array:
+    """Rank of each entry of ``noise`` (float ``[n]``) among the entries where ``among`` (bool
+    ``[n]``, default all) holds, ties broken by index: with i.i.d. uniform noise, a uniform random
+    permutation of those entries. Returns int32[n].
+
+    A pairwise ``n x n`` compare: several times faster than a sort on CPU under ``vmap`` for
+    card-game sizes (benchmarks/RESULTS.md). Used by :func:`shuffle` and by games that lay out a
+    shuffled setup directly."""
+    idx = jnp.arange(noise.shape[0])
+    before = (noise[None, :] < noise[:, None]) | (
+        (noise[None, :] == noise[:, None]) & (idx[None, :] < idx[:, None])
+    )
+    if among is not None:
+        before &= among[None, :]
+    return jnp.sum(before, axis=1, dtype=jnp.int32)
+
+
 def shuffle(layout: BoardLayout, board: Board, zone, key: jax.Array) -> CommandResult:
     """Uniformly permute the positions of the cards in ``zone`` using ``key`` (consumed).
 
@@ -345,13 +363,7 @@ def shuffle(layout: BoardLayout, board: Board, zone, key: jax.Array) -> CommandR
     noise = jax.random.uniform(key, board.zone.shape)
     num_cards = board.zone.shape[0]
     if num_cards <= PAIRWISE_SHUFFLE_MAX_CARDS:
-        # Rank of each card's noise among the zone's cards, ties broken by index: a C x C compare
-        # is several times faster than a sort on CPU for card-game sizes (benchmarks/RESULTS.md).
-        idx = jnp.arange(num_cards)
-        before = (noise[None, :] < noise[:, None]) | (
-            (noise[None, :] == noise[:, None]) & (idx[None, :] < idx[:, None])
-        )
-        rank = jnp.sum(before & in_zone[None, :], axis=1)
+        rank = noise_rank(noise, in_zone)
     else:
         # Cards outside the zone sort after every card inside it.
         order = jnp.argsort(jnp.where(in_zone, noise, 2.0))

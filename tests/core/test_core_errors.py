@@ -6,17 +6,11 @@ import pytest
 
 from tcgjax.core import errors
 
-CONSTANTS = (
-    "OK",
-    "ACTION_OUT_OF_RANGE",
-    "ACTION_NOT_LEGAL",
-    "CARD_OUT_OF_RANGE",
-    "ZONE_OUT_OF_RANGE",
-    "ZONE_FULL",
-    "ZONE_EMPTY",
-    "POSITION_OUT_OF_RANGE",
-    "PLAYER_OUT_OF_RANGE",
-    "VISIBILITY_OUT_OF_RANGE",
+# Every integer constant of the module except the first game code: the core codes themselves.
+CONSTANTS = tuple(
+    name
+    for name, value in vars(errors).items()
+    if name.isupper() and type(value) is int and name != "FIRST_GAME_CODE"
 )
 
 

@@ -416,8 +416,7 @@ def _membership(board: Board):
     num_flat = 2 * NUM_SLOTS
     card_slot = jnp.asarray(ZONE_SLOT)[board.zone.astype(jnp.int32)]
     on_field = card_slot >= 0
-    dest = jnp.where(on_field, card_slot, num_flat)
-    size = jnp.zeros(num_flat + 1, jnp.int32).at[dest].add(1)[:num_flat]
+    size = _per_slot(card_slot, jnp.ones_like(card_slot))
     card_size = jnp.where(on_field, size[jnp.maximum(card_slot, 0)], 0)
     is_top = on_field & (board.position.astype(jnp.int32) == card_size - 1)
     cards = jnp.arange(card_slot.shape[0], dtype=jnp.int32)
@@ -552,11 +551,7 @@ class DigimonRules:
                 stop = start + size
                 if size:
                     noise = jax.random.uniform(k_zones[2 * p + j], (size,))
-                    order = jnp.arange(size)
-                    before = (noise[None, :] < noise[:, None]) | (
-                        (noise[None, :] == noise[:, None]) & (order[None, :] < order[:, None])
-                    )
-                    rank = jnp.sum(before, axis=1, dtype=jnp.int32)  # position, 0 = bottom
+                    rank = zones.noise_rank(noise)  # position, 0 = bottom
                     new_zone = jnp.full(size, zone_of("eggs" if j == 0 else "deck", p))
                     if j == 1:  # the main deck: deal its top 10 cards
                         from_top = size - 1 - rank
@@ -1626,11 +1621,11 @@ class DigimonRules:
         card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
         controller = state.board.owner[card].astype(jnp.int32)
         board = state.board
-        top, size = self.stacks(state)
+        card_slot, size, _, top = _membership(board)
+        top, size = top.reshape(2, NUM_SLOTS), size.reshape(2, NUM_SLOTS)
         my_size = jnp.where(controller == 0, size[0], size[1])[: A.FIELD_SLOTS]
         my_kind = self._card(state, "kind", jnp.where(controller == 0, top[0], top[1]))
         # Digimon cards by (battle slot, stack position): one scatter of the C cards.
-        card_slot = jnp.asarray(ZONE_SLOT)[board.zone.astype(jnp.int32)]
         local = card_slot - controller * NUM_SLOTS
         pos = board.position.astype(jnp.int32)
         grid = A.FIELD_SLOTS * A.SOURCE_STRIDE
