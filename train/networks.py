@@ -14,6 +14,7 @@ import distrax
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 __all__ = [
     "ActorCritic",
@@ -39,18 +40,33 @@ def greedy_action(logits: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
     return jnp.argmax(masked_logits(logits, legal_action_mask), axis=-1).astype(jnp.int32)
 
 
+def _scaled(observation: jax.Array, scale: tuple[float, ...] | None) -> jax.Array:
+    if scale is None:
+        return observation
+    if len(scale) != observation.shape[-1]:
+        raise ValueError(
+            f"input_scale has {len(scale)} entries for an observation of {observation.shape[-1]}"
+        )
+    return observation * jnp.asarray(scale, observation.dtype)
+
+
 class ActorCritic(nn.Module):
     """MLP torso shared by a policy head (``A`` logits) and a value head.
+
+    ``input_scale`` (``O`` floats, or ``None``) multiplies the observation first: an env whose
+    tensor holds raw magnitudes (Digimon DP in points) declares it as ``observation_scale``, so
+    that a ``tanh`` layer does not saturate on them.
 
     Input ``observation`` float32[..., O]; returns ``(logits float32[..., A], value float32[...])``.
     """
 
     num_actions: int
     hidden_sizes: Sequence[int] = (256, 256)
+    input_scale: tuple[float, ...] | None = None
 
     @nn.compact
     def __call__(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
-        x = observation
+        x = _scaled(observation, self.input_scale)
         for size in self.hidden_sizes:
             x = nn.tanh(nn.Dense(size, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2)))(x))
         logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01))(x)
@@ -63,11 +79,22 @@ class CardEmbeddingActorCritic(nn.Module):
 
     ``card_slices`` names observation slices (``ObservationLayout`` names) holding card ids laid out
     ``[zones, slots]`` or ``[slots]`` (one zone) (0 = empty, ids ``1..num_card_ids-1``; decisions
-    G2/G3; a negative id, a hidden card, counts as empty).
+    G2/G3; a negative id, a hidden card, has no embedding).
     Each id goes through the same ``nn.Embed``; embeddings are mean-pooled per zone over the non-empty
     slots; the pooled zone vectors are concatenated with the rest of the observation and fed to the
     MLP torso. So a card means the same thing in a hand, on a board or in a trash pile, and the
     network never sees raw ids as magnitudes.
+
+    Each zone also gives its fill (non-empty slots / slots, hidden cards counted): the size of a
+    face-down security stack or of the opponent's hand is information even where no id is.
+
+    A pooled zone is a bag: it says *which* cards a hand holds, not *where*. Actions name positions
+    ("play hand card 3", "digivolve onto battle slot 2"), so ``card_positions`` lists the ids the
+    policy must also see in place: ``(slice, column)`` pairs, ``column = -1`` for a slice of ids
+    (``[slots]``: each element), ``column = c`` for a slice of rows (``[rows, cols]`` or ``[cols]``:
+    column ``c`` of each row, e.g. a permanent's top card). Each such id's embedding goes through one
+    shared ``Dense(position_dim)`` and the results are concatenated in order; those columns leave
+    the raw part of the input. ``input_scale`` multiplies the raw part (ids are read unscaled).
 
     Input ``observation`` float32[..., O]; returns ``(logits [..., A], value [...])``.
     """
@@ -78,6 +105,9 @@ class CardEmbeddingActorCritic(nn.Module):
     num_card_ids: int
     embed_dim: int = 32
     hidden_sizes: Sequence[int] = (256, 256)
+    card_positions: tuple[tuple[str, int], ...] = ()
+    position_dim: int = 8
+    input_scale: tuple[float, ...] | None = None
 
     @nn.compact
     def __call__(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -88,6 +118,9 @@ class CardEmbeddingActorCritic(nn.Module):
             ids = self.layout.view(observation, name)  # [..., zones, slots] or [..., slots]
             if len(shape) == 1:  # one zone
                 ids = ids[..., None, :]
+            # How full each zone is, hidden cards included: a face-down security stack or an
+            # opponent's hand has no ids to embed, but its size matters.
+            pooled.append(jnp.mean(ids != 0, axis=-1, dtype=observation.dtype))
             ids = jnp.clip(ids.astype(jnp.int32), 0, self.num_card_ids - 1)
             present = (ids > 0)[..., None]
             vectors = embed(ids) * present  # [..., zones, slots, E]
@@ -97,18 +130,35 @@ class CardEmbeddingActorCritic(nn.Module):
             for s in shape:
                 size *= s
             id_columns.append((start, start + size))
-        keep = jnp.ones(observation.shape[-1], bool)
+        keep = np.ones(observation.shape[-1], bool)
         for start, end in id_columns:
-            keep = keep.at[start:end].set(False)
-        rest = observation[
-            ...,
-            jnp.flatnonzero(
-                keep, size=int(observation.shape[-1]) - sum(e - s for s, e in id_columns)
-            ),
-        ]
-        x = jnp.concatenate([rest] + pooled, axis=-1)
+            keep[start:end] = False
+        placed = []
+        if self.card_positions:
+            columns = np.concatenate(
+                [self._position_columns(name, column) for name, column in self.card_positions]
+            )
+            keep[columns] = False
+            ids = jnp.clip(observation[..., columns].astype(jnp.int32), 0, self.num_card_ids - 1)
+            vectors = embed(ids) * (ids > 0)[..., None]  # [..., P, E]
+            vectors = nn.Dense(self.position_dim, name="card_position")(vectors)
+            placed.append(vectors.reshape(ids.shape[:-1] + (-1,)))
+        rest = _scaled(observation, self.input_scale)[..., np.flatnonzero(keep)]
+        x = jnp.concatenate([rest] + pooled + placed, axis=-1)
         for size in self.hidden_sizes:
             x = nn.tanh(nn.Dense(size, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2)))(x))
         logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01))(x)
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)
         return logits, jnp.squeeze(value, -1)
+
+    def _position_columns(self, name: str, column: int) -> np.ndarray:
+        """Flat observation indices of the ids that ``(name, column)`` of ``card_positions`` names."""
+        if name not in self.layout.slices:
+            raise ValueError(f"card_positions: no observation slice {name!r}")
+        start, shape, _ = self.layout.slices[name]
+        flat = start + np.arange(int(np.prod(shape))).reshape(shape)
+        if column < 0:
+            return flat.reshape(-1)
+        if not 0 <= column < shape[-1]:
+            raise ValueError(f"card_positions: column {column} outside slice {name!r} {shape}")
+        return flat[..., column].reshape(-1)

@@ -116,13 +116,16 @@ class PPO(NamedTuple):
 def make_network(config: PPOConfig, env: Env):
     """The actor-critic of ``config.network``: ``mlp`` (:class:`ActorCritic`) or
     ``card_embedding`` (:class:`CardEmbeddingActorCritic` over the env's ``card_id_slices``,
-    one embedding per card definition: ``num_card_ids``).
+    pooled, and its ``card_id_positions``, in place; one embedding per card definition:
+    ``num_card_ids``). An env's ``observation_scale`` (per-entry input factors) goes to either.
 
     Raises:
       ConfigError: ``card_embedding`` for an env that declares no card-id slices.
     """
+    scale = getattr(env, "observation_scale", None)
+    scale = None if scale is None else tuple(float(f) for f in scale)
     if config.network == "mlp":
-        return ActorCritic(env.num_actions, config.hidden_sizes)
+        return ActorCritic(env.num_actions, config.hidden_sizes, input_scale=scale)
     slices = getattr(env, "card_id_slices", None)
     if not slices:
         raise tcgjax.ConfigError(
@@ -136,6 +139,8 @@ def make_network(config: PPOConfig, env: Env):
         num_card_ids=int(env.num_card_ids),
         embed_dim=config.embed_dim,
         hidden_sizes=tuple(config.hidden_sizes),
+        card_positions=tuple(getattr(env, "card_id_positions", ())),
+        input_scale=scale,
     )
 
 

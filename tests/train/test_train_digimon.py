@@ -103,6 +103,34 @@ def test_card_embedding_network_reads_the_digimon_observation(env):
         make_network(PPOConfig(env_id="duel", network="card_embedding"), tcgjax.make("duel"))
 
 
+def test_network_input_is_scaled_but_the_tensor_keeps_the_spec_values(env, decide):
+    """The tensor holds DP in points (the spec's values); the network's input factors bring every
+    raw entry (ids aside: they go through the embedding) to about [-1, 1]."""
+    _, state = decide(
+        [
+            {"hand": ["ST1-05", "ST1-12"], "field": [["ST1-03", "ST1-05"], ["ST1-07"]]},
+            {"field": [["ST2-03", "ST2-06"]], "hand": ["ST2-02"]},
+        ],
+        memory=-4,
+    )
+    obs = np.asarray(state.observation)
+    layout, scale = env.observation_layout, np.asarray(env.observation_scale)
+    dp = layout.slices["my_field"][0] + 1  # slot 0's DP entry
+    assert obs[dp] >= 1000 and scale[dp] * obs[dp] == pytest.approx(obs[dp] / 10_000)
+    ids = np.zeros(obs.shape, bool)
+    for name in env.card_id_slices:
+        start, shape, _ = layout.slices[name]
+        ids[start : start + int(np.prod(shape))] = True
+    for name, column in env.card_id_positions:
+        start, shape, _ = layout.slices[name]
+        flat = start + np.arange(int(np.prod(shape))).reshape(shape)
+        ids[flat.reshape(-1) if column < 0 else flat[..., column].reshape(-1)] = True
+    raw = obs * scale
+    worst = int(np.argmax(np.abs(raw) * ~ids))
+    assert np.abs(raw[~ids]).max() <= 1.0, f"entry {worst}: {obs[worst]} x {scale[worst]}"
+    assert np.abs(obs[~ids]).max() >= 1000  # the unscaled tensor does hold raw DP
+
+
 RANDOM_PLAY, VERSUS, STEPS = 32, 96, 400
 
 

@@ -1,11 +1,13 @@
-"""The card-embedding torso shares one table across zones and ignores empty slots."""
+"""The card-embedding torso: one table shared across zones, empty slots ignored, zone fills
+and the ids that actions name kept; the MLP's input scale."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from tcgjax import ObservationLayout
-from train.networks import CardEmbeddingActorCritic
+from train.networks import ActorCritic, CardEmbeddingActorCritic
 
 LAYOUT = ObservationLayout(
     [
@@ -46,9 +48,81 @@ def test_card_embedding_network_shares_and_pools():
     # The same card in another zone moves the output (zones are distinguished after pooling).
     c = apply(params, _obs([1, 1], [3, 5, 0, 0], [[0, 0, 0], [2, 0, 0]]))
     assert not np.allclose(a[0], c[0])
+    # A hidden card (-1) has no embedding, but it fills its zone: the network sees the count.
+    hidden = apply(params, _obs([1, 1], [3, 5, -1, 0], [[2, 0, 0], [0, 0, 0]]))
+    assert not np.allclose(a[0], hidden[0])
+    h1 = apply(params, _obs([1, 1], [-1, 0, 0, 0], [[0, 0, 0], [0, 0, 0]]))
+    h2 = apply(params, _obs([1, 1], [0, 0, 0, -1], [[0, 0, 0], [0, 0, 0]]))
+    np.testing.assert_allclose(h1[0], h2[0], rtol=1e-5, atol=1e-6)
     # Batched and finite, with gradients into the shared table.
     batch = jnp.stack([_obs([1, 0], [1, 2, 3, 4], [[5, 6, 7], [8, 9, 0]])] * 3)
     logits, value = apply(params, batch)
     assert logits.shape == (3, 5) and value.shape == (3,)
     grads = jax.grad(lambda p: jnp.sum(net.apply(p, batch)[1]))(params)
     assert float(jnp.abs(grads["params"]["card_embedding"]["embedding"]).sum()) > 0
+
+
+def test_card_positions_see_where_each_card_is():
+    """Pooling alone is blind to position; ``card_positions`` puts the ids the actions name
+    (a hand index, a board slot's column 0) back in place, through the same embedding table."""
+    net = CardEmbeddingActorCritic(
+        num_actions=5,
+        layout=LAYOUT,
+        card_slices=("hand", "boards"),
+        num_card_ids=10,
+        embed_dim=4,
+        hidden_sizes=(8,),
+        card_positions=(("hand", -1), ("boards", 0)),
+        position_dim=3,
+    )
+    obs = _obs([1, 1], [3, 5, 0, 0], [[2, 0, 0], [0, 0, 0]])
+    params = net.init(jax.random.PRNGKey(0), obs)
+    assert list(params["params"]) == [
+        "card_embedding",
+        "card_position",
+        "Dense_0",
+        "Dense_1",
+        "Dense_2",
+    ]
+    # Raw input: life (2); pooled: 1 hand zone + 2 board rows, 4 each, and their 3 fills;
+    # placed: (4 hand slots + column 0 of 2 board rows) x 3.
+    assert params["params"]["Dense_0"]["kernel"].shape == (2 + 12 + 3 + 18, 8)
+    apply = jax.jit(net.apply)
+    a = apply(params, obs)
+    # The same bag of cards in another order: the pooled part is equal, the placed part is not.
+    swapped = apply(params, _obs([1, 1], [5, 3, 0, 0], [[2, 0, 0], [0, 0, 0]]))
+    assert not np.allclose(a[0], swapped[0])
+    # Board column 1 is not a placed column: moving a card there from column 2 changes nothing.
+    b = apply(params, _obs([1, 1], [3, 5, 0, 0], [[2, 7, 0], [0, 0, 0]]))
+    c = apply(params, _obs([1, 1], [3, 5, 0, 0], [[2, 0, 7], [0, 0, 0]]))
+    np.testing.assert_allclose(b[0], c[0], rtol=1e-5, atol=1e-6)
+    # ... while swapping it with the card in column 0 (the same bag for pooling) does.
+    d = apply(params, _obs([1, 1], [3, 5, 0, 0], [[7, 2, 0], [0, 0, 0]]))
+    assert not np.allclose(b[0], d[0])
+    # A name or column that is not in the layout is refused when the network is built.
+    for bad in ((("nowhere", -1),), (("boards", 3),)):
+        broken = CardEmbeddingActorCritic(
+            num_actions=5,
+            layout=LAYOUT,
+            card_slices=("hand",),
+            num_card_ids=10,
+            card_positions=bad,
+        )
+        with pytest.raises(ValueError, match="card_positions"):
+            broken.init(jax.random.PRNGKey(0), obs)
+
+
+def test_input_scale_multiplies_the_raw_observation_first():
+    """``input_scale`` is the observation's per-entry factor: the scaled network on ``x`` is the
+    unscaled one on ``x * scale`` (same parameters); a scale of the wrong length is refused."""
+    scale = (0.5, 1e-4, 1.0, 2.0)
+    plain, scaled = ActorCritic(3, (8,)), ActorCritic(3, (8,), input_scale=scale)
+    x = jnp.asarray([[1.0, 5000.0, -1.0, 0.25], [0.0, 12000.0, 3.0, -0.5]])
+    params = plain.init(jax.random.PRNGKey(0), x)
+    for got, want in zip(
+        scaled.apply(params, x), plain.apply(params, x * jnp.asarray(scale)), strict=True
+    ):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert not np.allclose(scaled.apply(params, x)[0], plain.apply(params, x)[0])
+    with pytest.raises(ValueError, match="input_scale has 3 entries"):
+        ActorCritic(3, (8,), input_scale=scale[:3]).init(jax.random.PRNGKey(0), x)

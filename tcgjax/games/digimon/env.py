@@ -62,6 +62,19 @@ class DigimonEnv(Env):
         "opponent_security",
         "revealed",
     )
+    # Card ids a policy must see in place, because actions name their positions: hand cards
+    # (play / digivolve / trash by hand index), revealed cards (SelectReveal) and each
+    # permanent's top card (column 0 of a 31-float slot: digivolve / attack / select by slot).
+    # Per-entry factors for a network's input (the tensor keeps the spec's raw DP, turns, phases).
+    observation_scale = O.INPUT_SCALE
+    card_id_positions = (
+        ("my_hand", -1),
+        ("revealed", -1),
+        ("my_field", 0),
+        ("opponent_field", 0),
+        ("my_breeding", 0),
+        ("opponent_breeding", 0),
+    )
 
     def __init__(
         self,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from tcgjax.core import visibility, zones
 from tcgjax.core.observation import ObservationLayout
@@ -29,6 +30,7 @@ __all__ = [
     "HEADER",
     "SOURCE_FIELDS",
     "LAYOUT",
+    "INPUT_SCALE",
     "HIDDEN",
     "VIEWS",
     "board_state_tensor",
@@ -69,6 +71,40 @@ LAYOUT = ObservationLayout(
     ]
 )
 assert LAYOUT.size == TENSOR_SIZE
+
+
+def _input_scale() -> np.ndarray:
+    """float32[981]: a factor per tensor entry that brings it to about [-1, 1] for a
+    network's input (the tensor itself keeps the spec's raw values: DP in points, turn counts,
+    GamePhase values). DP and DP contributions / 10,000; turn / 30; memory / 10; phases / the
+    number of phases; source counts / 8; the raw card ids of digivolution sources / 64 (a
+    card-embedding network reads ids from the unscaled tensor)."""
+    from tcgjax.games.digimon.actions import PHASES
+
+    scale = np.ones(TENSOR_SIZE, np.float32)
+
+    def put(name, index, factor):
+        start, shape, _ = LAYOUT.slices[name]
+        flat = np.arange(int(np.prod(shape))).reshape(shape)
+        scale[start + flat[..., index].reshape(-1)] = factor
+
+    put("global", 0, 1 / 30)  # turn count
+    put("global", 1, 1 / len(PHASES))  # GamePhase value
+    put("global", 2, 1 / 10)  # memory, -10..10
+    for name in ("my_field", "opponent_field", "my_breeding", "opponent_breeding"):
+        put(name, HEADER.index("dp"), 1 / 10_000)
+        put(name, HEADER.index("source_count"), 1 / MAX_SOURCES)
+        for k in range(MAX_SOURCES):
+            first = len(HEADER) + k * len(SOURCE_FIELDS)
+            put(name, first + SOURCE_FIELDS.index("card_id"), 1 / 64)
+            put(name, first + SOURCE_FIELDS.index("dp_contribution"), 1 / 10_000)
+    put("selection", 0, 1 / len(PHASES))
+    put("selection", 1, 1 / MAX_HAND)  # valid choices
+    put("selection", 2, 1 / 2)  # selecting player, 1 or 2
+    return scale
+
+
+INPUT_SCALE = _input_scale()
 
 VIEWS = ("player", "omniscient")
 

@@ -2171,10 +2171,13 @@ class DigimonRules:
         # An attacker that has left the battle area ends the attack (no battle, no further check;
         # a card being checked still finishes: it goes to the trash).
         step = tree_where(self._attacker_present(state), step, self._end_attack(state))
-        for _ in range(2):  # flip, then finish a check (or end the attack) when nothing intervenes
+
+        def check(_, step):  # flip, then finish a check (or end the attack) if nothing intervenes
             due = (self._work_kind(step) == 2) & (step.attack_stage == STAGE_CHECKS)
-            step = jax.lax.cond(due, self._check_or_end, lambda s: s, step)
-        return step
+            return jax.lax.cond(due, self._check_or_end, lambda s: s, step)
+
+        # A loop, not two inlined copies: the check step is a quarter of the attack's program.
+        return jax.lax.fori_loop(0, 2, check, step)
 
     def _attacker_present(self, state: DigimonState) -> jax.Array:
         """The attacker is still in the battle area, or a checked card is still to finish."""
