@@ -1,15 +1,61 @@
-"""Pytree helpers shared by the core, the games and the trainers."""
+"""Pytree helpers shared by the core, the games and the trainers.
+
+``when_any`` is how the games keep rare work off the hot path under ``vmap``: a ``lax.cond`` whose
+predicate varies per game becomes a select, so both branches run for every game of the batch;
+``when_any`` lifts the predicate to the whole batch (:func:`batch_any`), so the work runs once for
+the batch when at least one game needs it and not at all otherwise, and each game still gets
+exactly ``fn(x)`` where its own predicate holds and ``x`` elsewhere.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
+from jax.custom_batching import custom_vmap
 
-__all__ = ["tree_where"]
+__all__ = ["tree_where", "batch_any", "when_any"]
+
+T = TypeVar("T")
 
 
 def tree_where(condition: jax.Array, on_true: Any, on_false: Any) -> Any:
     """Leafwise ``jnp.where(condition, on_true, on_false)`` over two pytrees of the same structure."""
     return jax.tree.map(lambda a, b: jnp.where(condition, a, b), on_true, on_false)
+
+
+@custom_vmap
+def batch_any(predicate: jax.Array) -> jax.Array:
+    """bool[]: ``predicate`` (bool[]) for one game; under ``vmap``, whether it holds for *any* game
+    of the batch (an unbatched value, reduced over every ``vmap`` level it is batched in).
+
+    Only for deciding whether to run work at all (:func:`when_any`): a game must never read it as
+    a fact about itself, since it depends on the rest of the batch."""
+    return predicate
+
+
+@batch_any.def_vmap
+def _batch_any_rule(axis_size, in_batched, predicate):
+    del axis_size
+    (batched,) = in_batched
+    reduced = jnp.any(predicate, axis=0) if batched else predicate
+    # Recurse so that an enclosing vmap (vmap of vmap) reduces its own axis as well.
+    return batch_any(reduced), False
+
+
+def when_any(predicate: jax.Array, fn: Callable[[T], T], operand: T) -> T:
+    """``fn(operand)`` where ``predicate`` (bool[]) holds, else ``operand``, for one game.
+
+    Same result as ``tree_where(predicate, fn(operand), operand)``, under ``jit``, ``vmap`` and
+    both; but under ``vmap`` ``fn`` runs only if some game of the batch needs it (a real
+    ``lax.cond`` on :func:`batch_any`), instead of for every game at every call. ``fn`` must be
+    pure and keep the pytree structure, shapes and dtypes of ``operand``.
+    """
+    predicate = jnp.asarray(predicate, jnp.bool_)
+
+    def run(operand):
+        return tree_where(predicate, fn(operand), operand)
+
+    return jax.lax.cond(batch_any(predicate), run, lambda operand: operand, operand)

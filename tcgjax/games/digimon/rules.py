@@ -90,7 +90,7 @@ from tcgjax.core import zones
 from tcgjax.core.board import Board, BoardLayout, new_board
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
-from tcgjax.core.tree import tree_where
+from tcgjax.core.tree import tree_where, when_any
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.cards import (
     AMOUNT_PER,
@@ -1023,11 +1023,12 @@ class DigimonRules:
         """Apply a legal action, then let the game run until the next decision. Returns
         ``(state, rewards float32[2])``.
 
-        The action itself is one branch of a ``lax.switch`` (10 kinds); what follows it is one
-        loop of *micro-steps* (:meth:`_run`): resolve one queued effect row, trash a used Option,
-        advance the attack in progress by one stage or security check, end the turn, or run the
-        automatic phases of the next one. Every rule that happens "by itself" is written once
-        there, whatever action led to it."""
+        The action itself is one of 12 kinds (play, digivolve, attack, select, ...), each run
+        only when some game of the batch chose it (:func:`tcgjax.core.tree.when_any`); what
+        follows it is one loop of *micro-steps* (:meth:`_run`): resolve one queued effect row,
+        trash a used Option, advance the attack in progress by one stage or security check, end
+        the turn, or run the automatic phases of the next one. Every rule that happens "by
+        itself" is written once there, whatever action led to it."""
         layout = A.LAYOUT
         phase = state.board.phase
         block = phase == PHASE["block_timing"]
@@ -1067,7 +1068,10 @@ class DigimonRules:
         )
         over = state.winner >= 0
         before = state
-        state = jax.lax.switch(kind, branches, state, action)
+        # One conditional per kind, run when some game of the batch chose it (``when_any``): the
+        # kinds exclude each other, so each game gets exactly its own branch.
+        for index, branch in enumerate(branches):
+            state = when_any(kind == index, lambda s, branch=branch: branch(s, action), state)
         # A finished game never changes (nothing is legal in it).
         state = tree_where(over, before, self._run(state))
         winner = state.winner.astype(jnp.int32)
@@ -1139,10 +1143,11 @@ class DigimonRules:
         new turn's Unsuspend and Draw phases run once its [Start of Your Turn] rows have
         resolved), each when it is the one due (:meth:`_work_kind`) after the previous ones.
 
-        The same order as one micro-step at a time, in fewer loop iterations: under ``vmap``
-        every kind runs for every game in each iteration anyway (a ``lax.switch`` of them
-        would cost as much), and the loop runs as often as the busiest game of the batch needs;
-        a pass lets a plain turn end, or an attack without effects, finish in one or two."""
+        The same order as one micro-step at a time, in fewer loop iterations: the loop runs as
+        often as the busiest game of the batch needs, and a pass lets a plain turn end, or an
+        attack without effects, finish in one or two. Under ``vmap`` a kind runs only when some
+        game of the batch has it due (``when_any``): a ``lax.cond`` on a per-game predicate would
+        run every kind for every game."""
         steps = (
             self._resolve_one,
             self._trash_processed,
@@ -1151,7 +1156,7 @@ class DigimonRules:
             self._turn_start_step,
         )
         for kind, step in enumerate(steps):
-            state = jax.lax.cond(self._work_kind(state) == kind, step, lambda s: s, state)
+            state = when_any(self._work_kind(state) == kind, step, state)
         return state
 
     def _resolve_one(self, state: DigimonState) -> DigimonState:
@@ -1500,19 +1505,26 @@ class DigimonRules:
         )
         chooses = (chooses_target | (own_phase >= 0)) & (col("count") > 0)
         reveals = ok & (op == OP_REVEAL_ADD)
-        state = self._reveal(state, controller, jnp.where(reveals, amount, 0))
-        pending = state.replace(
-            sel_card=card.astype(jnp.int16),
-            sel_row=row.astype(jnp.int8),
-            sel_slot=slot.astype(jnp.int8),
-            sel_left=jnp.where(op == OP_CHOOSE_ONE, 1, col("count")).astype(jnp.int8),
-            sel_return=state.board.phase,
-            board=state.board.replace(
-                phase=jnp.where(own_phase >= 0, own_phase, PHASE["select_target"]).astype(jnp.int8)
-            ),
-        )
-        opens = ok & chooses & self.has_selection_choice(pending)
-        state = tree_where(opens, pending, self._unreveal(state, reveals & ~opens))
+        state = when_any(reveals, lambda s: self._reveal(s, controller, amount), state)
+
+        def open_selection(state):
+            pending = state.replace(
+                sel_card=card.astype(jnp.int16),
+                sel_row=row.astype(jnp.int8),
+                sel_slot=slot.astype(jnp.int8),
+                sel_left=jnp.where(op == OP_CHOOSE_ONE, 1, col("count")).astype(jnp.int8),
+                sel_return=state.board.phase,
+                board=state.board.replace(
+                    phase=jnp.where(own_phase >= 0, own_phase, PHASE["select_target"]).astype(
+                        jnp.int8
+                    )
+                ),
+            )
+            opens = ok & chooses & self.has_selection_choice(pending)
+            return tree_where(opens, pending, self._unreveal(state, reveals & ~opens))
+
+        # Only a row that chooses can open a selection, and only a reveal leaves cards to put back.
+        state = when_any((ok & chooses) | reveals, open_selection, state)
         ok &= ~chooses
 
         # memory: + for the controller (the gauge is stored from the active player's side).
@@ -1527,16 +1539,19 @@ class DigimonRules:
 
         def draw_one(i, board):
             drawn = zones.draw(self.layout, board, deck, to_zone).board
-            return tree_where(ok & ((op == OP_DRAW) | recover) & (i < amount), drawn, board)
+            return tree_where(i < amount, drawn, board)
 
-        before = zones.zone_count(state.board, zone_of("security", controller))
-        state = state.replace(board=jax.lax.fori_loop(0, MAX_DRAW, draw_one, state.board))
-        added = zones.zone_count(state.board, zone_of("security", controller)) > before
-        state = tree_where(
-            added,
-            self._push(state, TRIGGER["security_added"], self._all_slots(controller)),
-            state,
-        )
+        def draw(state):
+            before = zones.zone_count(state.board, zone_of("security", controller))
+            state = state.replace(board=jax.lax.fori_loop(0, MAX_DRAW, draw_one, state.board))
+            added = zones.zone_count(state.board, zone_of("security", controller)) > before
+            return tree_where(
+                added,
+                self._push(state, TRIGGER["security_added"], self._all_slots(controller)),
+                state,
+            )
+
+        state = when_any(ok & ((op == OP_DRAW) | recover), draw, state)
 
         # unsuspend / suspend self.
         safe_slot = jnp.clip(slot, 0, NUM_SLOTS - 1)
@@ -1548,11 +1563,11 @@ class DigimonRules:
 
         # play_self: a card (a security Tamer) plays itself for free, when there is room.
         plays = ok & (op == OP_PLAY_SELF) & self._has_room(state, controller)
-        state = tree_where(plays, self._put_into_play(state, card, controller), state)
+        state = when_any(plays, lambda s: self._put_into_play(s, card, controller), state)
         # activate_main: the card's [Main] rows resolve next (a security Option; no color rule).
-        state = tree_where(
+        state = when_any(
             ok & (op == OP_ACTIVATE_MAIN),
-            self._push_card(state, card, WHERE_MAIN, TRIGGER["main"]),
+            lambda s: self._push_card(s, card, WHERE_MAIN, TRIGGER["main"]),
             state,
         )
 
@@ -2174,7 +2189,7 @@ class DigimonRules:
 
         def check(_, step):  # flip, then finish a check (or end the attack) if nothing intervenes
             due = (self._work_kind(step) == 2) & (step.attack_stage == STAGE_CHECKS)
-            return jax.lax.cond(due, self._check_or_end, lambda s: s, step)
+            return when_any(due, self._check_or_end, step)
 
         # A loop, not two inlined copies: the check step is a quarter of the attack's program.
         return jax.lax.fori_loop(0, 2, check, step)
