@@ -10,11 +10,13 @@ rollout, for the whole batch, is exactly the loop body documented in
     action = random_legal_action(action_key, state.legal_action_mask)
     state  = vmap(step)(state, action, step_keys)
 
-Under ``vmap``, ``reset_if_done`` computes ``init`` for every game at every step and selects it
-where the game is done, so the cost of ``init`` is part of every step, as in any training loop
-that uses the wrapper. ``S`` such steps run inside one ``jax.lax.scan`` compiled with ``jax.jit``,
-so no Python dispatch is timed (``--steps``; default 200 for the tcgjax env and 32 for the Pgx
-envs, whose chess step is slow on CPU; a given ``--steps`` applies to every env).
+Under ``vmap`` on the CPU, ``reset_if_done`` initialises only the games that are done (gathered
+in chunks); elsewhere it computes ``init`` for every game and selects it where the game is done.
+Either way the reset is part of every timed step, as in any training loop that uses the wrapper,
+and the Pgx games go through the same wrapper. ``S`` such steps run inside one ``jax.lax.scan``
+compiled with ``jax.jit``, so no Python dispatch is timed (``--steps``; default 200 for the
+tcgjax env and 32 for the Pgx envs, whose chess step is slow on CPU; a given ``--steps`` applies
+to every env).
 
 The harness only needs an ``(init_fn, step_fn)`` pair whose states carry ``legal_action_mask``,
 ``terminated`` and ``truncated``; tcgjax envs and Pgx envs go through the same code, which is what
@@ -86,9 +88,10 @@ RESULTS_HEADER = """\
 Each row is one run of `benchmarks/throughput.py` for one env: `batch` games played with uniformly
 random legal actions and auto-reset (`tcgjax.wrappers.auto_reset.reset_if_done` +
 `random_legal_action`, then the env's `step`, all vmapped), `steps` steps inside a single jitted
-`jax.lax.scan`, so Python overhead is not measured. Under `vmap`, `reset_if_done` computes `init`
-for every game at every step (and keeps it only where the game is done), so `init`'s cost is part
-of every step. Default `steps`: 200 for the tcgjax env, 32 for the Pgx envs (Pgx chess is slow on
+`jax.lax.scan`, so Python overhead is not measured. The reset is part of every step (under `vmap`
+on the CPU it initialises only the finished games, from 2026-11-24; before, and on accelerators,
+`init` for every game, kept where the game is done); the Pgx games use the same wrapper.
+Default `steps`: 200 for the tcgjax env, 32 for the Pgx envs (Pgx chess is slow on
 CPU); `--steps N` applies to all.
 
 * **steps/s**: `batch * steps / t`, `t` the median wall-clock time of 3 warm runs of the compiled

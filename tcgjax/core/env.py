@@ -32,7 +32,7 @@ from flax import struct
 from tcgjax.core import errors
 from tcgjax.core.actions import ActionLayout
 from tcgjax.core.observation import ObservationLayout
-from tcgjax.core.tree import tree_where
+from tcgjax.core.tree import tree_where, when_any
 
 __all__ = ["State", "Env", "StepResult", "tree_where", "ILLEGAL_ACTION_POLICIES"]
 
@@ -253,10 +253,13 @@ class Env(abc.ABC):
         action = jnp.asarray(action, jnp.int32)
         in_range = (action >= 0) & (action < self.num_actions)
         safe_action = jnp.clip(action, 0, self.num_actions - 1)
-        code = jnp.where(
-            state.legal_action_mask[safe_action],
-            errors.OK,
-            self._action_error(state.game, safe_action),
+        # The rule is looked up only where the action is illegal (``when_any``: under ``vmap``,
+        # only when some game of the batch chose an illegal action).
+        illegal = ~state.legal_action_mask[safe_action]
+        code = when_any(
+            illegal,
+            lambda ok: self._action_error(state.game, safe_action).astype(jnp.int32),
+            jnp.int32(errors.OK),
         )
         return jnp.where(in_range, code, errors.ACTION_OUT_OF_RANGE).astype(jnp.int32)
 

@@ -5,6 +5,12 @@ predicate varies per game becomes a select, so both branches run for every game 
 ``when_any`` lifts the predicate to the whole batch (:func:`batch_any`), so the work runs once for
 the batch when at least one game needs it and not at all otherwise, and each game still gets
 exactly ``fn(x)`` where its own predicate holds and ``x`` elsewhere.
+
+That pays on CPU, where a batch's work is done sequentially by a few cores. On an accelerator a
+conditional can cost a round trip to the host, and a large batch nearly always has a game that
+needs the work, so there ``when_any`` is the plain select (``tree_where``). :data:`SKIP_RARE_WORK`
+chooses: ``None`` (default) decides by ``jax.default_backend()`` when the function is traced,
+``True`` / ``False`` force one way (tests exercise both). The result is the same either way.
 """
 
 from __future__ import annotations
@@ -16,9 +22,20 @@ import jax
 import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 
-__all__ = ["tree_where", "batch_any", "when_any"]
+__all__ = ["tree_where", "batch_any", "when_any", "skips_rare_work", "SKIP_RARE_WORK"]
 
 T = TypeVar("T")
+
+#: ``None``: skip rare work (real conditionals) when the default backend is the CPU; ``True`` /
+#: ``False``: always / never. Read when a function is traced, so set it before ``jit``.
+SKIP_RARE_WORK: bool | None = None
+
+
+def skips_rare_work() -> bool:
+    """Whether :func:`when_any` (and the batched auto-reset) use real conditionals (module doc)."""
+    if SKIP_RARE_WORK is None:
+        return jax.default_backend() == "cpu"
+    return bool(SKIP_RARE_WORK)
 
 
 def tree_where(condition: jax.Array, on_true: Any, on_false: Any) -> Any:
@@ -50,10 +67,13 @@ def when_any(predicate: jax.Array, fn: Callable[[T], T], operand: T) -> T:
 
     Same result as ``tree_where(predicate, fn(operand), operand)``, under ``jit``, ``vmap`` and
     both; but under ``vmap`` ``fn`` runs only if some game of the batch needs it (a real
-    ``lax.cond`` on :func:`batch_any`), instead of for every game at every call. ``fn`` must be
-    pure and keep the pytree structure, shapes and dtypes of ``operand``.
+    ``lax.cond`` on :func:`batch_any`), instead of for every game at every call (on the CPU:
+    :func:`skips_rare_work`). ``fn`` must be pure and keep the pytree structure, shapes and dtypes
+    of ``operand``.
     """
     predicate = jnp.asarray(predicate, jnp.bool_)
+    if not skips_rare_work():
+        return tree_where(predicate, fn(operand), operand)
 
     def run(operand):
         return tree_where(predicate, fn(operand), operand)

@@ -66,3 +66,61 @@ def test_all_false_row_gives_action_zero(num_actions):
     mask = jnp.zeros((3, num_actions), bool).at[1, num_actions - 1].set(True)
     actions = random_legal_action(jax.random.PRNGKey(0), mask)
     assert actions.tolist() == [0, num_actions - 1, 0]
+
+
+def _reference_reset(env, states, keys):
+    done = states.terminated | states.truncated
+    fresh = jax.vmap(env.init)(keys)
+    return jax.vmap(tcgjax.core.tree.tree_where)(done, fresh, states)
+
+
+@pytest.mark.parametrize(
+    "finished", [[], [5], [0, 3, 4, 9, 10, 11, 40, 63, 64, 65, 69], list(range(70))]
+)
+@pytest.mark.parametrize("skip", [True, False], ids=["gathered", "select"])
+def test_batched_reset_initialises_exactly_the_finished_games(
+    duel_env, finished, skip, monkeypatch
+):
+    monkeypatch.setattr(tcgjax.core.tree, "SKIP_RARE_WORK", skip)
+    # 70 games: the batching rule initialises 2 at a time, so 11 or 70 finished games take
+    # several rounds; every game must still get init(its own key) or keep its state.
+    env, batch = duel_env, 70
+    keys = jax.random.split(jax.random.PRNGKey(5), batch)
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(6), batch))
+    done = jnp.zeros(batch, bool).at[jnp.asarray(finished, jnp.int32)].set(True)
+    states = states.replace(
+        terminated=done & (jnp.arange(batch) % 2 == 0),
+        truncated=done & (jnp.arange(batch) % 2 == 1),
+        step_count=jnp.full(batch, 9, jnp.int32),
+    )
+    batched = jax.jit(jax.vmap(reset_if_done, in_axes=(None, 0, 0)), static_argnums=0)
+    got = batched(env.init, states, keys)
+    tcgjax.testing.assert_states_equal(got, _reference_reset(env, states, keys), "batch")
+    assert int(jnp.sum(got.step_count == 0)) == len(finished)
+
+
+def test_reset_of_one_game_and_of_a_batch_of_batches(duel_env):
+    env = duel_env
+    state = env.init(jax.random.PRNGKey(1)).replace(terminated=jnp.bool_(True))
+    one = jax.jit(reset_if_done, static_argnums=0)(env.init, state, jax.random.PRNGKey(2))
+    tcgjax.testing.assert_states_equal(one, env.init(jax.random.PRNGKey(2)), "one game")
+
+    keys = jax.random.split(jax.random.PRNGKey(7), 6).reshape(2, 3, -1)
+    states = jax.vmap(jax.vmap(env.init))(keys)
+    states = states.replace(terminated=jnp.array([[True, False, False], [False, False, True]]))
+    new_keys = jax.random.split(jax.random.PRNGKey(8), 6).reshape(2, 3, -1)
+    nested = jax.vmap(jax.vmap(reset_if_done, in_axes=(None, 0, 0)), in_axes=(None, 0, 0))
+    got = jax.jit(nested, static_argnums=0)(env.init, states, new_keys)
+    want = jax.vmap(lambda s, k: _reference_reset(env, s, k))(states, new_keys)
+    tcgjax.testing.assert_states_equal(got, want, "batch of batches")
+
+
+def test_reset_with_one_key_for_the_batch(duel_env):
+    # An unbatched key is broadcast: every finished game gets the same new game.
+    env = duel_env
+    states = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(9), 3))
+    states = states.replace(terminated=jnp.array([True, False, True]))
+    key = jax.random.PRNGKey(10)
+    got = jax.vmap(reset_if_done, in_axes=(None, 0, None))(env.init, states, key)
+    want = _reference_reset(env, states, jnp.stack([key] * 3))
+    tcgjax.testing.assert_states_equal(got, want, "one key")

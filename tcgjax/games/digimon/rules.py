@@ -2155,34 +2155,37 @@ class DigimonRules:
         and up to two security-check micro-steps follow in the same pass while nothing else is
         due (a [Security] row to resolve, a selection, the end of the game)."""
         stage = state.attack_stage.astype(jnp.int32)
-        # The defender's timings (G7): counter timing, then block timing (official order; the
-        # spec's order, block first, is the ``timing_order="spec"`` option); each is a decision
-        # only when the defender has a move in it (what they can do does not change while
-        # timings are skipped: nothing else happens between them).
-        counter_move = jnp.any(self.blast_errors(state, jnp.arange(A.HAND_SLOTS)) == 0)
-        block_move = jnp.any(self.blockers(state))
-        counter_phase, block_phase = PHASE["counter_timing"], PHASE["block_timing"]
-        if self.timing_order == "official":
-            first_move, second_move, first_phase, second_phase = (
-                counter_move, block_move, counter_phase, block_phase
-            )  # fmt: skip
-        else:
-            first_move, second_move, first_phase, second_phase = (
-                block_move, counter_move, block_phase, counter_phase
-            )  # fmt: skip
-        open_first = (stage == STAGE_DECLARED) & first_move
-        open_second = ~open_first & (stage <= STAGE_FIRST_TIMING_OVER) & second_move
-        opened = state.replace(
-            attack_stage=jnp.where(open_first, STAGE_DECLARED, STAGE_FIRST_TIMING_OVER).astype(
-                jnp.int8
-            ),
-            board=state.board.replace(
-                phase=jnp.where(open_first, first_phase, second_phase).astype(jnp.int8)
-            ),
-        )
-        battle = self._begin_battle(state.replace(attack_stage=jnp.int8(STAGE_TIMINGS_OVER)))
-        timings = tree_where(open_first | open_second, opened, battle)
-        step = tree_where(stage <= STAGE_TIMINGS_OVER, timings, state)
+
+        def timings(state):
+            # The defender's timings (G7): counter timing, then block timing (official order;
+            # the spec's order, block first, is the ``timing_order="spec"`` option); each is a
+            # decision only when the defender has a move in it (what they can do does not change
+            # while timings are skipped: nothing else happens between them).
+            counter_move = jnp.any(self.blast_errors(state, jnp.arange(A.HAND_SLOTS)) == 0)
+            block_move = jnp.any(self.blockers(state))
+            counter_phase, block_phase = PHASE["counter_timing"], PHASE["block_timing"]
+            if self.timing_order == "official":
+                first_move, second_move, first_phase, second_phase = (
+                    counter_move, block_move, counter_phase, block_phase
+                )  # fmt: skip
+            else:
+                first_move, second_move, first_phase, second_phase = (
+                    block_move, counter_move, block_phase, counter_phase
+                )  # fmt: skip
+            open_first = (stage == STAGE_DECLARED) & first_move
+            open_second = ~open_first & (stage <= STAGE_FIRST_TIMING_OVER) & second_move
+            opened = state.replace(
+                attack_stage=jnp.where(open_first, STAGE_DECLARED, STAGE_FIRST_TIMING_OVER).astype(
+                    jnp.int8
+                ),
+                board=state.board.replace(
+                    phase=jnp.where(open_first, first_phase, second_phase).astype(jnp.int8)
+                ),
+            )
+            over = state.replace(attack_stage=jnp.int8(STAGE_TIMINGS_OVER))
+            return when_any(~(open_first | open_second), lambda _: self._begin_battle(over), opened)
+
+        step = when_any(stage <= STAGE_TIMINGS_OVER, timings, state)
         # An attacker that has left the battle area ends the attack (no battle, no further check;
         # a card being checked still finishes: it goes to the trash).
         step = tree_where(self._attacker_present(state), step, self._end_attack(state))
@@ -2237,7 +2240,7 @@ class DigimonRules:
             winner=me.astype(jnp.int8), end_reason=jnp.int8(END_SECURITY)
         )
         direct = tree_where(empty, won, checks)
-        return tree_where(target < A.FIELD_SLOTS, self._battle(state, checks), direct)
+        return when_any(target < A.FIELD_SLOTS, lambda _: self._battle(state, checks), direct)
 
     def _battle(self, state: DigimonState, checks: DigimonState) -> DigimonState:
         """The attacker battles the target Digimon: the lower DP is deleted, equal DP both
@@ -2287,36 +2290,42 @@ class DigimonRules:
         opp = 1 - me
         security = zone_of("security", opp)
         revealed = self.layout.zone_index("revealed")
-        # Flip.
-        top = jnp.maximum(zones.top_card(state.board, security), 0)
-        flipped = state.replace(
-            board=zones.move_card(self.layout, state.board, top, revealed).board,
-            checking=top.astype(jnp.int16),
-        )
-        flipped = self._push_card(flipped, top, WHERE_SECURITY, TRIGGER["security"])
+
+        def flip(state):
+            top = jnp.maximum(zones.top_card(state.board, security), 0)
+            flipped = state.replace(
+                board=zones.move_card(self.layout, state.board, top, revealed).board,
+                checking=top.astype(jnp.int16),
+            )
+            return self._push_card(flipped, top, WHERE_SECURITY, TRIGGER["security"])
+
+        def finish(state):  # the check of the flipped card
+            card = jnp.maximum(state.checking.astype(jnp.int32), 0)
+            still = state.board.zone[card] == revealed
+            a = jnp.maximum(state.attacker.astype(jnp.int32), 0)
+            perm = self.permanents(state)
+            dp_a = perm.dp[me, a]
+            dp_s = (
+                self._card(state, "dp", card).astype(jnp.int32) + self.security_dp_bonus(state)[opp]
+            )
+            present = zones.zone_count(state.board, slot_zone(me, a)) > 0
+            battles = still & present & (self._card(state, "kind", card) == DIGIMON)
+            lost = battles & (dp_a <= dp_s) & ~perm.keywords[me, a, KW["jamming"]]
+            finished = self._delete(state, me, a, lost)
+            trash = zone_of("trash", opp)
+            trashed = zones.move_card(self.layout, finished.board, card, trash).board
+            return finished.replace(
+                board=tree_where(still, trashed, finished.board),
+                checks_left=(state.checks_left - 1).astype(jnp.int8),
+                checking=jnp.int16(-1),
+            )
+
+        checking = state.checking >= 0
         can_flip = (state.checks_left > 0) & (zones.zone_count(state.board, security) > 0)
-        # Finish the check of the flipped card.
-        card = jnp.maximum(state.checking.astype(jnp.int32), 0)
-        still = state.board.zone[card] == revealed
-        a = jnp.maximum(state.attacker.astype(jnp.int32), 0)
-        perm = self.permanents(state)
-        dp_a = perm.dp[me, a]
-        dp_s = self._card(state, "dp", card).astype(jnp.int32) + self.security_dp_bonus(state)[opp]
-        present = zones.zone_count(state.board, slot_zone(me, a)) > 0
-        battles = still & present & (self._card(state, "kind", card) == DIGIMON)
-        lost = battles & (dp_a <= dp_s) & ~perm.keywords[me, a, KW["jamming"]]
-        finished = self._delete(state, me, a, lost)
-        trashed = zones.move_card(self.layout, finished.board, card, zone_of("trash", opp)).board
-        finished = finished.replace(
-            board=tree_where(still, trashed, finished.board),
-            checks_left=(state.checks_left - 1).astype(jnp.int8),
-            checking=jnp.int16(-1),
-        )
-        return tree_where(
-            state.checking >= 0,
-            finished,
-            tree_where(can_flip, flipped, self._end_attack(state)),
-        )
+        # Each part runs only when some game of the batch is at it (``when_any``).
+        out = self._end_attack(state)
+        out = when_any(~checking & can_flip, lambda _: flip(state), out)
+        return when_any(checking, lambda _: finish(state), out)
 
     def _delete(self, state: DigimonState, player, slot, doit, deleted: bool = True):
         """The permanent in ``slot`` of ``player`` leaves play when ``doit``: its whole stack goes
