@@ -39,6 +39,7 @@ __all__ = [
     "EnumField",
     "FlagsField",
     "TextField",
+    "CountsField",
     "RowsField",
     "CardSchema",
     "CardRegistry",
@@ -117,13 +118,43 @@ class TextField:
 
 
 @dataclasses.dataclass(frozen=True)
+class CountsField:
+    """A list of ``values`` with repeats (an energy cost ``[lightning, colorless, colorless]``),
+    stored as the count of each value: ``dtype[len(values)]`` per card (or per row)."""
+
+    name: str
+    values: tuple[str, ...]
+    max_total: int = 127
+    dtype: Any = np.int8
+
+    @property
+    def width(self) -> int:
+        return len(self.values)
+
+    def parse(self, value):
+        if not isinstance(value, list):
+            raise ValueError(f"expected a list, got {value!r}")
+        counts = [0] * len(self.values)
+        for item in value:
+            if item not in self.values:
+                raise ValueError(f"unknown value {item!r}; expected any of {list(self.values)}")
+            counts[self.values.index(item)] += 1
+        if len(value) > self.max_total:
+            raise ValueError(f"{len(value)} entries, at most {self.max_total}")
+        return tuple(counts)
+
+
+@dataclasses.dataclass(frozen=True)
 class RowsField:
     """A list of at most ``max_rows`` structured rows (digivolution requirements, effect rows,
-    attacks), each a mapping with the sub-``fields`` (``IntField``, ``EnumField``, ``FlagsField``).
+    attacks), each a mapping with the sub-``fields`` (``IntField``, ``EnumField``, ``FlagsField``,
+    ``CountsField``, and ``TextField`` for host-side names).
 
-    Compiled into one column per sub-field, ``"<name>.<sub>"`` of shape ``[N, max_rows]`` (unused rows
-    hold the sub-field's ``pad`` value, 0 unless given), plus ``"<name>.num_rows"`` (int8 ``[N]``), so a
-    rule gathers every row of a card at once and masks with ``arange(max_rows) < num_rows``.
+    Compiled into one column per numeric sub-field, ``"<name>.<sub>"`` of shape ``[N, max_rows]``
+    (``[N, max_rows, width]`` for a ``CountsField``; unused rows hold the sub-field's ``pad`` value, 0
+    unless given), plus ``"<name>.num_rows"`` (int8 ``[N]``), so a rule gathers every row of a card
+    at once and masks with ``arange(max_rows) < num_rows``. Text sub-fields stay in
+    :meth:`CardRegistry.definition`.
 
     A row must give every sub-field except those listed in ``defaults`` (``{sub: value}``, part of
     the schema and documented with it, never guessed); an unknown key is an error naming the row.
@@ -131,7 +162,7 @@ class RowsField:
 
     name: str
     max_rows: int
-    fields: tuple[IntField | EnumField | FlagsField, ...]
+    fields: tuple[IntField | EnumField | FlagsField | CountsField | TextField, ...]
     defaults: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     pads: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
@@ -147,8 +178,8 @@ class RowsField:
                 f"RowsField {self.name!r}: default/pad for unknown sub-field {unknown[0]!r}"
             )
         for f in self.fields:
-            if isinstance(f, TextField | RowsField):
-                raise ConfigError(f"RowsField {self.name!r}: sub-field {f.name!r} must be numeric")
+            if isinstance(f, RowsField):
+                raise ConfigError(f"RowsField {self.name!r}: sub-field {f.name!r} cannot be rows")
             if f.name in self.defaults:
                 try:
                     f.parse(self.defaults[f.name])
@@ -161,7 +192,8 @@ class RowsField:
 
     @property
     def column_names(self) -> tuple[str, ...]:
-        return tuple(f"{self.name}.{f.name}" for f in self.fields) + (f"{self.name}.num_rows",)
+        numeric = (f for f in self.fields if not isinstance(f, TextField))
+        return tuple(f"{self.name}.{f.name}" for f in numeric) + (f"{self.name}.num_rows",)
 
     def parse(self, value):
         if not isinstance(value, list):
@@ -193,7 +225,7 @@ class RowsField:
         return tuple(rows)
 
 
-Field = IntField | EnumField | FlagsField | TextField | RowsField
+Field = IntField | EnumField | FlagsField | CountsField | TextField | RowsField
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,7 +248,10 @@ def _rows_columns(field: RowsField, parsed, index, num_ids: int) -> dict[str, np
     """The ``[N, max_rows]`` sub-field columns and the ``[N]`` count of a :class:`RowsField`."""
     out = {}
     for sub in field.fields:
-        col = np.full((num_ids, field.max_rows), field.pads.get(sub.name, 0), sub.dtype)
+        if isinstance(sub, TextField):
+            continue
+        width = (sub.width,) if isinstance(sub, CountsField) else ()
+        col = np.full((num_ids, field.max_rows, *width), field.pads.get(sub.name, 0), sub.dtype)
         for cid, i in index.items():
             for r, row in enumerate(parsed[cid][field.name]):
                 col[i, r] = row[sub.name]
@@ -301,7 +336,8 @@ class CardRegistry:
             if isinstance(field, RowsField):
                 columns.update(_rows_columns(field, parsed, self._index, len(self.ids)))
                 continue
-            col = np.zeros(len(self.ids), field.dtype)
+            width = (field.width,) if isinstance(field, CountsField) else ()
+            col = np.zeros((len(self.ids), *width), field.dtype)
             for cid, i in self._index.items():
                 col[i] = parsed[cid][field.name]
             col.setflags(write=False)
@@ -328,7 +364,8 @@ class CardRegistry:
         return len(self.ids)
 
     def __getitem__(self, field: str) -> jnp.ndarray:
-        """Device constant of ``field`` indexed by definition index: ``[len(self)]``."""
+        """Device constant of ``field`` indexed by definition index: ``[len(self)]`` (a
+        ``CountsField``: ``[len(self), width]``; a rows column: ``[len(self), max_rows(, width)]``)."""
         try:
             return self._device[field]
         except KeyError:

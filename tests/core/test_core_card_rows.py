@@ -4,7 +4,15 @@ import numpy as np
 import pytest
 
 import tcgjax
-from tcgjax.core.cards import CardRegistry, CardSchema, EnumField, IntField, RowsField, TextField
+from tcgjax.core.cards import (
+    CardRegistry,
+    CardSchema,
+    CountsField,
+    EnumField,
+    IntField,
+    RowsField,
+    TextField,
+)
 
 ATTACKS = RowsField(
     "attacks",
@@ -78,7 +86,55 @@ def test_schema_errors():
         RowsField("r", 2, (IntField("a", 0, 1),), defaults={"b": 0})
     with pytest.raises(tcgjax.ConfigError, match="default of 'a'"):
         RowsField("r", 2, (IntField("a", 0, 1),), defaults={"a": 5})
-    with pytest.raises(tcgjax.ConfigError, match="numeric"):
-        RowsField("r", 2, (TextField("t"),))
+    with pytest.raises(tcgjax.ConfigError, match="cannot be rows"):
+        RowsField("r", 2, (RowsField("inner", 1, (IntField("a", 0, 1),)),))
     with pytest.raises(tcgjax.ConfigError, match="max_rows"):
         RowsField("r", 0, (IntField("a", 0, 1),))
+
+
+TYPES = ("fire", "water", "colorless")
+MOVES = RowsField(
+    "moves",
+    2,
+    (TextField("name"), CountsField("cost", TYPES, max_total=5), IntField("damage", 0, 300)),
+)
+TYPED = CardSchema((CountsField("provides", TYPES, max_total=2), MOVES))
+
+
+def test_counts_and_text_sub_fields():
+    # A cost lists types with repeats; it compiles to counts per type, per card and per row.
+    reg = CardRegistry(
+        TYPED,
+        [
+            {"id": "dte", "provides": ["colorless", "colorless"], "moves": []},
+            {"id": "mon", "provides": [], "moves": [
+                {"name": "Splash", "cost": ["water", "colorless", "water"], "damage": 30},
+                {"name": "Ember", "cost": [], "damage": 10}]},
+        ],
+        source="typed.yaml",
+    )  # fmt: skip
+    np.testing.assert_array_equal(reg["provides"], [[0, 0, 0], [0, 0, 2], [0, 0, 0]])
+    assert reg["moves.cost"].shape == (3, 2, 3) and reg["moves.cost"].dtype == np.int8
+    np.testing.assert_array_equal(reg["moves.cost"][2], [[0, 2, 1], [0, 0, 0]])
+    np.testing.assert_array_equal(reg["moves.damage"][2], [30, 10])
+    # Names stay host-side: no column, but the validated row keeps them.
+    assert "moves.name" not in reg.numpy
+    assert [m["name"] for m in reg.definition("mon")["moves"]] == ["Splash", "Ember"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "needle"),
+    [
+        ({"provides": "colorless", "moves": []}, "field 'provides': expected a list"),
+        ({"provides": ["dark"], "moves": []}, "field 'provides': unknown value 'dark'"),
+        ({"provides": ["fire"] * 3, "moves": []}, "field 'provides': 3 entries, at most 2"),
+        ({"provides": [], "moves": [{"name": 3, "cost": [], "damage": 0}]}, "row 0, key 'name'"),
+        ({"provides": [], "moves": [{"name": "m", "cost": ["fire"] * 6, "damage": 0}]},
+         "row 0, key 'cost': 6 entries, at most 5"),
+    ],
+)  # fmt: skip
+def test_counts_field_errors_name_the_field(entry, needle):
+    with pytest.raises(tcgjax.CardDataError) as info:
+        CardRegistry(TYPED, [{"id": "x", **entry}], source="typed.yaml")
+    assert str(info.value).startswith("typed.yaml, card 'x', field '"), str(info.value)
+    assert needle in str(info.value)

@@ -13,11 +13,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
 from tcgjax.core.cards import CardRegistry
+from tcgjax.core.decks import check_copies, deck_section, read_deck
 from tcgjax.core.errors import ConfigError
-from tcgjax.core.files import DuplicateKeyError, yaml_loads
 
 __all__ = ["Deck", "DECKS_DIR", "SHIPPED_DECKS", "load_deck"]
 
@@ -36,45 +34,9 @@ class Deck:
     main: tuple[str, ...]
 
 
-def _read(deck: Any) -> tuple[str, Any]:
-    if isinstance(deck, Mapping):
-        return "<deck dict>", dict(deck)
-    if isinstance(deck, bytes) or not isinstance(deck, str | os.PathLike):
-        raise ConfigError(
-            f"deck {deck!r}: expected a shipped deck id {SHIPPED_DECKS}, a path to a YAML file or "
-            f"a mapping, got {type(deck).__name__}"
-        )
-    path = os.fspath(deck)
-    if path in SHIPPED_DECKS:
-        path = os.path.join(DECKS_DIR, f"{path}.yaml")
-    source = os.path.normpath(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return source, yaml_loads(fh.read())
-    except OSError as exc:
-        raise ConfigError(f"{source}: cannot read deck: {exc.strerror}") from exc
-    except (UnicodeDecodeError, DuplicateKeyError) as exc:
-        raise ConfigError(f"{source}: {exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{source}: not valid YAML: {exc}") from exc
-
-
-def _cards(source: str, section: str, value: Any, registry: CardRegistry) -> list[str]:
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{source}: {section}: expected a mapping {{card number: copies}}")
-    cards = []
-    for number, copies in value.items():
-        where = f"{source}: {section}.{number}"
-        if number not in registry.ids[1:]:
-            raise ConfigError(f"{where}: no card with that number in {registry.source}")
-        if isinstance(copies, bool) or not isinstance(copies, int) or copies <= 0:
-            raise ConfigError(f"{where}: copies must be a positive integer, got {copies!r}")
-        cards += [number] * copies
-    return cards
-
-
 def load_deck(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistry) -> Deck:
-    """Load and validate a deck against ``registry``.
+    """Load and validate a deck against ``registry`` (file reading and sections:
+    :mod:`tcgjax.core.decks`).
 
     Args:
       deck: a shipped deck id (``"st1"``, ``"st2"``), a path to a YAML file, or a mapping.
@@ -85,19 +47,9 @@ def load_deck(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistr
     """
     from tcgjax.games.digimon.cards import DIGI_EGG
 
-    source, data = _read(deck)
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{source}: a deck is a mapping with name, eggs and main")
-    for key in ("name", "eggs", "main"):
-        if key not in data:
-            raise ConfigError(f"{source}: missing key {key!r}")
-    unknown = sorted(map(str, set(data) - {"name", "eggs", "main"}))
-    if unknown:
-        raise ConfigError(f"{source}: unknown key {unknown[0]!r}; expected name, eggs, main")
-    if not isinstance(data["name"], str) or not data["name"]:
-        raise ConfigError(f"{source}: name: expected a non-empty string")
-    eggs = _cards(source, "eggs", data["eggs"], registry)
-    main = _cards(source, "main", data["main"], registry)
+    source, data = read_deck(deck, DECKS_DIR, SHIPPED_DECKS, required=("name", "eggs", "main"))
+    eggs = deck_section(source, "eggs", data["eggs"], registry)
+    main = deck_section(source, "main", data["main"], registry)
     if len(main) != MAIN_SIZE:
         raise ConfigError(f"{source}: main: {len(main)} cards; a main deck has {MAIN_SIZE}")
     if len(eggs) > MAX_EGGS:
@@ -109,10 +61,6 @@ def load_deck(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistr
     for number in set(main):
         if kinds[registry.index(number)] == DIGI_EGG:
             raise ConfigError(f"{source}: main.{number}: a Digi-Egg belongs in eggs")
-    for number in sorted(set(eggs) | set(main)):
-        copies = eggs.count(number) + main.count(number)
-        if copies > MAX_COPIES:
-            raise ConfigError(
-                f"{source}: {number}: {copies} copies; at most {MAX_COPIES} of one card number"
-            )
+    # The limit counts both decks together.
+    check_copies(source, eggs + main, MAX_COPIES, what="card number")
     return Deck(name=data["name"], source=source, eggs=tuple(eggs), main=tuple(main))

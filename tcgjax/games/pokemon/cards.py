@@ -1,0 +1,314 @@
+"""The Pokémon TCG card database format: a :class:`~tcgjax.core.cards.CardSchema` and its enums.
+
+Cards live in YAML files (``tcgjax/games/pokemon/cards/*.yaml``) of the form ``{cards: [...]}`` and
+load into the core's frozen :class:`~tcgjax.core.cards.CardRegistry` (definition indices in sorted
+order of card id, 0 = padding). Stats are facts of the printed card (from the public Pokémon TCG
+card data, ``../shared/reference/pokemon/``); effects are *rows* for the rules' effect interpreter,
+never per-card code; ``text`` is our own paraphrase (never the official wording), kept host-side.
+
+Fields of a card (every field is required; an inapplicable one holds its "none" value):
+
+=======================  ==========================================================================
+``id``                   ``<set>-<number>``, e.g. ``sv4-68`` (printings of one card have their own ids)
+``name``                 English name; the 4-copy rule and ``evolves_from`` go by name
+``kind``                 :data:`KINDS`: ``pokemon``, ``item``, ``supporter``, ``stadium``, ``tool``,
+                         ``basic_energy``, ``special_energy``
+``stage``                :data:`STAGES`: ``basic``, ``stage1``, ``stage2`` (Pokémon), ``none``
+``evolves_from``         the name of the Pokémon it evolves from, ``""`` for a Basic / non-Pokémon
+``type``                 the Pokémon's type (:data:`TYPES`, decision P2 order), ``none`` otherwise
+``hp``                   printed HP (0 for non-Pokémon)
+``weakness``             weakness type or ``none``; ``weakness_multiplier`` 2 (×2), 0 when none
+``resistance``           resistance type or ``none``; ``resistance_value`` e.g. -30, 0 when none
+``retreat``              retreat cost (Colorless Energy count)
+``prizes``               prize cards a Knock Out of it gives (1; 2 for ex and V; 3 for VMAX); 0 for
+                         non-Pokémon
+``tags``                 :data:`TAGS` (``ex``, ``v``, ``vstar``, ``vmax``): any of them is a rule box
+``attacks``              up to 4 rows ``{name, cost, damage, damage_mode}``: ``cost`` a list of types
+                         with repeats (``[lightning, colorless]``), ``damage`` the printed number and
+                         ``damage_mode`` how it is printed: ``plain`` ("130", also "" as 0),
+                         ``plus`` ("30+"), ``times`` ("20×"), ``minus`` ("100-")
+``abilities``            up to 1 row ``{name, activation}``: ``activated`` (used from the action
+                         list) or ``passive`` (always on)
+``provides``             Energy cards: the units provided while attached, a list of types with
+                         repeats (Double Turbo Energy: ``[colorless, colorless]``); ``[]`` otherwise
+``damage_modifier``      special Energy: added to the damage its holder's attacks do to the
+                         opponent's Pokémon, before Weakness and Resistance (Double Turbo: -20)
+``effects``              up to :data:`MAX_EFFECTS` effect rows (below)
+``text``                 our paraphrase of the card's effects (``""`` when none)
+=======================  ==========================================================================
+
+An effect row: ``{where, gate, condition, condition_value, op, amount, count, look, target,
+target_type, card_filter, energy_type, status, rest, flags}`` (every key but ``where`` and ``op`` has a
+default, :data:`EFFECT_DEFAULTS`):
+
+* ``where``: ``attack0``..``attack3`` (resolves as part of that attack, after its base damage is
+  fixed and before it is dealt), ``ability`` (the card's ability), ``play`` (a Trainer's effect
+  when played), ``attached`` (an Energy's effect while attached).
+* ``gate``: ``always``; ``heads`` / ``tails`` (the attack's coin flip: one flip per attack, made
+  when its first gated row resolves); ``condition`` (``condition`` with ``condition_value``
+  holds); ``previous`` (the row before it did something, e.g. a switch that found a target).
+* ``op`` (:data:`OPS`) with its arguments ``amount`` (damage or HP), ``count`` (cards or targets,
+  at most), ``look`` (cards looked at), ``target`` (:data:`TARGETS`) and ``target_type`` (the
+  target Pokémon must be of that type; ``none`` = any), ``card_filter``
+  (:data:`CARD_FILTERS`) and ``energy_type`` (``none`` = any type), ``status``, ``rest`` (what
+  happens to the cards looked at and not taken) and ``flags`` (``once_per_turn``, ``optional``,
+  ``shuffle_deck``, ``split``: the cards may go to different Pokémon, ``no_weakness_resistance``).
+  What each op does with them is documented with the rules' effect interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from tcgjax.core.cards import (
+    CardRegistry,
+    CardSchema,
+    CountsField,
+    EnumField,
+    FlagsField,
+    IntField,
+    RowsField,
+    TextField,
+)
+from tcgjax.core.errors import CardDataError
+
+__all__ = [
+    "TYPES",
+    "KINDS",
+    "STAGES",
+    "TAGS",
+    "STATUSES",
+    "WHERE",
+    "GATES",
+    "CONDITIONS",
+    "OPS",
+    "TARGETS",
+    "CARD_FILTERS",
+    "RESTS",
+    "EFFECT_FLAGS",
+    "EFFECT_DEFAULTS",
+    "MAX_ATTACKS",
+    "MAX_EFFECTS",
+    "SCHEMA",
+    "CARDS_DIR",
+    "SHIPPED_CARDS",
+    "load_cards",
+    "check_card_rules",
+]
+
+# Decision P2: the 11 types in this order (one-hot positions of the board encoding).
+TYPES = (
+    "grass",
+    "fire",
+    "water",
+    "lightning",
+    "psychic",
+    "fighting",
+    "darkness",
+    "metal",
+    "fairy",
+    "dragon",
+    "colorless",
+)
+OPTIONAL_TYPE = ("none", *TYPES)  # index 0 = none; type t is index TYPES.index(t) + 1
+KINDS = ("pokemon", "item", "supporter", "stadium", "tool", "basic_energy", "special_energy")
+STAGES = ("none", "basic", "stage1", "stage2")
+TAGS = ("ex", "v", "vstar", "vmax")
+DAMAGE_MODES = ("plain", "plus", "times", "minus")
+ACTIVATIONS = ("activated", "passive")
+STATUSES = ("none", "asleep", "burned", "confused", "paralyzed", "poisoned")
+
+WHERE = ("attack0", "attack1", "attack2", "attack3", "ability", "play", "attached")
+GATES = ("always", "heads", "tails", "condition", "previous")
+CONDITIONS = (
+    "none",
+    "own_ko_by_attack_last_turn",  # one of your Pokémon was Knocked Out by attack damage in the
+    # opponent's last turn
+    "hand_sizes_equal",  # both hands hold the same number of cards
+    "min_energy_on_self",  # at least condition_value Energy of energy_type on this Pokémon
+)
+OPS = (
+    "extra_damage",  # + amount to this attack's damage
+    "extra_damage_per_counter",  # + amount per damage counter on target
+    "extra_damage_per_energy",  # + amount per attached Energy of energy_type on target
+    "damage",  # put amount damage on target (an attack's damage to a Pokémon, W/R apply)
+    "bench_damage",  # amount to each of up to count chosen Benched Pokémon of target's side
+    "apply_status",  # status on target
+    "attack_does_nothing",  # the attack's damage and other rows are cancelled
+    "discard_energy",  # discard count Energy attached to target (the player chooses which)
+    "gust",  # switch the opponent's Active with a Benched Pokémon the player chooses
+    "switch",  # switch the player's Active with one of their Benched Pokémon
+    "search_attach_energy",  # up to count energy_type Energy from the deck onto target
+    "discard_attach_energy",  # count energy_type Energy from the discard pile onto target
+    "look_attach_energy",  # look at the top `look`, attach up to count energy_type to target
+    "draw",  # draw count cards
+    "draw_until",  # draw until the hand has count cards (0: as many as the opponent's hand)
+    "shuffle_hand_draw",  # shuffle the hand into the deck, then draw count
+    "look_take",  # look at the top `look`, take up to count card_filter cards into the hand
+    "search_hand",  # up to count card_filter cards from the deck into the hand
+    "search_bench",  # up to count card_filter cards from the deck onto the Bench
+    "discard_to_hand",  # count card_filter cards from the discard pile into the hand
+    "heal",  # heal amount damage from target
+    "cannot_attack_next_turn",  # target can't attack during the player's next turn
+    "prevent_attack_effects",  # prevent effects of attacks done to target, opponent's next turn
+    "hp_bonus",  # passive: + amount max HP while the condition holds
+    "discard_from_hand_cost",  # an ability's cost: discard count card_filter cards from the hand
+)
+TARGETS = (
+    "none",
+    "self",  # the Pokémon this card is (or is attached to)
+    "opponent_active",
+    "own_active",
+    "own_bench",  # one of the player's Benched Pokémon (chosen), or several with `split`
+    "own_pokemon",  # any one of the player's Pokémon (chosen)
+    "opponent_bench",
+)
+CARD_FILTERS = (
+    "any",
+    "pokemon",
+    "basic_pokemon",
+    "evolution_pokemon",
+    "energy",
+    "basic_energy",
+)
+RESTS = ("none", "bottom_any_order", "shuffle")
+EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance")
+
+MAX_ATTACKS = 4
+MAX_EFFECTS = 6
+EFFECT_DEFAULTS = {
+    "gate": "always",
+    "condition": "none",
+    "condition_value": 0,
+    "amount": 0,
+    "count": 0,
+    "look": 0,
+    "target": "none",
+    "target_type": "none",
+    "card_filter": "any",
+    "energy_type": "none",
+    "status": "none",
+    "rest": "none",
+    "flags": [],
+}
+
+EFFECT_ROW = RowsField(
+    "effects",
+    MAX_EFFECTS,
+    (
+        EnumField("where", WHERE),
+        EnumField("gate", GATES),
+        EnumField("condition", CONDITIONS),
+        IntField("condition_value", 0, 10, dtype=np.int8),
+        EnumField("op", OPS),
+        IntField("amount", 0, 300),
+        IntField("count", 0, 10, dtype=np.int8),
+        IntField("look", 0, 10, dtype=np.int8),
+        EnumField("target", TARGETS),
+        EnumField("target_type", OPTIONAL_TYPE),
+        EnumField("card_filter", CARD_FILTERS),
+        EnumField("energy_type", OPTIONAL_TYPE),
+        EnumField("status", STATUSES),
+        EnumField("rest", RESTS),
+        FlagsField("flags", EFFECT_FLAGS, dtype=np.int8),
+    ),
+    defaults=EFFECT_DEFAULTS,
+)
+ATTACK_ROW = RowsField(
+    "attacks",
+    MAX_ATTACKS,
+    (
+        TextField("name"),
+        CountsField("cost", TYPES, max_total=5),
+        IntField("damage", 0, 400),
+        EnumField("damage_mode", DAMAGE_MODES),
+    ),
+)
+ABILITY_ROW = RowsField("abilities", 1, (TextField("name"), EnumField("activation", ACTIVATIONS)))
+
+SCHEMA = CardSchema(
+    (
+        TextField("name"),
+        EnumField("kind", KINDS),
+        EnumField("stage", STAGES),
+        TextField("evolves_from"),
+        EnumField("type", OPTIONAL_TYPE),
+        IntField("hp", 0, 400),
+        EnumField("weakness", OPTIONAL_TYPE),
+        IntField("weakness_multiplier", 0, 4, dtype=np.int8),
+        EnumField("resistance", OPTIONAL_TYPE),
+        IntField("resistance_value", -60, 0, dtype=np.int8),
+        IntField("retreat", 0, 5, dtype=np.int8),
+        IntField("prizes", 0, 3, dtype=np.int8),
+        FlagsField("tags", TAGS, dtype=np.int8),
+        ATTACK_ROW,
+        ABILITY_ROW,
+        CountsField("provides", TYPES, max_total=4),
+        IntField("damage_modifier", -100, 100),
+        EFFECT_ROW,
+        TextField("text"),
+    )
+)
+
+CARDS_DIR = os.path.join(os.path.dirname(__file__), "cards")
+SHIPPED_CARDS = os.path.join(CARDS_DIR, "sv_battle_decks.yaml")
+
+
+def load_cards(path: str | os.PathLike = SHIPPED_CARDS) -> CardRegistry:
+    """Load a Pokémon card file and check the rules between its fields (:func:`check_card_rules`).
+
+    Raises:
+      CardDataError: naming the file, the card id and the field.
+    """
+    registry = CardRegistry.load(path, SCHEMA)
+    check_card_rules(registry)
+    return registry
+
+
+def _problem(card: dict) -> tuple[str, str] | None:
+    """``(field, problem)`` for the first rule between fields that ``card`` breaks, else None."""
+    kind, stage = KINDS[card["kind"]], STAGES[card["stage"]]
+    pokemon = kind == "pokemon"
+    if pokemon != (stage != "none"):
+        return "stage", "a Pokémon has a stage (basic, stage1, stage2); other cards have none"
+    if (stage in ("stage1", "stage2")) != bool(card["evolves_from"]):
+        return "evolves_from", "a Stage 1 or Stage 2 Pokémon names what it evolves from; others ''"
+    if pokemon and (card["type"] == 0 or card["hp"] <= 0 or card["prizes"] <= 0):
+        return "type", "a Pokémon has a type, HP > 0 and prizes > 0"
+    if not pokemon and (card["type"] or card["hp"] or card["prizes"] or card["retreat"]):
+        return "type", "only Pokémon have a type, HP, prizes and a retreat cost"
+    if not pokemon and (card["attacks"] or card["abilities"] or card["tags"]):
+        return "attacks", "only Pokémon have attacks, abilities and tags"
+    if (card["weakness"] == 0) != (card["weakness_multiplier"] == 0):
+        return "weakness_multiplier", "a weakness has a multiplier, no weakness has 0"
+    if (card["resistance"] == 0) != (card["resistance_value"] == 0):
+        return "resistance_value", "a resistance has a (negative) value, no resistance has 0"
+    energy = kind in ("basic_energy", "special_energy")
+    if energy != bool(sum(card["provides"])):
+        return "provides", "Energy cards provide at least one unit; other cards provide none"
+    if kind == "basic_energy" and (sum(card["provides"]) != 1 or card["damage_modifier"]):
+        return "provides", "a basic Energy provides exactly one unit and has no damage modifier"
+    if card["damage_modifier"] and kind != "special_energy":
+        return "damage_modifier", "only special Energy modifies damage"
+    wheres = {WHERE[row["where"]] for row in card["effects"]}
+    for where in sorted(wheres):
+        if where.startswith("attack") and int(where[-1]) >= len(card["attacks"]):
+            return "effects", f"a row for {where}, which the card does not have"
+        if where == "ability" and not card["abilities"]:
+            return "effects", "a row for an ability, which the card does not have"
+        if where == "play" and kind not in ("item", "supporter", "stadium", "tool"):
+            return "effects", "'play' rows belong to Trainer cards"
+        if where == "attached" and not energy:
+            return "effects", "'attached' rows belong to Energy cards"
+    return None
+
+
+def check_card_rules(registry: CardRegistry) -> None:
+    """The rules between fields of every card (a Pokémon has a stage and HP, only Energy provides
+    energy, effect rows point at attacks the card has, ...). Raises ``CardDataError``."""
+    for card_id in registry.ids[1:]:
+        problem = _problem(dict(registry.definition(card_id)))
+        if problem is not None:
+            raise CardDataError(registry.source, card_id, *problem)

@@ -1,0 +1,90 @@
+"""The deck-file helpers the card games share: every bad deck is refused naming source, entry, field."""
+
+import pytest
+
+from tcgjax.core.cards import CardRegistry, CardSchema, IntField, TextField
+from tcgjax.core.decks import check_copies, deck_section, read_deck
+from tcgjax.core.errors import ConfigError
+
+REGISTRY = CardRegistry(
+    CardSchema((TextField("name"), IntField("cost", 0, 9))),
+    [
+        {"id": "a-1", "name": "Alpha", "cost": 1},
+        {"id": "a-2", "name": "Alpha", "cost": 2},  # another printing of the same card
+        {"id": "b-1", "name": "Beta", "cost": 0},
+    ],
+    source="cards.yaml",
+)
+REQUIRED = ("name", "cards")
+
+
+def test_a_mapping_is_read_as_given():
+    source, data = read_deck({"name": "d", "cards": {"a-1": 2}}, "/nowhere", (), required=REQUIRED)
+    assert (source, data) == ("<deck dict>", {"name": "d", "cards": {"a-1": 2}})
+    assert deck_section(source, "cards", data["cards"], REGISTRY) == ["a-1", "a-1"]
+
+
+def test_a_shipped_id_and_a_path_are_read_from_yaml(tmp_path):
+    (tmp_path / "mine.yaml").write_text("name: mine\ncards: {b-1: 3, a-2: 1}\n")
+    by_id = read_deck("mine", str(tmp_path), ("mine",), required=REQUIRED)
+    by_path = read_deck(tmp_path / "mine.yaml", "/nowhere", (), required=REQUIRED)
+    assert by_id == by_path
+    assert by_id[0].endswith("mine.yaml")
+    assert deck_section(*by_id[:1], "cards", by_id[1]["cards"], REGISTRY) == ["b-1"] * 3 + ["a-2"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("name: d\ncards: {a-1: 1}\ncards: {a-1: 2}\n", "duplicate key 'cards' \\(line 3"),
+        ("name: d\ncards: [\n", "not valid YAML"),
+        ("- a-1\n", "a deck is a mapping with name, cards"),
+        ("cards: {a-1: 1}\n", "missing key 'name'"),
+        ("name: d\ncards: {a-1: 1}\nsideboard: {}\n", "unknown key 'sideboard'"),
+        ("name: ''\ncards: {a-1: 1}\n", "name: expected a non-empty string"),
+    ],
+)
+def test_malformed_files_name_the_file_and_the_field(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message) as info:
+        read_deck(str(path), "/nowhere", (), required=REQUIRED)
+    assert "bad.yaml" in str(info.value)
+
+
+def test_unreadable_and_wrongly_typed_decks(tmp_path):
+    with pytest.raises(ConfigError, match="missing.yaml: cannot read deck"):
+        read_deck(str(tmp_path / "missing.yaml"), "/nowhere", (), required=REQUIRED)
+    (tmp_path / "latin.yaml").write_bytes(b"name: \xe9\n")
+    with pytest.raises(ConfigError, match="latin.yaml"):
+        read_deck(str(tmp_path / "latin.yaml"), "/nowhere", (), required=REQUIRED)
+    for bad in (None, 3, b"deck.yaml", ["a-1"]):
+        with pytest.raises(ConfigError, match="expected a shipped deck id"):
+            read_deck(bad, "/nowhere", ("st1",), required=REQUIRED)
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        (["a-1"], "cards: expected a mapping"),
+        ({"zz-9": 1}, r"cards\.zz-9: no card with that id in cards\.yaml"),
+        ({"a-1": 0}, r"cards\.a-1: copies must be a positive integer, got 0"),
+        ({"a-1": True}, "copies must be a positive integer, got True"),
+        ({"a-1": 2.0}, "copies must be a positive integer, got 2.0"),
+        ({"a-1": "2"}, "copies must be a positive integer, got '2'"),
+    ],
+)
+def test_bad_sections_name_the_entry(section, message):
+    with pytest.raises(ConfigError, match=message):
+        deck_section("deck.yaml", "cards", section, REGISTRY)
+
+
+def test_copy_limits_by_id_by_name_and_with_exemptions():
+    cards = ["a-1"] * 3 + ["a-2"] * 2 + ["b-1"] * 7
+    check_copies("d", ["a-1"] * 4, 4)  # at the limit
+    check_copies("d", cards, 4, key=lambda c: c, exempt=lambda c: c == "b-1")  # by id: 3 and 2
+    name = lambda c: REGISTRY.definition(c)["name"]  # noqa: E731
+    with pytest.raises(ConfigError, match="d: Alpha: 5 copies; at most 4 of one card name"):
+        check_copies("d", cards, 4, key=name, exempt=lambda c: c == "b-1", what="card name")
+    with pytest.raises(ConfigError, match="d: b-1: 7 copies; at most 4 of one card id"):
+        check_copies("d", cards, 4)

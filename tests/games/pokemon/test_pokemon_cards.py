@@ -1,0 +1,272 @@
+"""Pokémon cards and decks: the shipped card file holds the printed stats of the reference cards,
+the decks are the reference's two lists, every rule between fields is refused by name, and the
+importer from the public card data maps each field (and names each malformed one)."""
+
+import copy
+import json
+import pathlib
+
+import pytest
+import yaml
+
+from tcgjax.core.cards import CardRegistry
+from tcgjax.core.errors import CardDataError, ConfigError
+from tcgjax.games.pokemon import importer
+from tcgjax.games.pokemon.cards import (
+    KINDS,
+    SCHEMA,
+    SHIPPED_CARDS,
+    STAGES,
+    TYPES,
+    check_card_rules,
+    load_cards,
+)
+from tcgjax.games.pokemon.decks import SHIPPED_DECKS, load_deck
+
+REFERENCE = pathlib.Path(__file__).resolve().parents[4] / "shared" / "reference" / "pokemon"
+REGISTRY = load_cards()
+
+
+def _reference(name):
+    path = REFERENCE / name
+    assert path.exists(), f"the reference data must sit beside the repository: {path}"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _shipped_entries():
+    return yaml.safe_load(pathlib.Path(SHIPPED_CARDS).read_text(encoding="utf-8"))["cards"]
+
+
+@pytest.mark.parametrize("card", _reference("cards.json"), ids=lambda c: c["id"])
+def test_shipped_stats_are_the_printed_ones(card):
+    ours = REGISTRY.definition(card["id"])
+    assert ours["name"] == card["name"]
+    if card["supertype"] != "Pokémon":
+        assert KINDS[ours["kind"]] != "pokemon"
+        if card["supertype"] == "Energy":
+            provided = [TYPES[t] for t, n in enumerate(ours["provides"]) for _ in range(n)]
+            assert provided == [t.lower() for t in card["provides"]]
+        return
+    assert STAGES[ours["stage"]] == card["stage"].lower().replace(" ", "")
+    assert ours["evolves_from"] == (card["evolvesFrom"] or "")
+    assert ours["hp"] == int(card["hp"])
+    assert ours["type"] == TYPES.index(card["types"][0].lower()) + 1
+    assert ours["retreat"] == card["convertedRetreatCost"]
+    assert ours["prizes"] == card["prizeValue"]
+    for theirs, (kind, value) in ((card["weaknesses"], ("weakness", "weakness_multiplier")),
+                                  (card["resistances"], ("resistance", "resistance_value"))):  # fmt: skip
+        if theirs:
+            assert ours[kind] == TYPES.index(theirs[0]["type"].lower()) + 1
+            assert ours[value] == int(theirs[0]["value"].strip("×"))
+        else:
+            assert (ours[kind], ours[value]) == (0, 0)
+    assert len(ours["attacks"]) == len(card["attacks"])
+    for mine, attack in zip(ours["attacks"], card["attacks"], strict=True):
+        assert mine["name"] == attack["name"]
+        cost = [TYPES[t] for t, n in enumerate(mine["cost"]) for _ in range(n)]
+        assert sorted(cost) == sorted(c.lower() for c in attack["cost"])
+        assert mine["damage"] == int(attack["damage"].rstrip("+") or 0)
+        assert (mine["damage_mode"] == 1) == attack["damage"].endswith("+")
+    assert [a["name"] for a in ours["abilities"]] == [a["name"] for a in card["abilities"]]
+
+
+def test_every_non_vanilla_card_has_effect_rows_and_a_paraphrase():
+    reference = {c["id"]: c for c in _reference("cards.json")}
+    for card_id in REGISTRY.ids[1:]:
+        card, ours = reference[card_id], REGISTRY.definition(card_id)
+        has_effect = any(a.get("effect") for a in card["attacks"] or []) or bool(
+            card["abilities"] or (card.get("effect") and card["effect"]["kind"] != "basic_energy")
+        )
+        if card_id == "swsh9-151":  # DTE: its provision and damage modifier are fields
+            assert (ours["damage_modifier"], sum(ours["provides"])) == (-20, 2)
+            continue
+        assert bool(ours["effects"]) == has_effect, card_id
+        assert bool(ours["text"]) == has_effect, card_id
+
+
+def test_shipped_decks_are_the_reference_lists():
+    reference = _reference("decks.json")
+    decks = {deck_id: load_deck(deck_id, REGISTRY) for deck_id in SHIPPED_DECKS}
+    assert {d.name for d in decks.values()} == set(reference)
+    for deck in decks.values():
+        expected = reference[deck.name]["cards"]
+        assert {c: deck.cards.count(c) for c in set(deck.cards)} == expected
+
+
+def _deck(**cards):
+    base = {"sv3-67": 4, "sve-4": 56}
+    base.update(cards)
+    return {"name": "test", "cards": {k: v for k, v in base.items() if v}}
+
+
+@pytest.mark.parametrize(
+    ("deck", "message"),
+    [
+        (_deck(), None),
+        (_deck(**{"sve-4": 55}), "59 cards; a deck has 60"),
+        # The two Nemona printings count together: 3 + 2 of one name.
+        (_deck(**{"sve-4": 51, "sv1-180": 3, "sv4pt5-82": 2}), "Nemona: 5 copies; at most 4"),
+        (_deck(**{"sv3-67": 5, "sve-4": 55}), "Tynamo: 5 copies"),
+        # Only basic Energy is exempt: 5 Double Turbo Energy are refused.
+        (_deck(**{"sve-4": 51, "swsh9-151": 5}), "Double Turbo Energy: 5 copies"),
+        ({"name": "t", "cards": {"sve-4": 60}}, "no Basic Pokémon"),
+        ({"name": "t", "cards": {"sv3-68": 4, "sve-4": 56}}, "no Basic Pokémon"),  # a Stage 1
+        (_deck(**{"xy1-1": 1}), r"cards\.xy1-1: no card with that id"),
+    ],
+)
+def test_deck_rules(deck, message):
+    if message is None:
+        assert len(load_deck(deck, REGISTRY).cards) == 60
+        return
+    with pytest.raises(ConfigError, match=message) as info:
+        load_deck(deck, REGISTRY)
+    assert str(info.value).startswith("<deck dict>: ")
+
+
+def _with(card_id, **changes):
+    entries = copy.deepcopy(_shipped_entries())
+    for entry in entries:
+        if entry["id"] == card_id:
+            entry.update(changes)
+    return entries
+
+
+@pytest.mark.parametrize(
+    ("card_id", "changes", "field"),
+    [
+        ("sv3-67", {"stage": "none"}, "stage"),
+        ("sv1-194", {"stage": "basic"}, "stage"),
+        ("sv3-68", {"evolves_from": ""}, "evolves_from"),
+        ("sv3-67", {"evolves_from": "Pikachu"}, "evolves_from"),
+        ("sv3-67", {"hp": 0}, "type"),
+        ("sv3-67", {"type": "none"}, "type"),
+        ("sv1-194", {"retreat": 1}, "type"),
+        ("sv1-194", {"attacks": [{"name": "x", "cost": [], "damage": 10, "damage_mode": "plain"}]},
+         "attacks"),
+        ("sv3-67", {"weakness_multiplier": 0}, "weakness_multiplier"),
+        ("sv3-67", {"resistance_value": -30}, "resistance_value"),
+        ("sv3-67", {"provides": ["lightning"]}, "provides"),
+        ("sve-4", {"provides": []}, "provides"),
+        ("sve-4", {"provides": ["lightning", "lightning"]}, "provides"),
+        ("sv1-194", {"damage_modifier": -20}, "damage_modifier"),
+        ("sv3-67", {"effects": [{"where": "attack2", "op": "draw", "count": 1}]}, "effects"),
+        ("sv3-67", {"effects": [{"where": "ability", "op": "draw", "count": 1}]}, "effects"),
+        ("sv3-67", {"effects": [{"where": "play", "op": "draw", "count": 1}]}, "effects"),
+        ("sv1-194", {"effects": [{"where": "attached", "op": "draw", "count": 1}]}, "effects"),
+    ],
+)  # fmt: skip
+def test_rules_between_fields_name_the_card_and_field(card_id, changes, field):
+    registry = CardRegistry(SCHEMA, _with(card_id, **changes), source="bad.yaml")
+    with pytest.raises(CardDataError) as info:
+        check_card_rules(registry)
+    assert str(info.value).startswith(f"bad.yaml, card {card_id!r}, field {field!r}: ")
+
+
+def test_schema_errors_name_the_card_and_field():
+    with pytest.raises(CardDataError, match=r"card 'sv3-67', field 'attacks': row 0, key 'cost'"):
+        CardRegistry(SCHEMA, _with("sv3-67", attacks=[
+            {"name": "x", "cost": ["plasma"], "damage": 10, "damage_mode": "plain"}]))  # fmt: skip
+    with pytest.raises(CardDataError, match=r"card 'sv1-194', field 'effects': row 0, key 'op'"):
+        CardRegistry(SCHEMA, _with("sv1-194", effects=[{"where": "play", "op": "teleport"}]))
+
+
+# -- importer ----------------------------------------------------------------------------------
+
+
+def _public(**fields):
+    card = {
+        "id": "t1-1",
+        "name": "Testmon",
+        "supertype": "Pokémon",
+        "subtypes": ["Basic"],
+        "hp": "70",
+        "types": ["Water"],
+        "attacks": [
+            {"name": "Splash", "cost": ["Water", "Colorless"], "damage": "20×", "text": "x"}
+        ],
+        "weaknesses": [{"type": "Lightning", "value": "×2"}],
+        "resistances": [{"type": "Fighting", "value": "-30"}],
+        "convertedRetreatCost": 2,
+    }
+    card.update(fields)
+    return card
+
+
+def test_importer_maps_each_field_and_reports_what_it_simplified():
+    cards, report = importer.import_cards([
+        _public(),
+        _public(id="t1-2", name="Testmon VMAX", subtypes=["VMAX"], evolvesFrom="Testmon V",
+                hp="320", attacks=[{"name": "Max", "cost": ["Free"], "damage": "100-"}]),
+        {"id": "t1-3", "name": "Basic Water Energy", "supertype": "Energy", "subtypes": ["Basic"]},
+        {"id": "t1-4", "name": "Odd Energy", "supertype": "Energy", "subtypes": ["Special"]},
+        {"id": "t1-5", "name": "Tool", "supertype": "Trainer", "subtypes": ["Pokémon Tool"]},
+    ], source="public.json")  # fmt: skip
+    mon, vmax, water, odd, tool = cards
+    assert (mon["stage"], mon["type"], mon["hp"], mon["retreat"], mon["prizes"]) == (
+        "basic", "water", 70, 2, 1)  # fmt: skip
+    assert (mon["weakness"], mon["weakness_multiplier"]) == ("lightning", 2)
+    assert (mon["resistance"], mon["resistance_value"]) == ("fighting", -30)
+    assert mon["attacks"] == [
+        {"name": "Splash", "cost": ["water", "colorless"], "damage": 20, "damage_mode": "times"}
+    ]
+    assert (vmax["stage"], vmax["tags"], vmax["prizes"]) == ("stage1", ["vmax"], 3)
+    assert vmax["attacks"][0]["cost"] == [] and vmax["attacks"][0]["damage_mode"] == "minus"
+    assert (water["kind"], water["provides"]) == ("basic_energy", ["water"])
+    assert (odd["kind"], tool["kind"]) == ("special_energy", "tool")
+    assert all(c["text"] == "" for c in cards)  # card text is never copied
+    assert report == [
+        "t1-1: attack 'Splash' imported as damage only",
+        "t1-4: special Energy 'Odd Energy' imported as 1 Colorless, no effect",
+        "t1-5: Trainer 'Tool' imported without its effect",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"hp": 70}, "hp"),
+        ({"hp": "seventy"}, "hp"),
+        ({"types": ["Plasma"]}, "types"),
+        ({"types": ["Water", "Fire"]}, "types"),
+        ({"subtypes": ["Basic", "Stage 1"]}, "subtypes"),
+        ({"subtypes": ["Basic", "GX"]}, "subtypes"),
+        ({"subtypes": []}, "subtypes"),
+        ({"weaknesses": [{"type": "Fire", "value": "+20"}]}, "weaknesses"),
+        ({"resistances": [{"type": "Fire", "value": "30"}]}, "resistances"),
+        ({"attacks": [{"name": "A", "cost": [], "damage": "+"}]}, "attacks"),
+        ({"attacks": [{"name": "A", "cost": ["Shadow"], "damage": "10"}]}, "attacks"),
+        ({"attacks": [{"cost": [], "damage": "10"}]}, "attacks"),
+        ({"convertedRetreatCost": "2"}, "convertedRetreatCost"),
+        ({"supertype": "Digimon"}, "supertype"),
+        ({"name": ""}, "name"),
+        ({"subtypes": ["Stage 1"]}, "evolves_from"),  # a Stage 1 that names no Basic
+    ],
+)
+def test_importer_names_each_malformed_field(change, field):
+    with pytest.raises(CardDataError) as info:
+        importer.import_cards([_public(**change)], source="public.json")
+    assert str(info.value).startswith(f"public.json, card 't1-1', field {field!r}: "), info.value
+
+
+def test_import_file_writes_only_a_valid_import(tmp_path, capsys):
+    good, bad, out = tmp_path / "good.json", tmp_path / "bad.json", tmp_path / "out.yaml"
+    good.write_text(json.dumps({"data": [_public()]}), encoding="utf-8")
+    bad.write_text(json.dumps([_public(), _public(id="t1-2", hp="x")]), encoding="utf-8")
+    assert importer.main([str(bad), str(out)]) == 1
+    assert not out.exists()
+    assert "bad.json, card 't1-2', field 'hp'" in capsys.readouterr().err
+    assert importer.main([str(good), str(out)]) == 0
+    assert "simplified: t1-1: attack 'Splash'" in capsys.readouterr().out
+    loaded = CardRegistry.load(out, SCHEMA)
+    assert loaded.definition("t1-1")["hp"] == 70
+
+
+def test_the_reference_cards_import_to_the_shipped_stats():
+    # The shipped file started as this import; effect rows and paraphrases were added by hand.
+    imported, _ = importer.import_cards(_reference("cards.json"), source="cards.json")
+    stats = ("name", "kind", "stage", "evolves_from", "type", "hp", "weakness", "weakness_multiplier",
+             "resistance", "resistance_value", "retreat", "prizes", "tags")  # fmt: skip
+    shipped = {c["id"]: c for c in _shipped_entries()}
+    for card in imported:
+        assert {k: card[k] for k in stats} == {k: shipped[card["id"]][k] for k in stats}
+        assert card["attacks"] == shipped[card["id"]]["attacks"]
