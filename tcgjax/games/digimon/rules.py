@@ -729,7 +729,9 @@ class DigimonRules:
     def action_errors(self, state: DigimonState) -> jax.Array:
         """Error code of every action (0 = legal) in the current phase. int32[A]."""
         hands, slots = jnp.arange(A.HAND_SLOTS), jnp.arange(40)
-        part = self._range_codes(state, hands, hands, slots, jnp.arange(100), slots)
+        # <Blast Digivolve> rows (no row here) are evaluated below, only in a counter timing.
+        no_rows = jnp.arange(0)
+        part = self._range_codes(state, hands, hands, slots, jnp.arange(100), no_rows)
         parts = [
             part["play"],
             jnp.full((A.HAND_SLOTS,), CODES["wrong_phase"]),  # trash_hand: SelectHand only
@@ -744,13 +746,18 @@ class DigimonRules:
             jnp.full((A.LAYOUT.size("source"),), CODES["wrong_phase"]),
         ]
         codes = jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
-        codes = jnp.where(state.sel_card >= 0, self._select_errors(state), codes)
-        # Counter timing: 62 declines, 400-999 are the defender's <Blast Digivolve>.
-        counter = jnp.full(A.NUM_ACTIONS, CODES["wrong_phase"], jnp.int32)
-        counter = counter.at[A.LAYOUT.start("pass")].set(0)
-        start, stop = A.LAYOUT.start("digivolve"), A.LAYOUT.start("activate")
-        counter = counter.at[start:stop].set(part["blast"].reshape(-1))
-        return jnp.where(state.board.phase == PHASE["counter_timing"], counter, codes)
+        # A selection's codes, and a counter timing's, only when some game of the batch is in one
+        # (``when_any``): the mask is computed for every game at every step.
+        codes = when_any(state.sel_card >= 0, lambda _: self._select_errors(state), codes)
+
+        def counter_codes(_):  # 62 declines, 400-999 are the defender's <Blast Digivolve>
+            counter = jnp.full(A.NUM_ACTIONS, CODES["wrong_phase"], jnp.int32)
+            counter = counter.at[A.LAYOUT.start("pass")].set(0)
+            start, stop = A.LAYOUT.start("digivolve"), A.LAYOUT.start("activate")
+            blast = self.blast_errors(state, slots).astype(jnp.int32)
+            return counter.at[start:stop].set(blast.reshape(-1))
+
+        return when_any(state.board.phase == PHASE["counter_timing"], counter_codes, codes)
 
     def action_error(self, state: DigimonState, action: jax.Array) -> jax.Array:
         """``action_errors(state)[action]`` for one in-range id (int32[]), evaluating the rules of
