@@ -88,3 +88,22 @@ def test_copy_limits_by_id_by_name_and_with_exemptions():
         check_copies("d", cards, 4, key=name, exempt=lambda c: c == "b-1", what="card name")
     with pytest.raises(ConfigError, match="d: b-1: 7 copies; at most 4 of one card id"):
         check_copies("d", cards, 4)
+
+
+def test_the_padding_id_is_not_a_card():
+    # Definition 0 is padding (id ""), never a card a deck may list.
+    with pytest.raises(ConfigError, match=r"cards\.: no card with that id"):
+        deck_section("d", "cards", {"": 1}, REGISTRY)
+
+
+def test_the_first_unknown_key_in_sorted_order_is_named():
+    data = {"name": "d", "cards": {}, "zzz": 1, "aaa": 2}
+    with pytest.raises(ConfigError, match="unknown key 'aaa'"):
+        read_deck(data, "/nowhere", (), required=REQUIRED)
+
+
+def test_options_are_keyword_only():
+    with pytest.raises(TypeError):
+        read_deck({"name": "d", "cards": {}}, "/nowhere", (), REQUIRED)
+    with pytest.raises(TypeError):
+        check_copies("d", ["a-1"], 4, lambda c: c)
