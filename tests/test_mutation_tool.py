@@ -2,6 +2,7 @@
 which mutants sit in never-evaluated annotations, and that every target and equivalent is real."""
 
 import importlib.util
+import json
 import os
 import sys
 
@@ -102,3 +103,65 @@ def test_forget_survivors_keeps_killed_and_skipped_mutants(tmp_path):
     left = sorted(r[0] for r in con.execute("SELECT job_id FROM work_results"))
     con.close()
     assert left == ["a", "c"]
+
+
+def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
+    """A new checkout resumes from the tracked archive: export a session, drop it, restore it."""
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "m.py").write_text("def f(x):\n    return x + 1 if x > 0 else x - 1\n")
+    monkeypatch.setattr(mutation, "REPO", str(repo))
+    monkeypatch.setattr(mutation, "WORK", str(repo / ".mutation"))
+    monkeypatch.setattr(mutation, "ARCHIVE", str(repo / "archive"))
+    monkeypatch.setattr(mutation, "EQUIVALENT", str(repo / "none.yaml"))
+    target = mutation.Target("pkg/m.py", ("tests",))
+    base = repo / ".mutation" / target.slug
+    base.mkdir(parents=True)
+    files = ["pkg/m.py"]
+    module_fp = mutation._fingerprint(files)
+    # A session with every kind of outcome: killed, timeout, survived, skipped and pending.
+    mutation._copy_tree(files, str(base / "tree"))
+    config, session = str(base / "cosmic-ray.toml"), str(base / "session.sqlite")
+    mutation._write_config(target, config, timeout_s=60)
+    assert mutation._cosmic_ray("init", config, session, cwd=str(base / "tree")).returncode == 0
+    with mutation._open_db(session) as db:
+        items = sorted(db.work_items, key=lambda i: (i.mutations[0].operator_name, i.job_id))
+        chosen = {
+            "killed": WorkResult(WorkerOutcome.NORMAL, "", TestOutcome.KILLED),
+            "timeout": WorkResult(WorkerOutcome.NORMAL, "timeout", TestOutcome.KILLED),
+            "survived": WorkResult(WorkerOutcome.NORMAL, "", TestOutcome.SURVIVED, "-a\n+b"),
+            "skipped": WorkResult(WorkerOutcome.SKIPPED, "operator not run"),
+        }
+        for item, result in zip(items, chosen.values(), strict=False):
+            db.set_result(item.job_id, result)
+        expected = {
+            (i.mutations[0].operator_name, i.mutations[0].occurrence): name
+            for i, name in zip(items, [*chosen, *["pending"] * len(items)], strict=False)
+        }
+    (base / "state.json").write_text(json.dumps(dict(module=module_fp, tests="t", baseline_s=1.5)))
+    mutation.export(target)
+    archived = mutation._load_archive(target)
+    assert archived["baseline_s"] == 1.5 and archived["module_fingerprint"] == module_fp
+    got = {(m["operator"], m["occurrence"]): m["outcome"] for m in archived["mutants"]}
+    assert got == {k: v for k, v in expected.items() if v != "skipped"}
+    assert [m.get("diff") for m in archived["mutants"] if m["outcome"] == "survived"] == ["-a\n+b"]
+    # A changed module does not restore; the same module does, outcome for outcome.
+    assert not mutation.restore(target, files, "another fingerprint")
+    import shutil
+
+    shutil.rmtree(base)
+    base.mkdir(parents=True)
+    assert mutation.restore(target, files, module_fp)
+    with mutation._open_db(session) as db:
+        results = dict(db.results)
+        restored = {
+            (i.mutations[0].operator_name, i.mutations[0].occurrence): mutation._outcome(
+                results.get(i.job_id)
+            )
+            for i in db.work_items
+        }
+    assert restored == {k: ("pending" if v == "skipped" else v) for k, v in expected.items()}
+    counts = mutation.summarize(target)
+    assert (counts["killed"], counts["timeouts"], counts["survived"]) == (2, 1, 1)

@@ -17,9 +17,14 @@ has already imported and run JAX, and XLA's CPU client does not survive ``fork``
 aborts in absl's mutex). cosmic-ray starts every test run as a new process.
 
 Sessions are resumable: stop at any time (Ctrl-C or ``--budget-minutes``) and run again; only the
-mutants without a result run. When a module's source changes, its session starts over; when
-anything else changes (its tests, other modules), the survivors (and only they) run again: a new
-test can only kill more mutants (use ``--fresh`` after a change elsewhere that could revive one).
+mutants without a result run. Every mutant's outcome is also written to the tracked archive
+``benchmarks/mutation/<slug>.json`` (survivors with their diff); a new checkout, which has no
+``.mutation/``, rebuilds its sessions from it (same module, same mutants) and the report is written
+from it, so results outlive the machine that ran them.
+
+When a module's source changes, its session starts over; when anything else changes (its tests,
+other modules), the survivors (and only they) run again: a new test can only kill more mutants
+(use ``--fresh`` after a change elsewhere that could revive one).
 The persistent JAX compilation cache of the checkout is shared (``.jax_cache``), so a mutant that
 leaves the traced programs alone compiles nothing.
 
@@ -52,6 +57,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(REPO, ".mutation")
 REPORT = os.path.join(REPO, "benchmarks", "MUTATION.md")
 EQUIVALENT = os.path.join(REPO, "tools", "mutation_equivalent.yaml")
+# Tracked: the outcome of every mutant, so that a new checkout resumes and reports (.mutation/,
+# the cosmic-ray sessions and scratch trees, is not tracked).
+ARCHIVE = os.path.join(REPO, "benchmarks", "mutation")
 SHARED = os.path.normpath(os.path.join(REPO, "..", "shared"))
 
 # Tests every core module answers to: the core's own tests and the small duel game's rule tests.
@@ -287,13 +295,15 @@ def prepare(target: Target, files: list[str], fresh: bool) -> str:
     ]
     tests_fp = _fingerprint([f for f in others if not os.path.islink(os.path.join(REPO, f))])
     state = {}
-    if os.path.exists(state_path) and os.path.exists(session) and not fresh:
-        with open(state_path) as fh:
-            state = json.load(fh)
     os.makedirs(base, exist_ok=True)
     if not os.path.lexists(os.path.join(base, "shared")):
         os.symlink(SHARED, os.path.join(base, "shared"))
     config = os.path.join(base, "cosmic-ray.toml")
+    if not fresh and not os.path.exists(session):
+        restore(target, files, module_fp)
+    if os.path.exists(state_path) and os.path.exists(session) and not fresh:
+        with open(state_path) as fh:
+            state = json.load(fh)
     if state.get("module") == module_fp and state.get("tests") == tests_fp:
         if not os.path.isdir(tree):
             _copy_tree(files, tree)
@@ -373,6 +383,145 @@ def execute(target: Target, budget_s: float | None) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
+# Archive: the tracked outcome of every mutant (benchmarks/mutation/<slug>.json)
+
+
+def _archive_path(target: Target) -> str:
+    return os.path.join(ARCHIVE, target.slug.replace("/", "-") + ".json")
+
+
+def _outcome(result) -> str:
+    if result is None:
+        return "pending"
+    if result.worker_outcome == "skipped":
+        return "skipped"
+    if result.test_outcome == "survived":
+        return "survived"
+    return "timeout" if result.output == "timeout" else "killed"
+
+
+def export(target: Target) -> None:
+    """Write the session's outcome per mutant to the tracked archive (survivors with their diff:
+    the report matches them against the equivalents)."""
+    base = os.path.join(WORK, target.slug)
+    session, state_path = os.path.join(base, "session.sqlite"), os.path.join(base, "state.json")
+    if not (os.path.exists(session) and os.path.exists(state_path)):
+        return
+    with open(state_path) as fh:
+        state = json.load(fh)
+    mutants = []
+    with _open_db(session) as db:
+        results = dict(db.results)
+        for item in db.work_items:
+            result = results.get(item.job_id)
+            (mutation,) = item.mutations
+            outcome = _outcome(result)
+            if outcome == "skipped":  # an operator not run: recomputed on restore
+                continue
+            entry = dict(
+                operator=mutation.operator_name,
+                occurrence=mutation.occurrence,
+                line=mutation.start_pos[0],
+                outcome=outcome,
+            )
+            if outcome == "survived":
+                entry["diff"] = result.diff or ""
+            mutants.append(entry)
+    mutants.sort(key=lambda m: (m["operator"], m["occurrence"]))
+    header = dict(
+        module=target.module,
+        module_fingerprint=state["module"],
+        tests_fingerprint=state["tests"],
+        baseline_s=state["baseline_s"],
+    )
+    # One mutant a line: a later run's changes read as a short diff.
+    text = (
+        "{\n"
+        + "".join(f"{json.dumps(k)}: {json.dumps(v)},\n" for k, v in header.items())
+        + '"mutants": [\n'
+        + ",\n".join(json.dumps(m, sort_keys=True) for m in mutants)
+        + "\n]}\n"
+    )
+    os.makedirs(ARCHIVE, exist_ok=True)
+    with open(_archive_path(target), "w") as fh:
+        fh.write(text)
+
+
+def _load_archive(target: Target) -> dict | None:
+    path = _archive_path(target)
+    if not os.path.exists(path):
+        return None
+    with open(path) as fh:
+        archive = json.load(fh)
+    if archive.get("module") != target.module:
+        raise SystemExit(
+            f"{path}: field 'module' is {archive.get('module')!r}, not {target.module!r}"
+        )
+    return archive
+
+
+def restore(target: Target, files: list[str], module_fp: str) -> bool:
+    """Rebuild a session from the archive when the module is unchanged since it was written: a new
+    checkout resumes where the last one stopped instead of running every mutant again. Returns
+    whether it did (``cosmic-ray init`` is deterministic: the same module gives the same mutants,
+    matched by operator and occurrence)."""
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    archive = _load_archive(target)
+    if (
+        archive is None
+        or archive.get("module_fingerprint") != module_fp
+        or "mutants" not in archive
+    ):
+        return False
+    base = os.path.join(WORK, target.slug)
+    tree, session = os.path.join(base, "tree"), os.path.join(base, "session.sqlite")
+    config = os.path.join(base, "cosmic-ray.toml")
+    _copy_tree(files, tree)
+    _write_config(target, config, timeout_s=max(60.0, 3 * archive["baseline_s"]))
+    init = _cosmic_ray("init", config, session, cwd=tree)
+    if init.returncode != 0:
+        raise SystemExit(f"{target.slug}: cosmic-ray init failed:\n{init.stderr[-4000:]}")
+    by_key = {(m["operator"], m["occurrence"]): m for m in archive["mutants"]}
+    results = {
+        "killed": WorkResult(WorkerOutcome.NORMAL, "restored", TestOutcome.KILLED),
+        "timeout": WorkResult(WorkerOutcome.NORMAL, "timeout", TestOutcome.KILLED),
+    }
+    groups: dict[str, list[str]] = {}
+    survivors = []
+    with _open_db(session) as db:
+        for item in db.pending_work_items:
+            (mutation,) = item.mutations
+            entry = by_key.get((mutation.operator_name, mutation.occurrence))
+            if entry is None:
+                continue
+            if entry["outcome"] in results:
+                groups.setdefault(entry["outcome"], []).append(item.job_id)
+            elif entry["outcome"] == "survived":
+                survivors.append((item.job_id, entry.get("diff", "")))
+        for outcome, job_ids in groups.items():
+            db.set_multiple_results(job_ids, results[outcome])
+        for job_id, diff in survivors:
+            db.set_result(
+                job_id, WorkResult(WorkerOutcome.NORMAL, "restored", TestOutcome.SURVIVED, diff)
+            )
+    with open(os.path.join(base, "state.json"), "w") as fh:
+        json.dump(
+            dict(
+                module=module_fp,
+                tests=archive["tests_fingerprint"],
+                baseline_s=archive["baseline_s"],
+            ),
+            fh,
+        )
+    done = sum(len(v) for v in groups.values()) + len(survivors)
+    _log(
+        target.slug, f"restored {done} results from {os.path.relpath(_archive_path(target), REPO)}"
+    )
+    return True
+
+
+# ----------------------------------------------------------------------------------------------
 # Report
 
 
@@ -403,60 +552,56 @@ def _changed_lines(diff: str) -> tuple[str, str]:
 
 
 def summarize(target: Target) -> dict | None:
-    session = os.path.join(WORK, target.slug, "session.sqlite")
-    if not os.path.exists(session):
+    """Counts and unexplained survivors of a target, from its archive (written from the local
+    session first, when there is one). An archive with ``carried`` holds counts copied by hand
+    from a run whose per-mutant outcomes were not kept."""
+    export(target)
+    archive = _load_archive(target)
+    if archive is None:
         return None
+    if "carried" in archive:
+        counts = dict(archive["carried"])
+        counts["survivors"] = []
+        counts["carried"] = archive["note"]
+        return counts
     equivalents = [e for e in _equivalents() if e["module"] == target.module]
     counts = dict(total=0, skipped=0, killed=0, timeouts=0, survived=0, equivalent=0, pending=0)
     survivors = []
-    spans = _annotation_spans(target.module)
-    with _open_db(session) as db:
-        results = dict(db.results)
-        for item in db.work_items:
-            result = results.get(item.job_id)
-            skipped = result is not None and result.worker_outcome == "skipped"
-            if skipped or any(_in_spans(m, spans) for m in item.mutations):
-                counts["skipped"] += 1
-                continue
-            counts["total"] += 1
-            if result is None:
-                counts["pending"] += 1
-            elif result.test_outcome == "survived":
-                original, mutated = _changed_lines(result.diff or "")
-                mutation = item.mutations[0]
-                match = [
-                    e
-                    for e in equivalents
-                    if e["operator"] == mutation.operator_name
-                    and e["original"].strip() == original
-                    and e["mutated"].strip() == mutated
-                ]
-                if match:
-                    counts["equivalent"] += 1
-                else:
-                    counts["survived"] += 1
-                    survivors.append(
-                        dict(
-                            line=mutation.start_pos[0],
-                            operator=mutation.operator_name,
-                            occurrence=mutation.occurrence,
-                            diff=result.diff or "",
-                        )
-                    )
+    for mutant in archive["mutants"]:
+        outcome = mutant["outcome"]
+        if outcome == "skipped":
+            counts["skipped"] += 1
+            continue
+        counts["total"] += 1
+        if outcome == "pending":
+            counts["pending"] += 1
+        elif outcome == "survived":
+            original, mutated = _changed_lines(mutant["diff"])
+            match = [
+                e
+                for e in equivalents
+                if e["operator"] == mutant["operator"]
+                and e["original"].strip() == original
+                and e["mutated"].strip() == mutated
+            ]
+            if match:
+                counts["equivalent"] += 1
             else:
-                counts["killed"] += 1
-                counts["timeouts"] += result.output == "timeout"
+                counts["survived"] += 1
+                survivors.append(mutant)
+        else:
+            counts["killed"] += 1
+            counts["timeouts"] += outcome == "timeout"
     done = counts["total"] - counts["pending"]
     judged = done - counts["equivalent"]
     counts["kill_rate"] = counts["killed"] / judged if judged else None
     counts["survivors"] = sorted(survivors, key=lambda s: (s["line"], s["operator"]))
-    with open(os.path.join(WORK, target.slug, "state.json")) as fh:
-        counts["baseline_s"] = json.load(fh).get("baseline_s")
+    counts["baseline_s"] = archive["baseline_s"]
     return counts
 
 
 def report() -> None:
-    rows, sections = [], []
+    rows, sections, notes = [], [], []
     for target in TARGETS:
         s = summarize(target)
         if s is None:
@@ -464,6 +609,9 @@ def report() -> None:
             continue
         rate = "—" if s["kill_rate"] is None else f"{100 * s['kill_rate']:.1f}%"
         status = "complete" if not s["pending"] else f"{s['pending']} pending"
+        if s.get("carried"):
+            status += " (carried*)"
+            notes.append(f"\\* `{target.module}`: {s['carried']}")
         rows.append(
             f"| `{target.module}` | {status} | {s['total']} | {s['killed']} ({s['timeouts']} timeouts)"
             f" | {s['equivalent']} | {s['survived']} | {rate} | {s['baseline_s']} |"
@@ -495,7 +643,10 @@ def report() -> None:
         " | tests, s |\n"
         "|---|---|---:|---:|---:|---:|---:|---:|\n"
         + "\n".join(rows)
-        + "\n\n## Unexplained survivors\n\n"
+        + "\n\n"
+        + "".join(note + "\n\n" for note in notes)
+        + "Per-mutant outcomes: `benchmarks/mutation/` (a new checkout resumes from them).\n\n"
+        + "## Unexplained survivors\n\n"
         + ("\n\n".join(sections) if sections else "None.")
         + "\n"
     )
