@@ -52,6 +52,8 @@ __all__ = [
     "move_card",
     "move_all",
     "draw",
+    "draw_n",
+    "swap_zones",
     "shuffle",
     "noise_rank",
 ]
@@ -334,6 +336,73 @@ def draw(layout: BoardLayout, board: Board, from_zone, to_zone) -> CommandResult
     )
     error = jnp.where(error == errors.OK, moved.error, error)
     return CommandResult(tree_where(error == errors.OK, moved.board, board), error)
+
+
+def draw_n(layout: BoardLayout, board: Board, from_zone, to_zone, n) -> CommandResult:
+    """Move the top ``n`` cards of ``from_zone`` onto ``to_zone`` one by one, as ``n`` calls of
+    :func:`draw` would (the old top card ends lowest of them), in one pass over the cards.
+
+    ``n`` may be traced; ``n == 0`` changes nothing but ``version``. A caller that wants "as many as
+    possible" clamps ``n`` to :func:`zone_count` first.
+
+    Errors: ``zone_out_of_range`` (either zone, or the same zone twice), ``zone_empty`` when
+    ``from_zone`` holds fewer than ``n`` cards (nothing moves), ``zone_full`` (the destination would
+    exceed its ``max_size``).
+    """
+    from_zone = jnp.asarray(from_zone, jnp.int32)
+    to_zone = jnp.asarray(to_zone, jnp.int32)
+    n = jnp.asarray(n, jnp.int32)
+    zone = board.zone.astype(jnp.int32)
+    pos = board.position.astype(jnp.int32)
+    count = zone_count(board, from_zone)
+    dest_count = zone_count(board, to_zone)
+    safe_zone = jnp.clip(to_zone, 0, layout.num_zones - 1)
+    max_size = jnp.asarray(layout.zone_max_size)[safe_zone]
+    error = _first_error(
+        ((from_zone < 0) | (from_zone >= layout.num_zones), errors.ZONE_OUT_OF_RANGE),
+        (
+            (to_zone < 0) | (to_zone >= layout.num_zones) | (to_zone == from_zone),
+            errors.ZONE_OUT_OF_RANGE,
+        ),
+        ((n < 0) | (count < n), errors.ZONE_EMPTY),
+        (dest_count + n > max_size, errors.ZONE_FULL),
+    )
+    moving = (zone == from_zone) & (pos >= count - n)
+    new = board.replace(
+        zone=jnp.where(moving, to_zone, zone).astype(board.zone.dtype),
+        position=jnp.where(moving, dest_count + (count - 1 - pos), pos).astype(
+            board.position.dtype
+        ),
+    )
+    return commit(board, new, error)
+
+
+def swap_zones(layout: BoardLayout, board: Board, zone_a, zone_b) -> CommandResult:
+    """Exchange the whole contents of two zones, keeping each pile's order (an Active Pokémon and a
+    Benched one trading places with everything attached). Swapping a zone with itself changes
+    nothing but ``version``.
+
+    Errors: ``zone_out_of_range`` (either zone), ``zone_full`` (a pile larger than the other zone's
+    ``max_size``).
+    """
+    zone_a = jnp.asarray(zone_a, jnp.int32)
+    zone_b = jnp.asarray(zone_b, jnp.int32)
+    zone = board.zone.astype(jnp.int32)
+    in_a, in_b = zone == zone_a, zone == zone_b
+    sizes = jnp.asarray(layout.zone_max_size)
+    safe_a = jnp.clip(zone_a, 0, layout.num_zones - 1)
+    safe_b = jnp.clip(zone_b, 0, layout.num_zones - 1)
+    error = _first_error(
+        ((zone_a < 0) | (zone_a >= layout.num_zones), errors.ZONE_OUT_OF_RANGE),
+        ((zone_b < 0) | (zone_b >= layout.num_zones), errors.ZONE_OUT_OF_RANGE),
+        (
+            (jnp.sum(in_a, dtype=jnp.int32) > sizes[safe_b])
+            | (jnp.sum(in_b, dtype=jnp.int32) > sizes[safe_a]),
+            errors.ZONE_FULL,
+        ),
+    )
+    new_zone = jnp.where(in_a, zone_b, jnp.where(in_b, zone_a, zone))
+    return commit(board, board.replace(zone=new_zone.astype(board.zone.dtype)), error)
 
 
 def noise_rank(noise: jax.Array, among: jax.Array | None = None) -> jax.Array:

@@ -310,6 +310,86 @@ def test_draw_into_full_zone_is_rejected(layout, full_board):
 
 
 # -------------------------------------------------------------------------------------------------
+# draw_n and swap_zones
+
+
+def test_draw_n_moves_the_top_cards_as_repeated_draws_would(layout, board0):
+    # The deck's top card (2) is drawn first, so it ends lowest of the drawn cards.
+    result = zones.draw_n(layout, board0, DECK_P1, STACK, 2)
+    _applied(board0, result, [[0], [3, 4], [5], [], [], [6], [7, 2, 1], []], layout)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_draw_n_equals_n_draws(layout, board0, n):
+    expected = board0
+    for _ in range(n):
+        expected = zones.draw(layout, expected, DECK_P1, STACK).board
+    result = jax.jit(functools.partial(zones.draw_n, layout))(board0, DECK_P1, STACK, n)
+    assert int(result.error) == 0
+    assert zone_lists(layout, result.board) == zone_lists(layout, expected)
+    assert int(result.board.version) == 1  # one command, whatever n
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "n", "code"),
+    [
+        (DECK_P1, STACK, 4, errors.ZONE_EMPTY),  # 3 cards, 4 asked: nothing moves
+        (DECK_P1, STACK, -1, errors.ZONE_EMPTY),
+        (DECK_P1, DECK_P1, 1, errors.ZONE_OUT_OF_RANGE),
+        (DECK_P1, 8, 1, errors.ZONE_OUT_OF_RANGE),
+        (-1, STACK, 1, errors.ZONE_OUT_OF_RANGE),
+        (DECK_P1, HAND_P1, 3, errors.ZONE_FULL),  # the hand holds 1 of at most 3
+    ],
+)
+def test_draw_n_errors_change_nothing(layout, board0, src, dst, n, code):
+    _rejected(board0, zones.draw_n(layout, board0, src, dst, n), code)
+
+
+def test_draw_n_fills_a_zone_exactly_to_its_max_size(layout, board0):
+    result = zones.draw_n(layout, board0, DECK_P1, HAND_P1, 2)
+    _applied(board0, result, [[0], [3, 4], [5, 2, 1], [], [], [6], [7], []], layout)
+
+
+def test_swap_zones_exchanges_piles_keeping_their_order(layout, board0):
+    result = zones.swap_zones(layout, board0, DECK_P1, STACK)
+    _applied(board0, result, [[7], [3, 4], [5], [], [], [6], [0, 1, 2], []], layout)
+    # Swapping with an empty zone moves the pile; with itself, nothing moves.
+    result = zones.swap_zones(layout, board0, DECK_P2, BOARD_P1)
+    _applied(board0, result, [[0, 1, 2], [], [5], [], [3, 4], [6], [7], []], layout)
+    result = zones.swap_zones(layout, board0, DECK_P1, DECK_P1)
+    _applied(board0, result, zone_lists(layout, board0), layout)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "code"),
+    [
+        (DECK_P1, BOARD_P1, errors.ZONE_FULL),  # 3 cards into a board of at most 2
+        (BOARD_P2, DECK_P1, errors.ZONE_FULL),  # the same, from the other side
+        (DECK_P1, 8, errors.ZONE_OUT_OF_RANGE),
+        (-1, DECK_P1, errors.ZONE_OUT_OF_RANGE),
+    ],
+)
+def test_swap_zones_errors_change_nothing(layout, board0, a, b, code):
+    _rejected(board0, zones.swap_zones(layout, board0, a, b), code)
+
+
+def test_draw_n_and_swap_zones_batched(layout, board0):
+    boards = _batch(layout, board0)
+    results = _assert_batched_matches(
+        functools.partial(zones.draw_n, layout),
+        boards,
+        [[DECK_P1, DECK_P1, DECK_P2, DECK_P1], [STACK, HAND_P1, STACK, STACK], [1, 2, 2, 4]],
+    )
+    assert [int(r.error) for r in results] == [0, errors.ZONE_FULL, 0, errors.ZONE_EMPTY]
+    results = _assert_batched_matches(
+        functools.partial(zones.swap_zones, layout),
+        boards,
+        [[DECK_P1, DECK_P1, STACK, DECK_P1], [BOARD_P1, STACK, DECK_P2, 9]],
+    )
+    assert [int(r.error) for r in results] == [errors.ZONE_FULL, 0, 0, errors.ZONE_OUT_OF_RANGE]
+
+
+# -------------------------------------------------------------------------------------------------
 # shuffle
 
 

@@ -1,0 +1,1095 @@
+"""Rules of the Pokémon TCG: board, setup, turn structure, attacks, Knock Outs, Special Conditions.
+
+Pure rules (no RL import). Sources: ``../shared/reference/pokemon/README.md`` ("Rules notes", cited
+as R-numbers below) and decisions P1-P6 of ``../shared/specs/README.md``.
+
+**Stage.** This module is stage 2 of issue #9: every rule of the game *except the effect rows of
+cards* (Trainers, the extra effects of attacks, Abilities), which the effect interpreter of the next
+stage runs. Until then an attack does its printed damage only, and playing a Trainer or using an
+Ability is refused with a rule error that says so; the game is not registered as an env.
+
+**Board.** Each player owns 60 cards (card indices: player 1's deck list expanded in card-id order,
+then player 2's) and these zones (E1 ids ``<zone>_<player>``):
+
+* ``deck`` (hidden, ordered: the top is the last position), ``hand`` (its owner sees it),
+  ``discard`` (public, ordered), ``prizes`` (hidden);
+* ``active`` and ``bench1`` … ``bench5``: one *slot* each (P1: slot 0 the Active Pokémon, 1-5 the
+  Bench), a public ordered pile: the Pokémon card, the cards it evolved from below it, and the
+  attached Energy. The slot's *Pokémon* is its topmost Pokémon card.
+
+One shared zone, ``processing``, holds a Trainer while it resolves (the next stage).
+
+Per slot (``[2, 6]``, player-major, slot 0 the Active): the damage on the Pokémon and the turn it
+came into play or last evolved. Per player: the Special Conditions of the Active Pokémon (only an
+Active Pokémon has them: moving to the Bench removes them, R13/R16): the rotated one (none, Asleep,
+Confused, Paralyzed: a new one replaces the old) and the Poisoned and Burned markers.
+
+**Setup** (R1, R2, R4, R5): each deck is shuffled with the game's key and each player draws 7. A
+player without a Basic Pokémon mulligans (reveals, shuffles the hand back, draws 7) until one
+appears; both players do so independently, so the rounds where both mulliganed cancel out (R4) and
+the player who mulliganed fewer times may draw up to the difference (a decision: ``yes`` draws one
+more, ``done`` stops). The first player is drawn from the key (the rules let the winner of a coin
+flip choose; a random first player is the issue's wording). Then the first player, then the second,
+puts a Basic Pokémon face down as their Active (``play[d]``) and up to 5 on their Bench
+(``play[d]``, then ``done``); face down means a visibility override (hidden) until both are done.
+Then each player sets aside the top 6 cards of their deck as Prize cards, every Pokémon is turned
+face up, and the first player's first turn begins.
+
+**Turn** (R1, R5, R7, R10): draw 1 card (every turn, the first player's first turn included; a
+player who cannot draw loses: ``deck_out``), then any number of: play a Basic Pokémon to the Bench
+(at most 5), evolve (``evolve[d, slot]``: a Stage 1 on the Pokémon named by its ``evolves_from``, a
+Stage 2 on its Stage 1; not on either player's first turn, not on a Pokémon that came into play or
+evolved this turn; damage and attachments stay, Special Conditions go), attach one Energy card from
+the hand per turn, retreat once per turn (not while Asleep or Paralyzed; the player chooses the
+attached Energy to discard, one ``select_card[d]`` at a time, until the units discarded cover the
+retreat cost), and finally attack (``attack[i]``; not on the first player's first turn, not while
+Asleep or Paralyzed; the cost is paid by the attached Energy's units, Colorless by any type) or
+end the turn (``end_turn``). Attacking ends the turn.
+
+**Damage** (R8, R9): the printed base damage, plus the attacker's special Energy damage modifiers
+(Double Turbo Energy: -20) when it is above 0, then Weakness (× the multiplier when the attacker's
+type is the defender's weakness) and Resistance (+ the printed negative value), never below 0;
+put on the defending Active Pokémon.
+
+**Knock Outs and Prizes** (R15, the cards' rule texts): a Pokémon whose damage reaches its HP is
+Knocked Out: its pile goes to its owner's discard pile and the opponent takes as many Prize cards
+as the card gives (1; 2 for ex and V; 3 for VMAX), the top ones (they are face down: no choice
+matters). A player whose Active Pokémon was Knocked Out promotes one of their Benched Pokémon
+(``select_slot``); one who has no Benched Pokémon has no Pokémon in play and loses.
+
+**Between turns**: Knock Outs of the attack → promotions → Pokémon Checkup (R11, R12: Poisoned 1
+counter; Burned 2 counters, then a flip, heads removes it; Asleep: a flip, heads wakes it;
+Paralyzed is removed from the Pokémon of the player whose turn just ended) → its Knock Outs →
+promotions → the next turn. Coin flips come from the key of the ``apply`` call.
+
+**Winning** (R15, R1): taking the last Prize card; the opponent having no Pokémon in play after a
+Knock Out; the opponent unable to draw at the start of their turn. When both players meet a
+condition at once, the one who meets more wins; an equal count is a draw (``simultaneous``: the
+official rules play a Sudden Death game, which this engine does not). ``max_turns`` ends the
+game as a draw with reason ``turn_limit`` (the env truncates it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+
+from tcgjax.core import zones
+from tcgjax.core.actions import ActionLayout
+from tcgjax.core.board import Board, BoardLayout, new_board, set_turn
+from tcgjax.core.cards import CardRegistry
+from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
+from tcgjax.core.tree import tree_where
+from tcgjax.games.pokemon.cards import (
+    KINDS,
+    MAX_ATTACKS,
+    STAGES,
+    TYPES,
+    load_cards,
+)
+from tcgjax.games.pokemon.decks import Deck
+
+__all__ = [
+    "DECK_SIZE",
+    "HAND_AT_START",
+    "PRIZES",
+    "NUM_SLOTS",
+    "PLAYER_ZONES",
+    "PHASES",
+    "ROTATED",
+    "END_REASONS",
+    "RULE_ERRORS",
+    "CODES",
+    "PokemonState",
+    "PokemonRules",
+    "build_actions",
+]
+
+DECK_SIZE = 60
+HAND_AT_START = 7
+PRIZES = 6
+NUM_SLOTS = 6  # P1: slot 0 the Active Pokémon, 1-5 the Bench
+BENCH_SIZE = NUM_SLOTS - 1
+SLOT_ZONES = ("active",) + tuple(f"bench{i}" for i in range(1, NUM_SLOTS))
+PLAYER_ZONES = ("deck", "hand", "discard", "prizes", *SLOT_ZONES)
+FIRST_SLOT_ZONE = PLAYER_ZONES.index("active")
+SHARED_ZONES = ("processing",)
+PHASES = (
+    "mulligan_draw",  # a player may draw 1 card per extra mulligan of the opponent (R2, R4)
+    "setup_active",  # put a Basic Pokémon face down as the Active Pokémon
+    "setup_bench",  # put up to 5 Basic Pokémon face down on the Bench, then done
+    "main",
+    "retreat_payment",  # choose the attached Energy to discard for the retreat cost
+    "promote",  # choose a Benched Pokémon to become the Active Pokémon
+    "game_over",
+)
+PHASE = {name: i for i, name in enumerate(PHASES)}
+ROTATED = ("none", "asleep", "confused", "paralyzed")  # the rotated Special Conditions (R13)
+ASLEEP, CONFUSED, PARALYZED = 1, 2, 3
+END_REASONS = (
+    "none",
+    "prizes",  # the winner took their last Prize card
+    "no_pokemon",  # the loser had no Pokémon in play after a Knock Out
+    "deck_out",  # the loser could not draw at the start of their turn
+    "simultaneous",  # both met a win condition, as many each: a draw
+    "illegal_action",
+    "turn_limit",  # max_turns reached: a draw (truncation)
+)
+END = {name: i for i, name in enumerate(END_REASONS)}
+NO_WINNER = -1
+DRAW = 2  # winner value of a drawn game
+CONFUSION_DAMAGE = 30  # a Confused Pokémon that flips tails puts 3 counters on itself (R13)
+POISON_DAMAGE, BURN_DAMAGE = 10, 20  # Pokémon Checkup (R11, R12)
+# Action kinds, in layout order.
+KINDS_OF_ACTION = (
+    "play",
+    "evolve",
+    "attach",
+    "ability",
+    "retreat",
+    "attack",
+    "select_card",
+    "select_slot",
+    "yes",
+    "done",
+    "end_turn",
+)
+# When the promotions are over: the Pokémon Checkup then the next turn, or the next turn.
+THEN_CHECKUP, THEN_NEXT_TURN = 0, 1
+
+RULE_ERRORS = (
+    RuleError("game_over", "the game is over: no action is legal"),
+    RuleError("wrong_phase", "this action is not one of the current phase's"),
+    RuleError("not_in_hand", "no card of that definition in the player's hand"),
+    RuleError("not_a_basic", "only a Basic Pokémon can be put into play from the hand"),
+    RuleError("bench_full", "the Bench already holds 5 Pokémon"),
+    RuleError("energy_is_attached", "an Energy card is attached (attach[d, slot]), not played"),
+    RuleError("evolution_is_evolved", "an Evolution card is played by evolve[d, slot]"),
+    RuleError(
+        "trainer_not_yet",
+        "Trainer cards resolve through the effect interpreter, the next stage of the game",
+    ),
+    RuleError("empty_slot", "there is no Pokémon in that slot"),
+    RuleError("not_an_evolution", "the card is not a Stage 1 or Stage 2 Pokémon"),
+    RuleError("wrong_evolution", "the card does not evolve from that Pokémon (evolves_from)"),
+    RuleError("first_turn_evolution", "no Pokémon evolves on either player's first turn"),
+    RuleError(
+        "new_this_turn", "that Pokémon came into play or evolved this turn: it cannot evolve"
+    ),
+    RuleError("not_energy", "the card is not an Energy card"),
+    RuleError("energy_done", "the player already attached an Energy card this turn"),
+    RuleError(
+        "ability_not_yet",
+        "Abilities resolve through the effect interpreter, the next stage of the game",
+    ),
+    RuleError("retreat_done", "the player already retreated this turn"),
+    RuleError("retreat_condition", "an Asleep or Paralyzed Pokémon cannot retreat"),
+    RuleError("retreat_cost", "the Active Pokémon has too little Energy for its retreat cost"),
+    RuleError("no_such_attack", "the Active Pokémon has no attack with that index"),
+    RuleError("first_turn_attack", "the player who goes first cannot attack on their first turn"),
+    RuleError("attack_condition", "an Asleep or Paralyzed Pokémon cannot attack"),
+    RuleError("attack_cost", "the attached Energy does not pay the attack's cost"),
+    RuleError("not_attached", "no Energy card of that definition is attached to the Active"),
+    RuleError("not_own_bench", "promote a Pokémon from your own Bench (slots 1-5)"),
+    RuleError("no_cards_left", "the deck is empty: nothing to draw"),
+)
+CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
+
+_KIND = {name: i for i, name in enumerate(KINDS)}
+_COLORLESS = TYPES.index("colorless")
+
+
+def build_actions(num_definitions: int) -> ActionLayout:
+    """The action layout for a registry of ``num_definitions`` definitions (0 = padding).
+
+    Cards are named by *definition*, not hand position: cards of one definition in a hand are
+    interchangeable, so ``play[d]``, ``evolve[d * 6 + slot]``, ``attach[d * 6 + slot]`` and
+    ``select_card[d]`` are exact whatever the hand size. ``select_slot[k]``: the actor's slots
+    0-5, then the opponent's 0-5. ``retreat[b]`` swaps the Active with Bench slot ``b + 1``."""
+    d = num_definitions
+    return ActionLayout(
+        [
+            ("play", d),
+            ("evolve", d * NUM_SLOTS),
+            ("attach", d * NUM_SLOTS),
+            ("ability", NUM_SLOTS),
+            ("retreat", BENCH_SIZE),
+            ("attack", MAX_ATTACKS),
+            ("select_card", d),
+            ("select_slot", 2 * NUM_SLOTS),
+            ("yes", 1),
+            ("done", 1),
+            ("end_turn", 1),
+        ]
+    )
+
+
+@struct.dataclass
+class PokemonState:
+    """Rules state of one game (shapes for one game; ``[2, 6]`` is player-major, slot 0 Active).
+
+    Attributes:
+      board: the core ``Board`` (zones, turn number, active player, phase).
+      damage: int16[2, 6], damage on each slot's Pokémon (0 when empty).
+      since_turn: int16[2, 6], the turn its Pokémon came into play or last evolved (0 = setup).
+      rotated: int8[2], the Active Pokémon's rotated condition (``ROTATED``).
+      poisoned, burned: bool[2], the Active Pokémon's markers.
+      energy_attached, supporter_played, retreated: bool[], this turn's once-per-turn actions.
+      ko_by_attack: bool[2], a Pokémon of that player was Knocked Out by attack damage this turn.
+      ko_last_turn: bool[2], ... during the opponent's last turn (for the next stage's effects).
+      retreat_to: int8[], the Bench slot a paying retreat goes to (1-5; 0 when none).
+      retreat_units_left: int8[], Energy units still to discard for the retreat cost.
+      must_promote: bool[2], the player's Active slot is empty and they must promote.
+      promote_then: int8[], ``THEN_CHECKUP`` or ``THEN_NEXT_TURN``: what follows the promotions.
+      mulligans: int8[2], how many mulligans each player took.
+      bonus_draws: int8[2], extra cards the player may still draw for the opponent's mulligans.
+      placed: bool[2], the player finished setting up their Pokémon.
+      first_player: int8[].
+      winner: int8[], -1 while the game goes on, 2 for a draw.
+      end_reason: int8[], index into ``END_REASONS``.
+    """
+
+    board: Board
+    damage: jax.Array
+    since_turn: jax.Array
+    rotated: jax.Array
+    poisoned: jax.Array
+    burned: jax.Array
+    energy_attached: jax.Array
+    supporter_played: jax.Array
+    retreated: jax.Array
+    ko_by_attack: jax.Array
+    ko_last_turn: jax.Array
+    retreat_to: jax.Array
+    retreat_units_left: jax.Array
+    must_promote: jax.Array
+    promote_then: jax.Array
+    mulligans: jax.Array
+    bonus_draws: jax.Array
+    placed: jax.Array
+    first_player: jax.Array
+    winner: jax.Array
+    end_reason: jax.Array
+
+
+def build_layout(cards: CardRegistry) -> BoardLayout:
+    """The board layout: the player zones of both players (player-major), then the shared ones."""
+    reg = zones.ZoneTypeRegistry()
+    reg.register(zones.ZoneType("deck", ordered=True, visibility="hidden"))
+    reg.register(zones.ZoneType("hand", ordered=True, visibility="owner"))
+    reg.register(zones.ZoneType("discard", ordered=True, visibility="public"))
+    reg.register(zones.ZoneType("prizes", ordered=True, visibility="hidden", max_size=PRIZES))
+    for name in SLOT_ZONES:
+        reg.register(zones.ZoneType(name, ordered=True, visibility="public"))
+    reg.register(zones.ZoneType("processing", ordered=True, visibility="public"))
+    return BoardLayout(
+        num_players=2,
+        zone_types=reg,
+        zones=tuple((kind, p) for p in range(2) for kind in PLAYER_ZONES)
+        + tuple((kind, None) for kind in SHARED_ZONES),
+        cards=cards,
+        num_cards=2 * DECK_SIZE,
+        phases=PHASES,
+    )
+
+
+def zone_of(name: str, player) -> jax.Array:
+    """Zone index of the player zone ``name`` of ``player`` (traced or not)."""
+    return jnp.asarray(player, jnp.int32) * len(PLAYER_ZONES) + PLAYER_ZONES.index(name)
+
+
+def slot_zone(player, slot) -> jax.Array:
+    """Zone index of slot ``slot`` (0 Active, 1-5 Bench) of ``player``."""
+    return (
+        jnp.asarray(player, jnp.int32) * len(PLAYER_ZONES)
+        + FIRST_SLOT_ZONE
+        + jnp.asarray(slot, jnp.int32)
+    )
+
+
+# Flat slot (player * 6 + slot) of every zone, -1 for the zones that are not slots.
+ZONE_SLOT = np.full(2 * len(PLAYER_ZONES) + len(SHARED_ZONES), -1, np.int32)
+for _p in range(2):
+    for _s in range(NUM_SLOTS):
+        ZONE_SLOT[_p * len(PLAYER_ZONES) + FIRST_SLOT_ZONE + _s] = _p * NUM_SLOTS + _s
+ZONE_SLOT.setflags(write=False)
+
+
+class PokemonRules:
+    """The static rules object for two decks: layout, action layout and card tables.
+
+    Methods are pure functions of the state (``jit``/``vmap``-safe); ``validate`` is host-side.
+
+    Args:
+      decks: the two players' decks (:class:`~tcgjax.games.pokemon.decks.Deck`), validated against
+        ``cards``.
+      cards: the card registry (default: the shipped card file).
+      max_turns: the game ends in a draw (``turn_limit``) when this turn would start.
+    """
+
+    def __init__(
+        self, decks: Sequence[Deck], cards: CardRegistry | None = None, max_turns: int = 200
+    ):
+        self.cards = load_cards() if cards is None else cards
+        self.layout = build_layout(self.cards)
+        self.actions = build_actions(len(self.cards))
+        self.max_turns = int(max_turns)
+        self.decks = tuple(decks)
+        if len(self.decks) != 2 or any(len(d.cards) != DECK_SIZE for d in self.decks):
+            raise ConfigError(f"decks: two decks of {DECK_SIZE} cards, got {self.decks!r}")
+        definitions = [self.cards.index(c) for deck in self.decks for c in sorted(deck.cards)]
+        self.card_definitions = np.asarray(definitions, np.int16)
+        self._tables()
+
+    def _tables(self) -> None:
+        c = self.cards.numpy
+        n = len(self.cards)
+        kind = c["kind"].astype(np.int32)
+        stage = c["stage"].astype(np.int32)
+        self.kind = jnp.asarray(kind)
+        self.is_pokemon = jnp.asarray(kind == _KIND["pokemon"])
+        self.is_basic = jnp.asarray(stage == STAGES.index("basic"))
+        self.is_evolution = jnp.asarray(stage >= STAGES.index("stage1"))
+        energy = (kind == _KIND["basic_energy"]) | (kind == _KIND["special_energy"])
+        self.is_energy = jnp.asarray(energy)
+        self.is_trainer = jnp.asarray(~energy & (kind != _KIND["pokemon"]) & (np.arange(n) > 0))
+        self.hp = jnp.asarray(c["hp"].astype(np.int32))
+        self.type = jnp.asarray(c["type"].astype(np.int32))  # OPTIONAL_TYPE index
+        self.weakness = jnp.asarray(c["weakness"].astype(np.int32))
+        self.weakness_multiplier = jnp.asarray(c["weakness_multiplier"].astype(np.int32))
+        self.resistance = jnp.asarray(c["resistance"].astype(np.int32))
+        self.resistance_value = jnp.asarray(c["resistance_value"].astype(np.int32))
+        self.retreat_cost = jnp.asarray(c["retreat"].astype(np.int32))
+        self.prizes = jnp.asarray(c["prizes"].astype(np.int32))
+        self.provides = jnp.asarray(c["provides"].astype(np.int32))  # [N, 11]
+        self.units = jnp.asarray(c["provides"].sum(axis=1).astype(np.int32))
+        self.damage_modifier = jnp.asarray(c["damage_modifier"].astype(np.int32))
+        self.num_attacks = jnp.asarray(c["attacks.num_rows"].astype(np.int32))
+        self.attack_cost = jnp.asarray(c["attacks.cost"].astype(np.int32))  # [N, 4, 11]
+        self.attack_damage = jnp.asarray(c["attacks.damage"].astype(np.int32))  # [N, 4]
+        # evolves_onto[e, b]: card e evolves from card b (by name, R "Evolution").
+        names = [
+            self.cards.definition(i)["name"] if k else "" for k, i in enumerate(self.cards.ids)
+        ]
+        onto = np.zeros((n, n), bool)
+        for e, eid in enumerate(self.cards.ids):
+            if e == 0 or stage[e] < STAGES.index("stage1"):
+                continue
+            parent = self.cards.definition(eid)["evolves_from"]
+            for b in range(1, n):
+                onto[e, b] = kind[b] == _KIND["pokemon"] and names[b] == parent
+        self.evolves_onto = jnp.asarray(onto)
+
+    # -- derived views -----------------------------------------------------------------------------
+
+    def code(self, name: str) -> int:
+        return CODES[name]
+
+    def card_slot(self, board: Board) -> jax.Array:
+        """Flat slot (player * 6 + slot) of every card, -1 off the slots. Returns int32[C]."""
+        return jnp.asarray(ZONE_SLOT)[board.zone.astype(jnp.int32)]
+
+    def slot_view(self, state: PokemonState) -> dict[str, jax.Array]:
+        """What the rules read off the slots, all ``[2, 6]`` (player-major) unless noted.
+
+        ``card`` (the slot's top Pokémon card, -1 empty), ``definition`` (its definition, 0 empty),
+        ``occupied``, ``hp`` (maximum HP), ``units`` int32[2, 6, 11] (Energy units per type
+        provided by the attached Energy), ``damage_modifier`` (sum over the attached special
+        Energy), ``energy_cards`` int32[2, 6, N] (attached Energy cards per definition)."""
+        board = state.board
+        num_cards = board.zone.shape[0]
+        slot = self.card_slot(board)
+        definition = board.definition.astype(jnp.int32)
+        member = slot[None, :] == jnp.arange(2 * NUM_SLOTS)[:, None]  # [12, C]
+        pokemon = member & self.is_pokemon[definition][None, :]
+        score = jnp.where(
+            pokemon, board.position.astype(jnp.int32)[None, :] * 256 + jnp.arange(num_cards), -1
+        )
+        best = jnp.max(score, axis=1)
+        card = jnp.where(best >= 0, best % 256, -1)
+        top_def = jnp.where(card >= 0, definition[jnp.maximum(card, 0)], 0)
+        energy = member & self.is_energy[definition][None, :]
+        onehot = definition[:, None] == jnp.arange(len(self.cards))[None, :]  # [C, N]
+        energy_cards = jnp.einsum("sc,cn->sn", energy.astype(jnp.int32), onehot.astype(jnp.int32))
+        units = energy_cards @ self.provides
+        modifier = energy_cards @ self.damage_modifier
+        shape = (2, NUM_SLOTS)
+        return dict(
+            card=card.reshape(shape),
+            definition=top_def.reshape(shape),
+            occupied=(card >= 0).reshape(shape),
+            hp=self.hp[top_def].reshape(shape),
+            units=units.reshape((*shape, len(TYPES))),
+            damage_modifier=modifier.reshape(shape),
+            energy_cards=energy_cards.reshape((*shape, len(self.cards))),
+        )
+
+    def hand_counts(self, board: Board, player) -> jax.Array:
+        """Cards of each definition in ``player``'s hand. Returns int32[N]."""
+        in_hand = board.zone == zone_of("hand", player)
+        onehot = board.definition.astype(jnp.int32)[:, None] == jnp.arange(len(self.cards))
+        return jnp.sum(onehot & in_hand[:, None], axis=0, dtype=jnp.int32)
+
+    def card_of(self, board: Board, zone, definition) -> jax.Array:
+        """The topmost card of ``definition`` in ``zone`` (-1 when none). Returns int32[]."""
+        num_cards = board.zone.shape[0]
+        hit = (board.zone == zone) & (board.definition == definition)
+        score = jnp.where(hit, board.position.astype(jnp.int32) * 256 + jnp.arange(num_cards), -1)
+        best = jnp.max(score)
+        return jnp.where(best >= 0, best % 256, -1)
+
+    def cost_paid(self, units: jax.Array, cost: jax.Array) -> jax.Array:
+        """Whether Energy ``units`` (int[..., 11]) pay ``cost`` (int[..., 11]): each typed
+        requirement by its own type, Colorless by any unit (a unit pays one symbol)."""
+        typed = jnp.arange(len(TYPES)) != _COLORLESS
+        enough_typed = jnp.all(~typed | (units >= cost), axis=-1)
+        return enough_typed & (jnp.sum(units, axis=-1) >= jnp.sum(cost, axis=-1))
+
+    # -- setup -------------------------------------------------------------------------------------
+
+    def init(self, key: jax.Array) -> PokemonState:
+        """A new game: shuffled decks, opening hands with mulligans, first player drawn."""
+        layout = self.layout
+        cards = [
+            (int(d), i // DECK_SIZE, layout.zone_index("deck", i // DECK_SIZE))
+            for i, d in enumerate(self.card_definitions)
+        ]
+        board = new_board(layout, cards, phase=PHASE["setup_active"])
+        key_first, key_deal = jax.random.split(key)
+        first = jax.random.bernoulli(key_first).astype(jnp.int32)
+
+        def deal(carry):
+            board, key, mulligans, _ = carry
+            key, *keys = jax.random.split(key, 3)
+            needs = self._needs_mulligan(board)  # [2]; all True on the first deal
+            for p in range(2):
+                redo = zones.move_all(layout, board, zone_of("hand", p), zone_of("deck", p)).board
+                redo = zones.shuffle(layout, redo, zone_of("deck", p), keys[p]).board
+                redo = zones.draw_n(
+                    layout, redo, zone_of("deck", p), zone_of("hand", p), HAND_AT_START
+                ).board
+                board = tree_where(needs[p], redo, board)
+            return board, key, mulligans + needs.astype(jnp.int8), None
+
+        def needs_any(carry):
+            return jnp.any(self._needs_mulligan(carry[0]))
+
+        # The first deal is a "mulligan" of an empty hand: it counts, so subtract it.
+        board, _, mulligans, _ = jax.lax.while_loop(
+            needs_any, deal, (board, key_deal, jnp.full(2, -1, jnp.int8), None)
+        )
+        bonus = jnp.maximum(mulligans[::-1] - mulligans, 0).astype(jnp.int8)
+        i16 = jnp.int16
+        state = PokemonState(
+            board=board,
+            damage=jnp.zeros((2, NUM_SLOTS), i16),
+            since_turn=jnp.zeros((2, NUM_SLOTS), i16),
+            rotated=jnp.zeros(2, jnp.int8),
+            poisoned=jnp.zeros(2, bool),
+            burned=jnp.zeros(2, bool),
+            energy_attached=jnp.bool_(False),
+            supporter_played=jnp.bool_(False),
+            retreated=jnp.bool_(False),
+            ko_by_attack=jnp.zeros(2, bool),
+            ko_last_turn=jnp.zeros(2, bool),
+            retreat_to=jnp.int8(0),
+            retreat_units_left=jnp.int8(0),
+            must_promote=jnp.zeros(2, bool),
+            promote_then=jnp.int8(THEN_NEXT_TURN),
+            mulligans=mulligans,
+            bonus_draws=bonus,
+            placed=jnp.zeros(2, bool),
+            first_player=first.astype(jnp.int8),
+            winner=jnp.int8(NO_WINNER),
+            end_reason=jnp.int8(END["none"]),
+        )
+        return self._setup_next(state)
+
+    def _needs_mulligan(self, board: Board) -> jax.Array:
+        """bool[2]: the player's hand holds no Basic Pokémon."""
+        basic = self.is_pokemon[board.definition] & self.is_basic[board.definition]
+        return jnp.stack([~jnp.any(basic & (board.zone == zone_of("hand", p))) for p in range(2)])
+
+    def _setup_next(self, state: PokemonState) -> PokemonState:
+        """Move the setup on: bonus draws, then each player's placement (first player first),
+        then Prize cards, the reveal and the first turn."""
+        first = state.first_player.astype(jnp.int32)
+        bonus = state.bonus_draws > 0
+        bonus_player = jnp.where(bonus[0], 0, 1)
+        placer = jnp.where(state.placed[first], 1 - first, first)
+        active_empty = ~jnp.any(state.board.zone == slot_zone(placer, 0))
+        phase = jnp.where(
+            jnp.any(bonus),
+            PHASE["mulligan_draw"],
+            jnp.where(active_empty, PHASE["setup_active"], PHASE["setup_bench"]),
+        )
+        player = jnp.where(jnp.any(bonus), bonus_player, placer)
+        waiting = state.replace(board=set_turn(state.board, active_player=player, phase=phase))
+        return tree_where(jnp.all(state.placed), self._begin(state), waiting)
+
+    def _begin(self, state: PokemonState) -> PokemonState:
+        """Both players are set up: Prize cards, every Pokémon face up, the first turn."""
+        board, layout = state.board, self.layout
+        for p in range(2):
+            board = zones.draw_n(
+                layout, board, zone_of("deck", p), zone_of("prizes", p), PRIZES
+            ).board
+        face_up = self.card_slot(board) >= 0
+        board = board.replace(
+            visibility=jnp.where(face_up, zones.NO_OVERRIDE, board.visibility).astype(jnp.int8)
+        )
+        board = set_turn(board, turn_number=0)
+        return self._start_turn(state.replace(board=board), state.first_player.astype(jnp.int32))
+
+    # -- legality ----------------------------------------------------------------------------------
+
+    def action_errors(self, state: PokemonState) -> jax.Array:
+        """Error code of every action (0 = legal), one vectorised pass. Returns int32[A]."""
+        board = state.board
+        me = board.active_player.astype(jnp.int32)
+        phase = board.phase.astype(jnp.int32)
+        turn = board.turn_number.astype(jnp.int32)
+        view = self.slot_view(state)
+        code = CODES
+        n = len(self.cards)
+        over = state.winner >= 0
+        in_main = phase == PHASE["main"]
+        in_setup = (phase == PHASE["setup_active"]) | (phase == PHASE["setup_bench"])
+        hand = self.hand_counts(board, me)  # [N]
+        have = hand > 0
+        occupied = view["occupied"][me]  # [6]
+        bench_full = jnp.all(occupied[1:])
+
+        def err(*checks):
+            return zones.first_error((over, code["game_over"]), *checks)
+
+        defs = jnp.arange(n)
+        pokemon = self.is_pokemon[defs]
+        basic = pokemon & self.is_basic[defs]
+        play = err(
+            (~(in_main | in_setup), code["wrong_phase"]),
+            (~have, code["not_in_hand"]),
+            (in_setup & ~basic, code["not_a_basic"]),
+            (self.is_energy[defs], code["energy_is_attached"]),
+            (pokemon & ~basic, code["evolution_is_evolved"]),
+            (self.is_trainer[defs], code["trainer_not_yet"]),
+            ((phase != PHASE["setup_active"]) & bench_full, code["bench_full"]),
+        )
+
+        top = view["definition"][me]  # [6]
+        since = state.since_turn[me].astype(jnp.int32)
+        evolve = err(
+            (~in_main, code["wrong_phase"]),
+            (~have[:, None], code["not_in_hand"]),
+            (~(pokemon & self.is_evolution[defs])[:, None], code["not_an_evolution"]),
+            (~occupied[None, :], code["empty_slot"]),
+            (~self.evolves_onto[:, top], code["wrong_evolution"]),
+            (turn <= 2, code["first_turn_evolution"]),
+            ((since >= turn)[None, :], code["new_this_turn"]),
+        ).reshape(-1)
+        attach = err(
+            (~in_main, code["wrong_phase"]),
+            (~have[:, None], code["not_in_hand"]),
+            (~self.is_energy[defs][:, None], code["not_energy"]),
+            (~occupied[None, :], code["empty_slot"]),
+            (state.energy_attached, code["energy_done"]),
+        ).reshape(-1)
+        ability = err(
+            (~in_main, code["wrong_phase"]),
+            (~occupied, code["empty_slot"]),
+            (True, code["ability_not_yet"]),
+        )
+
+        rotated = state.rotated[me]
+        cannot_act = (rotated == ASLEEP) | (rotated == PARALYZED)
+        active_def = top[0]
+        units = view["units"][me, 0]  # [11]
+        retreat = err(
+            (~in_main, code["wrong_phase"]),
+            (state.retreated, code["retreat_done"]),
+            (cannot_act, code["retreat_condition"]),
+            (~occupied[1:], code["empty_slot"]),
+            (jnp.sum(units) < self.retreat_cost[active_def], code["retreat_cost"]),
+        )
+        attack = err(
+            (~in_main, code["wrong_phase"]),
+            (jnp.arange(MAX_ATTACKS) >= self.num_attacks[active_def], code["no_such_attack"]),
+            (turn == 1, code["first_turn_attack"]),
+            (cannot_act, code["attack_condition"]),
+            (~self.cost_paid(units[None, :], self.attack_cost[active_def]), code["attack_cost"]),
+        )
+        attached = view["energy_cards"][me, 0]  # [N]
+        select_card = err(
+            (phase != PHASE["retreat_payment"], code["wrong_phase"]),
+            (attached <= 0, code["not_attached"]),
+        )
+        own_bench = (jnp.arange(2 * NUM_SLOTS) >= 1) & (jnp.arange(2 * NUM_SLOTS) < NUM_SLOTS)
+        select_slot = err(
+            (phase != PHASE["promote"], code["wrong_phase"]),
+            (~own_bench, code["not_own_bench"]),
+            (~jnp.concatenate([occupied, view["occupied"][1 - me]]), code["empty_slot"]),
+        )
+        deck_left = zones.zone_count(board, zone_of("deck", me))
+        yes = err(
+            (phase != PHASE["mulligan_draw"], code["wrong_phase"]),
+            (deck_left <= 0, code["no_cards_left"]),
+        )
+        done = err(
+            (
+                (phase != PHASE["mulligan_draw"]) & (phase != PHASE["setup_bench"]),
+                code["wrong_phase"],
+            )
+        )
+        end_turn = err((~in_main, code["wrong_phase"]))
+        parts = (play, evolve, attach, ability, retreat, attack, select_card, select_slot)
+        singles = jnp.stack([yes, done, end_turn]).reshape(-1)
+        return jnp.concatenate(
+            [jnp.broadcast_to(p, p.shape).reshape(-1) for p in parts] + [singles]
+        )
+
+    def legal_action_mask(self, state: PokemonState) -> jax.Array:
+        """bool[A]: the legal actions of ``board.active_player``."""
+        return self.action_errors(state) == 0
+
+    # -- transitions -------------------------------------------------------------------------------
+
+    def apply(
+        self, state: PokemonState, action: jax.Array, key: jax.Array
+    ) -> tuple[PokemonState, jax.Array]:
+        """Apply a legal ``action`` (int32[]) with ``key`` for coin flips. Returns
+        ``(state, rewards float32[2])``: +1 / -1 when the game ends with a winner, else 0."""
+        starts = jnp.asarray([self.actions.start(k) for k in KINDS_OF_ACTION], jnp.int32)
+        action = jnp.asarray(action, jnp.int32)
+        kind = jnp.sum(action >= starts) - 1
+        offset = action - starts[kind]
+        handlers = tuple(getattr(self, f"_{k}") for k in KINDS_OF_ACTION)
+        before = state.winner
+        state = jax.lax.switch(kind, handlers, state, offset, key)
+        winner = state.winner.astype(jnp.int32)
+        decided = (before < 0) & (winner >= 0) & (winner < 2)
+        rewards = jnp.where(decided, jnp.where(jnp.arange(2) == winner, 1.0, -1.0), 0.0)
+        return state, rewards.astype(jnp.float32)
+
+    def _play(self, state: PokemonState, d, key) -> PokemonState:
+        """play[d]: a Basic Pokémon to the Active slot (setup) or the first empty Bench slot."""
+        del key
+        board, layout = state.board, self.layout
+        me = board.active_player.astype(jnp.int32)
+        phase = board.phase.astype(jnp.int32)
+        card = jnp.maximum(self.card_of(board, zone_of("hand", me), d), 0)
+        occupied = self.slot_view(state)["occupied"][me]
+        first_empty_bench = 1 + jnp.argmin(occupied[1:])
+        slot = jnp.where(phase == PHASE["setup_active"], 0, first_empty_bench)
+        board = zones.move_card(layout, board, card, slot_zone(me, slot)).board
+        setup = phase != PHASE["main"]
+        board = board.replace(
+            visibility=board.visibility.at[card].set(
+                jnp.where(setup, zones.HIDDEN, zones.NO_OVERRIDE).astype(jnp.int8)
+            )
+        )
+        turn = board.turn_number.astype(jnp.int16)
+        state = state.replace(
+            board=board,
+            damage=state.damage.at[me, slot].set(0),
+            since_turn=state.since_turn.at[me, slot].set(jnp.where(setup, 0, turn)),
+        )
+        return tree_where(setup, self._setup_next(state), state)
+
+    def _evolve(self, state: PokemonState, offset, key) -> PokemonState:
+        """evolve[d * 6 + slot]: put the hand card on the slot's Pokémon."""
+        del key
+        board = state.board
+        me = board.active_player.astype(jnp.int32)
+        d, slot = offset // NUM_SLOTS, offset % NUM_SLOTS
+        card = jnp.maximum(self.card_of(board, zone_of("hand", me), d), 0)
+        board = zones.move_card(self.layout, board, card, slot_zone(me, slot)).board
+        active = slot == 0
+        return state.replace(
+            board=board,
+            since_turn=state.since_turn.at[me, slot].set(board.turn_number.astype(jnp.int16)),
+            # Evolving removes every Special Condition (R "Evolution").
+            rotated=state.rotated.at[me].set(jnp.where(active, 0, state.rotated[me])),
+            poisoned=state.poisoned.at[me].set(state.poisoned[me] & ~active),
+            burned=state.burned.at[me].set(state.burned[me] & ~active),
+        )
+
+    def _attach(self, state: PokemonState, offset, key) -> PokemonState:
+        """attach[d * 6 + slot]: an Energy card from the hand to the slot's Pokémon."""
+        del key
+        board = state.board
+        me = board.active_player.astype(jnp.int32)
+        d, slot = offset // NUM_SLOTS, offset % NUM_SLOTS
+        card = jnp.maximum(self.card_of(board, zone_of("hand", me), d), 0)
+        board = zones.move_card(self.layout, board, card, slot_zone(me, slot)).board
+        return state.replace(board=board, energy_attached=jnp.bool_(True))
+
+    def _ability(self, state: PokemonState, offset, key) -> PokemonState:
+        del offset, key
+        return state  # never legal in this stage (ability_not_yet)
+
+    def _retreat(self, state: PokemonState, b, key) -> PokemonState:
+        """retreat[b]: pay the retreat cost (a selection when it is above 0), then swap."""
+        del key
+        me = state.board.active_player.astype(jnp.int32)
+        cost = self.retreat_cost[self.slot_view(state)["definition"][me, 0]]
+        paying = state.replace(
+            board=set_turn(state.board, phase=PHASE["retreat_payment"]),
+            retreat_to=(b + 1).astype(jnp.int8),
+            retreat_units_left=cost.astype(jnp.int8),
+        )
+        return tree_where(cost > 0, paying, self._swap_active(state, me, b + 1, retreat=True))
+
+    def _swap_active(self, state: PokemonState, player, slot, *, retreat: bool) -> PokemonState:
+        """The Active Pokémon and Bench slot ``slot`` trade places; the one going to the Bench loses
+        its Special Conditions (R13, R16)."""
+        board = zones.swap_zones(
+            self.layout, state.board, slot_zone(player, 0), slot_zone(player, slot)
+        ).board
+
+        def swap(rows):
+            a, s = rows[player, 0], rows[player, slot]
+            return rows.at[player, 0].set(s).at[player, slot].set(a)
+
+        state = state.replace(
+            board=board,
+            damage=swap(state.damage),
+            since_turn=swap(state.since_turn),
+            rotated=state.rotated.at[player].set(0),
+            poisoned=state.poisoned.at[player].set(False),
+            burned=state.burned.at[player].set(False),
+        )
+        if retreat:
+            state = state.replace(
+                retreated=jnp.bool_(True),
+                retreat_to=jnp.int8(0),
+                retreat_units_left=jnp.int8(0),
+                board=set_turn(state.board, phase=PHASE["main"]),
+            )
+        return state
+
+    def _select_card(self, state: PokemonState, d, key) -> PokemonState:
+        """select_card[d] while paying a retreat cost: discard an attached Energy of ``d``."""
+        del key
+        board = state.board
+        me = board.active_player.astype(jnp.int32)
+        card = jnp.maximum(self.card_of(board, slot_zone(me, 0), d), 0)
+        board = zones.move_card(self.layout, board, card, zone_of("discard", me)).board
+        left = state.retreat_units_left - self.units[d].astype(jnp.int8)
+        state = state.replace(board=board, retreat_units_left=left)
+        swapped = self._swap_active(state, me, state.retreat_to.astype(jnp.int32), retreat=True)
+        return tree_where(left <= 0, swapped, state)
+
+    def _select_slot(self, state: PokemonState, k, key) -> PokemonState:
+        """select_slot[k] while promoting: Bench slot ``k`` becomes the Active Pokémon."""
+        me = state.board.active_player.astype(jnp.int32)
+        state = self._swap_active(state, me, k, retreat=False)
+        state = state.replace(must_promote=state.must_promote.at[me].set(False))
+        return self._after_knockouts(state, key)
+
+    def _yes(self, state: PokemonState, offset, key) -> PokemonState:
+        """yes during the mulligan draws: draw 1 more card."""
+        del offset, key
+        board = state.board
+        me = board.active_player.astype(jnp.int32)
+        board = zones.draw(self.layout, board, zone_of("deck", me), zone_of("hand", me)).board
+        bonus = state.bonus_draws.at[me].add(-1)
+        return self._setup_next(state.replace(board=board, bonus_draws=bonus))
+
+    def _done(self, state: PokemonState, offset, key) -> PokemonState:
+        """done: stop the mulligan draws, or finish setting up the Bench."""
+        del offset, key
+        me = state.board.active_player.astype(jnp.int32)
+        drawing = state.board.phase == PHASE["mulligan_draw"]
+        state = state.replace(
+            bonus_draws=jnp.where(drawing, state.bonus_draws.at[me].set(0), state.bonus_draws),
+            placed=jnp.where(drawing, state.placed, state.placed.at[me].set(True)),
+        )
+        return self._setup_next(state)
+
+    def _attack(self, state: PokemonState, i, key) -> PokemonState:
+        """attack[i]: the Active Pokémon attacks the opponent's Active Pokémon; the turn ends."""
+        me = state.board.active_player.astype(jnp.int32)
+        view = self.slot_view(state)
+        attacker, defender = view["definition"][me, 0], view["definition"][1 - me, 0]
+        key_confusion, key_rest = jax.random.split(key)
+        damage = self.attack_damage[attacker, i]
+        damage = jnp.where(damage > 0, damage + view["damage_modifier"][me, 0], damage)
+        # Weakness then Resistance (R8): by the attacker's type against the defender's card.
+        weak = (self.weakness[defender] == self.type[attacker]) & (self.weakness[defender] > 0)
+        damage = jnp.where(weak, damage * self.weakness_multiplier[defender], damage)
+        resists = (self.resistance[defender] == self.type[attacker]) & (
+            self.resistance[defender] > 0
+        )
+        damage = jnp.maximum(
+            jnp.where(resists, damage + self.resistance_value[defender], damage), 0
+        )
+        # Confused (R13): tails, the attack does nothing and 3 damage counters go on the attacker.
+        confused = state.rotated[me] == CONFUSED
+        tails = confused & ~jax.random.bernoulli(key_confusion)
+        hit = jnp.where(tails, 0, damage).astype(jnp.int16)
+        self_hit = jnp.where(tails, CONFUSION_DAMAGE, 0).astype(jnp.int16)
+        state = state.replace(damage=state.damage.at[1 - me, 0].add(hit).at[me, 0].add(self_hit))
+        state = self._knock_out(state, by_attack=True)
+        return self._between_turns(state.replace(promote_then=jnp.int8(THEN_CHECKUP)), key_rest)
+
+    def _end_turn(self, state: PokemonState, offset, key) -> PokemonState:
+        del offset
+        return self._between_turns(state.replace(promote_then=jnp.int8(THEN_CHECKUP)), key)
+
+    # -- between turns -----------------------------------------------------------------------------
+
+    def _between_turns(self, state: PokemonState, key) -> PokemonState:
+        """After the turn's Knock Outs: promotions if any, else the Checkup and the next turn."""
+        return self._after_knockouts(state, key)
+
+    def _after_knockouts(self, state: PokemonState, key) -> PokemonState:
+        """Ask for the next promotion, or go on with what follows them (``promote_then``)."""
+        over = state.winner >= 0
+        # The player whose turn just ended promotes first.
+        me = state.board.active_player.astype(jnp.int32)
+        promoter = jnp.where(state.must_promote[me], me, 1 - me)
+        promoting = state.replace(
+            board=set_turn(state.board, active_player=promoter, phase=PHASE["promote"])
+        )
+        # Promotions are done: the Checkup (once) or the next turn.
+        ender = self._turn_ender(state)
+        state = state.replace(board=set_turn(state.board, active_player=ender))
+        checked = self._checkup(state, key)
+        next_turn = self._start_turn(state, 1 - ender)
+        go_on = tree_where(state.promote_then == THEN_CHECKUP, checked, next_turn)
+        finished = state.replace(board=set_turn(state.board, phase=PHASE["game_over"]))
+        return tree_where(over, finished, tree_where(jnp.any(state.must_promote), promoting, go_on))
+
+    def _turn_ender(self, state: PokemonState) -> jax.Array:
+        """The owner of turn ``turn_number`` (the first player's on odd turns): the player whose
+        turn is ending between turns, whoever is deciding a promotion. Returns int32[]."""
+        turn = state.board.turn_number.astype(jnp.int32)
+        first = state.first_player.astype(jnp.int32)
+        return jnp.where(turn % 2 == 1, first, 1 - first)
+
+    def _checkup(self, state: PokemonState, key) -> PokemonState:
+        """Pokémon Checkup (R11, R12), then its Knock Outs and promotions, then the next turn."""
+        keys = jax.random.split(key, 5)
+        ender = self._turn_ender(state)
+        poison = jnp.where(state.poisoned, POISON_DAMAGE, 0)
+        burn = jnp.where(state.burned, BURN_DAMAGE, 0)
+        occupied = self.slot_view(state)["occupied"][:, 0]
+        damage = state.damage.at[:, 0].add(jnp.where(occupied, poison + burn, 0).astype(jnp.int16))
+        burn_heads = jax.random.bernoulli(keys[0], shape=(2,))
+        sleep_heads = jax.random.bernoulli(keys[1], shape=(2,))
+        rotated = state.rotated
+        wakes = (rotated == ASLEEP) & sleep_heads
+        unparalyzed = (rotated == PARALYZED) & (jnp.arange(2) == ender)
+        rotated = jnp.where(wakes | unparalyzed, 0, rotated).astype(jnp.int8)
+        state = state.replace(damage=damage, burned=state.burned & ~burn_heads, rotated=rotated)
+        state = self._knock_out(state, by_attack=False)
+        state = state.replace(promote_then=jnp.int8(THEN_NEXT_TURN))
+        # Promotions after the Checkup, then the next turn (no further Checkup).
+        promoter = jnp.where(state.must_promote[ender], ender, 1 - ender)
+        promoting = state.replace(
+            board=set_turn(state.board, active_player=promoter, phase=PHASE["promote"])
+        )
+        over = state.winner >= 0
+        finished = state.replace(board=set_turn(state.board, phase=PHASE["game_over"]))
+        next_turn = self._start_turn(state, 1 - ender)
+        return tree_where(
+            over, finished, tree_where(jnp.any(state.must_promote), promoting, next_turn)
+        )
+
+    def _knock_out(self, state: PokemonState, *, by_attack: bool) -> PokemonState:
+        """Discard every Pokémon whose damage reached its HP; Prize cards; promotions; wins."""
+        layout = self.layout
+        view = self.slot_view(state)
+        knocked = view["occupied"] & (state.damage >= view["hp"])  # [2, 6]
+        prizes_due = jnp.sum(jnp.where(knocked, self.prizes[view["definition"]], 0), axis=1)
+        board = state.board
+        for p in range(2):
+            for s in range(NUM_SLOTS):
+                moved = zones.move_all(layout, board, slot_zone(p, s), zone_of("discard", p)).board
+                board = tree_where(knocked[p, s], moved, board)
+        # Each player takes the Prize cards due for the opponent's Knocked Out Pokémon (R10).
+        for p in range(2):
+            left = zones.zone_count(board, zone_of("prizes", p))
+            take = jnp.minimum(prizes_due[1 - p], left)
+            board = zones.draw_n(
+                layout, board, zone_of("prizes", p), zone_of("hand", p), take
+            ).board
+        damage = jnp.where(knocked, 0, state.damage).astype(jnp.int16)
+        active_out = knocked[:, 0]
+        bench_left = jnp.any(view["occupied"][:, 1:] & ~knocked[:, 1:], axis=1)
+        no_pokemon = ~jnp.any(view["occupied"] & ~knocked, axis=1)  # [2]
+        prizes_left = jnp.stack([zones.zone_count(board, zone_of("prizes", p)) for p in range(2)])
+        # Win conditions met by each player (R15): last Prize taken, opponent without Pokémon.
+        took_last = (prizes_left == 0) & (prizes_due[::-1] > 0)
+        wins = took_last.astype(jnp.int32) + no_pokemon[::-1].astype(jnp.int32)
+        state = self._decide(state, wins, took_last)
+        return state.replace(
+            board=board,
+            damage=damage,
+            rotated=jnp.where(active_out, 0, state.rotated).astype(jnp.int8),
+            poisoned=state.poisoned & ~active_out,
+            burned=state.burned & ~active_out,
+            must_promote=state.must_promote | (active_out & bench_left),
+            ko_by_attack=state.ko_by_attack | (jnp.any(knocked, axis=1) & by_attack),
+        )
+
+    def _decide(self, state: PokemonState, wins: jax.Array, took_last: jax.Array) -> PokemonState:
+        """Record a result from the win conditions each player meets (``wins`` int32[2])."""
+        any_win = jnp.any(wins > 0)
+        winner = jnp.where(wins[0] > wins[1], 0, jnp.where(wins[1] > wins[0], 1, DRAW))
+        reason = jnp.where(
+            winner == DRAW,
+            END["simultaneous"],
+            jnp.where(took_last[jnp.minimum(winner, 1)], END["prizes"], END["no_pokemon"]),
+        )
+        fresh = any_win & (state.winner < 0)
+        return state.replace(
+            winner=jnp.where(fresh, winner, state.winner).astype(jnp.int8),
+            end_reason=jnp.where(fresh, reason, state.end_reason).astype(jnp.int8),
+        )
+
+    def _start_turn(self, state: PokemonState, player) -> PokemonState:
+        """Turn ``turn_number + 1`` of ``player``: once-per-turn flags reset, draw 1 (R1)."""
+        board, layout = state.board, self.layout
+        turn = board.turn_number.astype(jnp.int32) + 1
+        board = set_turn(board, active_player=player, turn_number=turn, phase=PHASE["main"])
+        drawn = zones.draw(layout, board, zone_of("deck", player), zone_of("hand", player))
+        decked = drawn.error != 0
+        limit = turn > self.max_turns
+        state = state.replace(
+            board=tree_where(limit, board, drawn.board),
+            energy_attached=jnp.bool_(False),
+            supporter_played=jnp.bool_(False),
+            retreated=jnp.bool_(False),
+            ko_last_turn=state.ko_last_turn.at[player].set(state.ko_by_attack[player]),
+            ko_by_attack=jnp.zeros(2, bool),
+        )
+        ended = limit | decked
+        return state.replace(
+            board=set_turn(state.board, phase=jnp.where(ended, PHASE["game_over"], PHASE["main"])),
+            winner=jnp.where(limit, DRAW, jnp.where(decked, 1 - player, state.winner)).astype(
+                jnp.int8
+            ),
+            end_reason=jnp.where(
+                limit, END["turn_limit"], jnp.where(decked, END["deck_out"], state.end_reason)
+            ).astype(jnp.int8),
+        )
+
+    def validate(self, state: PokemonState) -> None:
+        """Raise ``InvalidStateError`` if ``state`` (one game) is not reachable under these rules.
+
+        Host-side. Invariants: winner, end reason and phase agree (a finished game is in
+        ``game_over``; a draw is ``simultaneous`` or ``turn_limit``); play starts only once both
+        players set up; the turn is within ``max_turns + 1``; each player holds exactly their deck,
+        every card in a zone of its owner, none left in ``processing`` between actions; at most 6
+        Prize cards, at least 1 while play goes on; a slot's pile is a Basic with the Pokémon that
+        evolved from it in order and attached Energy only; damage in counters of 10, below the HP,
+        0 on an empty slot; ``since_turn`` not after the current turn; an empty Active only while
+        its owner must promote (or in setup); Special Conditions only on an Active Pokémon;
+        ``promote`` exactly when a promotion is due; a retreat payment with its target and units
+        left; bonus draws for one player at most."""
+        _validate(self, state)
+
+    def forfeit(self, state: PokemonState, loser: jax.Array) -> PokemonState:
+        """``loser`` made an illegal move under ``illegal_action="lose"``: the other player wins."""
+        return state.replace(
+            winner=(1 - loser).astype(jnp.int8),
+            end_reason=jnp.int8(END["illegal_action"]),
+            board=set_turn(state.board, phase=PHASE["game_over"]),
+        )
+
+
+def _validate(rules: PokemonRules, state: PokemonState) -> None:
+    """Host-side invariants of :meth:`PokemonRules.validate` (see there)."""
+    from tcgjax.core.board import card_id, player_id
+
+    s = jax.tree.map(np.asarray, jax.device_get(state))
+    b = s.board
+    layout, names = rules.layout, rules.cards.ids
+    phase, turn = int(b.phase), int(b.turn_number)
+    winner, reason = int(s.winner), int(s.end_reason)
+
+    def fail(field: str, problem: str):
+        raise InvalidStateError(field, problem)
+
+    if not 0 <= phase < len(PHASES):
+        fail("turnState.phase", f"{phase} is not a phase")
+    if winner not in (NO_WINNER, 0, 1, DRAW) or not 0 <= reason < len(END_REASONS):
+        fail("game.winner", f"winner {winner}, end reason {reason}: unknown values")
+    if (winner == NO_WINNER) != (reason == END["none"]):
+        fail("game.endReason", f"{END_REASONS[reason]} does not agree with winner {winner}")
+    if (winner != NO_WINNER) != (phase == PHASE["game_over"]):
+        fail("turnState.phase", f"{PHASES[phase]} with winner {winner}")
+    if (winner == DRAW) != (reason in (END["simultaneous"], END["turn_limit"])):
+        fail("game.endReason", f"{END_REASONS[reason]} with winner {winner} (2 = a draw)")
+    if int(s.first_player) not in (0, 1) or int(b.active_player) not in (0, 1):
+        fail("turnState.activePlayerId", "the first and the active player are players")
+    setup = phase in (PHASE["mulligan_draw"], PHASE["setup_active"], PHASE["setup_bench"])
+    if setup and (turn != 1 or bool(np.all(s.placed))):
+        fail("turnState.phase", f"{PHASES[phase]} on turn {turn} with placed {s.placed.tolist()}")
+    if not setup and not bool(np.all(s.placed)):
+        fail("game.placed", "play goes on before both players set up their Pokémon")
+    if not setup and not 1 <= turn <= rules.max_turns + 1:
+        fail("turnState.turnNumber", f"{turn} outside [1, max_turns + 1 = {rules.max_turns + 1}]")
+    # Cards: each player holds exactly their deck, each card in a zone of its owner.
+    for p in range(2):
+        held = sorted(names[int(d)] for d in b.definition[b.owner == p])
+        if held != sorted(rules.decks[p].cards):
+            fail(f"players.{player_id(p)}", "holds other cards than their deck")
+    kinds = np.asarray(rules.cards.numpy["kind"])
+    is_pokemon = kinds == _KIND["pokemon"]
+    energy = (kinds == _KIND["basic_energy"]) | (kinds == _KIND["special_energy"])
+    for c in range(layout.num_cards):
+        zone_type, zone_owner = layout.zones[int(b.zone[c])]
+        if zone_owner is not None and zone_owner != int(b.owner[c]):
+            fail(f"cards.{card_id(c)}.zoneId", f"in {layout.zone_id(int(b.zone[c]))}")
+        if zone_type == "processing":
+            fail(f"cards.{card_id(c)}.zoneId", "a Trainer resolves only within one action")
+    view = jax.tree.map(np.asarray, rules.slot_view(state))
+    stage = np.asarray(rules.cards.numpy["stage"])
+    onto = np.asarray(rules.evolves_onto)
+    for p in range(2):
+        prizes = int(np.sum(b.zone == int(zone_of("prizes", p))))
+        if prizes > PRIZES or (not setup and prizes == 0 and winner == NO_WINNER):
+            fail(f"players.{player_id(p)}.prizes", f"{prizes} Prize cards while play goes on")
+        for slot in range(NUM_SLOTS):
+            path = f"players.{player_id(p)}.slots.{SLOT_ZONES[slot]}"
+            pile = np.flatnonzero(b.zone == int(slot_zone(p, slot)))
+            pile = pile[np.argsort(b.position[pile])]
+            defs = [int(b.definition[c]) for c in pile]
+            mons = [d for d in defs if is_pokemon[d]]
+            if any(not (is_pokemon[d] or energy[d]) for d in defs):
+                fail(path, "a slot holds Pokémon and attached Energy only")
+            if defs and (not mons or stage[mons[0]] != STAGES.index("basic")):
+                fail(path, "a pile starts with a Basic Pokémon")
+            if any(not onto[upper, lower] for lower, upper in zip(mons, mons[1:], strict=False)):
+                fail(path, "each Pokémon of a pile evolves from the one below it")
+            damage = int(s.damage[p, slot])
+            hp = int(view["hp"][p, slot])
+            if damage < 0 or damage % 10 or (mons and damage >= hp) or (not mons and damage):
+                fail(f"{path}.damage", f"{damage} (HP {hp}): counters of 10 below the HP")
+            since = int(s.since_turn[p, slot])
+            if not 0 <= since <= max(turn, 0):
+                fail(f"{path}.sinceTurn", f"{since} after the current turn {turn}")
+        active_empty = not bool(view["occupied"][p, 0])
+        promoting = bool(s.must_promote[p])
+        if promoting and not active_empty:
+            fail(f"players.{player_id(p)}.mustPromote", "true with an Active Pokémon")
+        if active_empty and not (setup or promoting or winner != NO_WINNER):
+            fail(f"players.{player_id(p)}.slots.active", "empty while play goes on")
+        if bool(view["occupied"][p, 1:].any()) and active_empty and setup:
+            fail(f"players.{player_id(p)}.slots.active", "a Bench before an Active in setup")
+        conditions = int(s.rotated[p]) or bool(s.poisoned[p]) or bool(s.burned[p])
+        if not 0 <= int(s.rotated[p]) < len(ROTATED) or (conditions and active_empty):
+            fail(f"players.{player_id(p)}.conditions", "conditions without an Active Pokémon")
+    if (phase == PHASE["promote"]) != bool(np.any(s.must_promote)) and winner == NO_WINNER:
+        fail("game.mustPromote", f"{s.must_promote.tolist()} in phase {PHASES[phase]}")
+    paying = phase == PHASE["retreat_payment"]
+    if paying != (int(s.retreat_to) > 0) or (paying and int(s.retreat_units_left) <= 0):
+        fail("game.retreat", f"target {int(s.retreat_to)}, units {int(s.retreat_units_left)}")
+    if int(np.sum(s.bonus_draws > 0)) > 1 or np.any(s.bonus_draws < 0):
+        fail("game.bonusDraws", f"{s.bonus_draws.tolist()}: only one player may draw extra")

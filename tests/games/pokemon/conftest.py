@@ -1,0 +1,30 @@
+"""Fixtures of the Pokémon rule tests: the test rules and their jitted functions, compiled once."""
+
+import jax
+import numpy as np
+import pytest
+from pokemon_testlib import shared_rules
+
+from tcgjax.games.pokemon import rules as R
+
+
+@pytest.fixture(scope="session")
+def rules():
+    return shared_rules()
+
+
+@pytest.fixture(scope="session")
+def apply(rules):
+    return jax.jit(rules.apply)
+
+
+@pytest.fixture(scope="session")
+def errors(rules):
+    """``action_errors`` as readable names: ``errors(state)[action] -> "ok" | rule name``."""
+    jitted = jax.jit(rules.action_errors)
+    names = {code: name for name, code in R.CODES.items()} | {0: "ok"}
+
+    def named(state):
+        return [names[int(c)] for c in np.asarray(jitted(state))]
+
+    return named

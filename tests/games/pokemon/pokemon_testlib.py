@@ -1,0 +1,118 @@
+"""Shared helpers of the Pokémon rule tests: one test registry (the shipped cards plus test-only
+cards for what the shipped decks never reach, decision P4), the rules over it, readable views.
+
+Every rule test builds its situation explicitly (:func:`tcgjax.games.pokemon.scenario.build_state`)
+over :func:`shared_rules`, so ``apply`` and ``action_errors`` compile once per session."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import numpy as np
+import yaml
+
+from tcgjax.core.cards import CardRegistry
+from tcgjax.games.pokemon import cards as C
+from tcgjax.games.pokemon import rules as R
+from tcgjax.games.pokemon.decks import Deck
+
+NO_ATTACKS: list = []
+
+
+def pokemon(cid, name, stage, type_, hp, *, attacks=NO_ATTACKS, **more):
+    """A test-only Pokémon entry in the card-file format (fields default to "none")."""
+    entry = dict(
+        id=cid, name=name, kind="pokemon", stage=stage, evolves_from="", type=type_, hp=hp,
+        weakness="none", weakness_multiplier=0, resistance="none", resistance_value=0,
+        retreat=1, prizes=1, tags=[], attacks=list(attacks), abilities=[], provides=[],
+        damage_modifier=0, effects=[], text="",
+    )  # fmt: skip
+    entry.update(more)
+    return entry
+
+
+def attack(name, cost, damage):
+    return dict(name=name, cost=list(cost), damage=damage, damage_mode="plain")
+
+
+def basic_energy(cid, type_):
+    return dict(
+        id=cid, name=f"Test {type_} Energy", kind="basic_energy", stage="none", evolves_from="",
+        type="none", hp=0, weakness="none", weakness_multiplier=0, resistance="none",
+        resistance_value=0, retreat=0, prizes=0, tags=[], attacks=[], abilities=[],
+        provides=[type_], damage_modifier=0, effects=[], text="",
+    )  # fmt: skip
+
+
+# Test-only cards (P4): a Fighting and a Grass attacker for Weakness and Resistance, a Pokémon V
+# and its VMAX for 2 and 3 Prize cards, a free retreater, their basic Energy.
+TEST_ENTRIES = [
+    pokemon("t-fighter", "Test Fighter", "basic", "fighting", 100,
+            attacks=[attack("Punch", ["fighting"], 30), attack("Big Punch", ["fighting"] * 2, 80)],
+            weakness="psychic", weakness_multiplier=2),
+    pokemon("t-sprout", "Test Sprout", "basic", "grass", 80,
+            attacks=[attack("Vine", ["grass", "colorless"], 50)]),
+    pokemon("t-volt-v", "Test Volt V", "basic", "lightning", 200, tags=["v"], prizes=2,
+            weakness="fighting", weakness_multiplier=2, attacks=[attack("Zap", ["colorless"], 20)]),
+    pokemon("t-volt-vmax", "Test Volt VMAX", "stage1", "lightning", 320, tags=["vmax"],
+            prizes=3, evolves_from="Test Volt V", weakness="fighting", weakness_multiplier=2,
+            attacks=[attack("Max Zap", ["lightning"], 120)]),
+    pokemon("t-floater", "Test Floater", "basic", "psychic", 50, retreat=0,
+            attacks=[attack("Tap", [], 10)]),
+    basic_energy("t-e-fighting", "fighting"),
+    basic_energy("t-e-grass", "grass"),
+]  # fmt: skip
+
+# Both players hold this deck (60 cards; the copy rule is a deck-file rule, not the engine's).
+TEST_DECK = (
+    ["sv3-67"] * 3 + ["sv3-68"] * 2 + ["sv3-69"] * 2 + ["sv4-68"] + ["sv3-152"] * 3
+    + ["svp-104"] + ["sv2-151"] * 2 + ["sv4-136"] + ["sv3-144"] * 2
+    + ["t-fighter"] * 3 + ["t-sprout"] * 2 + ["t-volt-v"] * 2 + ["t-volt-vmax"] + ["t-floater"] * 2
+    + ["sv1-180", "sv1-194", "sv1-188"]
+    + ["sve-4"] * 9 + ["sve-8"] * 10 + ["swsh9-151"] * 4 + ["t-e-fighting"] * 4 + ["t-e-grass"] * 3
+)  # fmt: skip
+
+
+@functools.cache
+def shared_registry() -> CardRegistry:
+    with open(C.SHIPPED_CARDS) as fh:
+        shipped = yaml.safe_load(fh)["cards"]
+    registry = CardRegistry(C.SCHEMA, shipped + TEST_ENTRIES, source="pokemon test cards")
+    C.check_card_rules(registry)
+    return registry
+
+
+@functools.cache
+def shared_rules() -> R.PokemonRules:
+    assert len(TEST_DECK) == R.DECK_SIZE, len(TEST_DECK)
+    deck = Deck(name="test", source="<test deck>", cards=tuple(TEST_DECK))
+    return R.PokemonRules((deck, deck), cards=shared_registry(), max_turns=60)
+
+
+def names(rules: R.PokemonRules, state, zone: str, player: int) -> list[str]:
+    """Card ids of a player zone, bottom to top."""
+    return names_in(rules, state, int(R.zone_of(zone, player)))
+
+
+def pile(rules: R.PokemonRules, state, player: int, slot: int) -> list[str]:
+    """Card ids of a slot's pile, bottom to top."""
+    return names_in(rules, state, int(R.slot_zone(player, slot)))
+
+
+def names_in(rules: R.PokemonRules, state, zone: int) -> list[str]:
+    board = jax.device_get(state.board)
+    members = np.flatnonzero(np.asarray(board.zone) == zone)
+    members = members[np.argsort(np.asarray(board.position)[members])]
+    return [rules.cards.ids[int(board.definition[c])] for c in members]
+
+
+def act(rules: R.PokemonRules, kind: str, offset: int = 0, *, card: str | None = None) -> int:
+    """An action id: ``act(rules, "evolve", slot, card="sv3-68")`` (card-indexed kinds take the
+    card id; ``evolve``/``attach`` then the slot as offset)."""
+    if card is None:
+        return rules.actions.encode(kind, offset)
+    d = rules.cards.index(card)
+    if kind in ("evolve", "attach"):
+        return rules.actions.encode(kind, d * R.NUM_SLOTS + offset)
+    return rules.actions.encode(kind, d)
