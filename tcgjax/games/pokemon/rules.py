@@ -82,6 +82,7 @@ from tcgjax.core import zones
 from tcgjax.core.actions import ActionLayout
 from tcgjax.core.board import Board, BoardLayout, new_board, set_turn
 from tcgjax.core.cards import CardRegistry
+from tcgjax.core.effects import EffectQueue, Selection
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
 from tcgjax.core.tree import tree_where
 from tcgjax.games.pokemon.cards import (
@@ -92,6 +93,16 @@ from tcgjax.games.pokemon.cards import (
     load_cards,
 )
 from tcgjax.games.pokemon.decks import Deck
+from tcgjax.games.pokemon.effects import (
+    ABILITY,
+    ATTACK,
+    OP,
+    TRAINER,
+    WHERE_ABILITY,
+    WHERE_PLAY,
+    Interpreter,
+    effect_fields,
+)
 
 __all__ = [
     "DECK_SIZE",
@@ -115,7 +126,7 @@ PRIZES = 6
 NUM_SLOTS = 6  # P1: slot 0 the Active Pokémon, 1-5 the Bench
 BENCH_SIZE = NUM_SLOTS - 1
 SLOT_ZONES = ("active",) + tuple(f"bench{i}" for i in range(1, NUM_SLOTS))
-PLAYER_ZONES = ("deck", "hand", "discard", "prizes", *SLOT_ZONES)
+PLAYER_ZONES = ("deck", "hand", "discard", "prizes", "looking", *SLOT_ZONES)
 FIRST_SLOT_ZONE = PLAYER_ZONES.index("active")
 SHARED_ZONES = ("processing",)
 PHASES = (
@@ -125,6 +136,7 @@ PHASES = (
     "main",
     "retreat_payment",  # choose the attached Energy to discard for the retreat cost
     "promote",  # choose a Benched Pokémon to become the Active Pokémon
+    "select",  # an effect row waits on a choice (effects.py)
     "game_over",
 )
 PHASE = {name: i for i, name in enumerate(PHASES)}
@@ -169,10 +181,9 @@ RULE_ERRORS = (
     RuleError("bench_full", "the Bench already holds 5 Pokémon"),
     RuleError("energy_is_attached", "an Energy card is attached (attach[d, slot]), not played"),
     RuleError("evolution_is_evolved", "an Evolution card is played by evolve[d, slot]"),
-    RuleError(
-        "trainer_not_yet",
-        "Trainer cards resolve through the effect interpreter, the next stage of the game",
-    ),
+    RuleError("supporter_done", "the player already played a Supporter this turn"),
+    RuleError("first_turn_supporter", "the player who goes first plays no Supporter on turn 1"),
+    RuleError("no_effect", "the Trainer could do nothing now (no target, no card to find)"),
     RuleError("empty_slot", "there is no Pokémon in that slot"),
     RuleError("not_an_evolution", "the card is not a Stage 1 or Stage 2 Pokémon"),
     RuleError("wrong_evolution", "the card does not evolve from that Pokémon (evolves_from)"),
@@ -182,20 +193,22 @@ RULE_ERRORS = (
     ),
     RuleError("not_energy", "the card is not an Energy card"),
     RuleError("energy_done", "the player already attached an Energy card this turn"),
-    RuleError(
-        "ability_not_yet",
-        "Abilities resolve through the effect interpreter, the next stage of the game",
-    ),
+    RuleError("no_ability", "that Pokémon has no Ability to use"),
+    RuleError("ability_used", "that Pokémon's Ability was already used this turn"),
+    RuleError("ability_cost", "the Ability's cost can't be paid (no such card in the hand)"),
     RuleError("retreat_done", "the player already retreated this turn"),
     RuleError("retreat_condition", "an Asleep or Paralyzed Pokémon cannot retreat"),
     RuleError("retreat_cost", "the Active Pokémon has too little Energy for its retreat cost"),
     RuleError("no_such_attack", "the Active Pokémon has no attack with that index"),
     RuleError("first_turn_attack", "the player who goes first cannot attack on their first turn"),
     RuleError("attack_condition", "an Asleep or Paralyzed Pokémon cannot attack"),
+    RuleError("cannot_attack", "an attack's effect keeps this Pokémon from attacking this turn"),
     RuleError("attack_cost", "the attached Energy does not pay the attack's cost"),
     RuleError("not_attached", "no Energy card of that definition is attached to the Active"),
     RuleError("not_own_bench", "promote a Pokémon from your own Bench (slots 1-5)"),
     RuleError("no_cards_left", "the deck is empty: nothing to draw"),
+    RuleError("not_a_choice", "not a valid choice for the effect being resolved"),
+    RuleError("must_choose", "this choice is not optional while a valid one exists"),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 
@@ -248,6 +261,15 @@ class PokemonState:
       mulligans: int8[2], how many mulligans each player took.
       bonus_draws: int8[2], extra cards the player may still draw for the opponent's mulligans.
       placed: bool[2], the player finished setting up their Pokémon.
+      queue, selection: the effect rows waiting and the choice one waits on (core records).
+      effect_kind, effect_player, effect_card, effect_slot, attack_index: the activation in
+        progress (none / attack / Trainer / Ability; its player, card, slot and attack).
+      coin: int8[], the activation's coin (-1 not flipped, 0 tails, 1 heads).
+      previous: bool[], the last row did something (the ``previous`` gate).
+      bonus_damage: int16[], damage modifiers so far; does_nothing, damage_dealt: bool[].
+      ability_used: bool[2, 6], the Pokémon used its Ability this turn.
+      cannot_attack_turn, protected_turn: int16[2, 6], the turn until which the Pokémon can't
+        attack / is protected from attack effects (0 = none).
       first_player: int8[].
       winner: int8[], -1 while the game goes on, 2 for a draw.
       end_reason: int8[], index into ``END_REASONS``.
@@ -271,6 +293,21 @@ class PokemonState:
     mulligans: jax.Array
     bonus_draws: jax.Array
     placed: jax.Array
+    queue: EffectQueue
+    selection: Selection
+    effect_kind: jax.Array
+    effect_player: jax.Array
+    effect_card: jax.Array
+    effect_slot: jax.Array
+    attack_index: jax.Array
+    coin: jax.Array
+    previous: jax.Array
+    bonus_damage: jax.Array
+    does_nothing: jax.Array
+    damage_dealt: jax.Array
+    ability_used: jax.Array
+    cannot_attack_turn: jax.Array
+    protected_turn: jax.Array
     first_player: jax.Array
     winner: jax.Array
     end_reason: jax.Array
@@ -283,6 +320,8 @@ def build_layout(cards: CardRegistry) -> BoardLayout:
     reg.register(zones.ZoneType("hand", ordered=True, visibility="owner"))
     reg.register(zones.ZoneType("discard", ordered=True, visibility="public"))
     reg.register(zones.ZoneType("prizes", ordered=True, visibility="hidden", max_size=PRIZES))
+    # Cards a player looks at from their deck (Great Ball, Rika, Electric Generator).
+    reg.register(zones.ZoneType("looking", ordered=True, visibility="owner"))
     for name in SLOT_ZONES:
         reg.register(zones.ZoneType(name, ordered=True, visibility="public"))
     reg.register(zones.ZoneType("processing", ordered=True, visibility="public"))
@@ -319,7 +358,7 @@ for _p in range(2):
 ZONE_SLOT.setflags(write=False)
 
 
-class PokemonRules:
+class PokemonRules(Interpreter):
     """The static rules object for two decks: layout, action layout and card tables.
 
     Methods are pure functions of the state (``jit``/``vmap``-safe); ``validate`` is host-side.
@@ -383,6 +422,7 @@ class PokemonRules:
             for b in range(1, n):
                 onto[e, b] = kind[b] == _KIND["pokemon"] and names[b] == parent
         self.evolves_onto = jnp.asarray(onto)
+        self._effect_tables()
 
     # -- derived views -----------------------------------------------------------------------------
 
@@ -417,12 +457,16 @@ class PokemonRules:
         energy_cards = jnp.einsum("sc,cn->sn", energy.astype(jnp.int32), onehot.astype(jnp.int32))
         units = energy_cards @ self.provides
         modifier = energy_cards @ self.damage_modifier
+        # A passive HP bonus while enough Energy of a type is attached (Orthworm).
+        amount, bonus_type, minimum = (self.hp_bonus[top_def, i] for i in range(3))
+        typed = jnp.take_along_axis(units, jnp.maximum(bonus_type - 1, 0)[:, None], axis=1)[:, 0]
+        hp = self.hp[top_def] + jnp.where((amount > 0) & (typed >= minimum), amount, 0)
         shape = (2, NUM_SLOTS)
         return dict(
             card=card.reshape(shape),
             definition=top_def.reshape(shape),
             occupied=(card >= 0).reshape(shape),
-            hp=self.hp[top_def].reshape(shape),
+            hp=hp.reshape(shape),
             units=units.reshape((*shape, len(TYPES))),
             damage_modifier=modifier.reshape(shape),
             energy_cards=energy_cards.reshape((*shape, len(self.cards))),
@@ -448,6 +492,62 @@ class PokemonRules:
         typed = jnp.arange(len(TYPES)) != _COLORLESS
         enough_typed = jnp.all(~typed | (units >= cost), axis=-1)
         return enough_typed & (jnp.sum(units, axis=-1) >= jnp.sum(cost, axis=-1))
+
+    def trainer_playable(self, state: PokemonState, player) -> jax.Array:
+        """bool[N]: a Trainer of that definition could do something now, judged by its first
+        row (rules: a card that would do nothing can't be played): a Switch needs a Benched
+        Pokémon, a Potion a damaged Pokémon, a Nest Ball room on the Bench, a deck search or
+        draw a card in the deck, an Energy from the discard pile such a card and a Benched
+        Pokémon, an Energy look a Benched Pokémon of the type."""
+        board = state.board
+        view = self.slot_view(state)
+        occupied = view["occupied"][player]
+        bench = jnp.any(occupied[1:])
+        damaged = jnp.any(occupied & (state.damage[player] > 0))
+        deck = zones.zone_count(board, zone_of("deck", player)) > 0
+        op = self.trainer_first_op
+        f, e = self.row["card_filter"][:, 0], self.row["energy_type"][:, 0]
+        match = self.filter_match[f] & self.type_match[e]  # [N, N]: def -> candidate defs
+        in_discard = self.zone_definition_counts(
+            board, zone_of("discard", player), 0, 0
+        )  # any card, per definition
+        discard_ok = (match.astype(jnp.int32) @ in_discard) > 0
+        target_type = self.row["target_type"][:, 0]
+        bench_types = self.type[view["definition"][player, 1:]]  # [5]
+        typed_bench = jnp.any(
+            occupied[None, 1:]
+            & ((target_type[:, None] == 0) | (bench_types[None, :] == target_type[:, None])),
+            axis=1,
+        )
+        return jnp.select(
+            [
+                op == OP["switch"],
+                op == OP["heal"],
+                op == OP["search_bench"],
+                (op == OP["search_hand"]) | (op == OP["look_take"]) | (op == OP["draw"]),
+                op == OP["discard_to_hand"],
+                op == OP["discard_attach_energy"],
+                op == OP["look_attach_energy"],
+                op == OP["shuffle_hand_draw"],
+            ],
+            [
+                jnp.broadcast_to(bench, op.shape),
+                jnp.broadcast_to(damaged, op.shape),
+                jnp.broadcast_to(~jnp.all(occupied[1:]) & deck, op.shape),
+                jnp.broadcast_to(deck, op.shape),
+                discard_ok,
+                discard_ok & bench,
+                typed_bench & deck,
+                jnp.ones(op.shape, bool),
+            ],
+            False,
+        )
+
+    def ability_cost_payable(self, hand: jax.Array) -> jax.Array:
+        """bool[N]: the hand (int32[N] per definition) pays the definition's Ability cost."""
+        f, e, count = (self.ability_cost[:, i] for i in range(3))
+        match = self.filter_match[f] & self.type_match[e]  # [N, N]
+        return (match.astype(jnp.int32) @ hand) >= count
 
     # -- setup -------------------------------------------------------------------------------------
 
@@ -503,6 +603,7 @@ class PokemonRules:
             mulligans=mulligans,
             bonus_draws=bonus,
             placed=jnp.zeros(2, bool),
+            **effect_fields(NUM_SLOTS),
             first_player=first.astype(jnp.int8),
             winner=jnp.int8(NO_WINNER),
             end_reason=jnp.int8(END["none"]),
@@ -576,8 +677,10 @@ class PokemonRules:
             (in_setup & ~basic, code["not_a_basic"]),
             (self.is_energy[defs], code["energy_is_attached"]),
             (pokemon & ~basic, code["evolution_is_evolved"]),
-            (self.is_trainer[defs], code["trainer_not_yet"]),
-            ((phase != PHASE["setup_active"]) & bench_full, code["bench_full"]),
+            (basic & (phase != PHASE["setup_active"]) & bench_full, code["bench_full"]),
+            (self.is_supporter & state.supporter_played, code["supporter_done"]),
+            (self.is_supporter & (turn == 1), code["first_turn_supporter"]),
+            (self.is_trainer[defs] & ~self.trainer_playable(state, me), code["no_effect"]),
         )
 
         top = view["definition"][me]  # [6]
@@ -598,10 +701,13 @@ class PokemonRules:
             (~occupied[None, :], code["empty_slot"]),
             (state.energy_attached, code["energy_done"]),
         ).reshape(-1)
+        cost_ok = self.ability_cost_payable(hand)  # [N]
         ability = err(
             (~in_main, code["wrong_phase"]),
             (~occupied, code["empty_slot"]),
-            (True, code["ability_not_yet"]),
+            (~self.has_activated[top], code["no_ability"]),
+            (state.ability_used[me], code["ability_used"]),
+            (~cost_ok[top], code["ability_cost"]),
         )
 
         rotated = state.rotated[me]
@@ -620,18 +726,28 @@ class PokemonRules:
             (jnp.arange(MAX_ATTACKS) >= self.num_attacks[active_def], code["no_such_attack"]),
             (turn == 1, code["first_turn_attack"]),
             (cannot_act, code["attack_condition"]),
+            (state.cannot_attack_turn[me, 0] >= turn, code["cannot_attack"]),
             (~self.cost_paid(units[None, :], self.attack_cost[active_def]), code["attack_cost"]),
         )
         attached = view["energy_cards"][me, 0]  # [N]
+        choosing = phase == PHASE["select"]
+        options, slot_options, may_stop = self.selection_options(state)
+        paying = phase == PHASE["retreat_payment"]
         select_card = err(
-            (phase != PHASE["retreat_payment"], code["wrong_phase"]),
-            (attached <= 0, code["not_attached"]),
+            (~paying & ~choosing, code["wrong_phase"]),
+            (paying & (attached <= 0), code["not_attached"]),
+            (choosing & (options <= 0), code["not_a_choice"]),
         )
         own_bench = (jnp.arange(2 * NUM_SLOTS) >= 1) & (jnp.arange(2 * NUM_SLOTS) < NUM_SLOTS)
+        promoting = phase == PHASE["promote"]
         select_slot = err(
-            (phase != PHASE["promote"], code["wrong_phase"]),
-            (~own_bench, code["not_own_bench"]),
-            (~jnp.concatenate([occupied, view["occupied"][1 - me]]), code["empty_slot"]),
+            (~promoting & ~choosing, code["wrong_phase"]),
+            (promoting & ~own_bench, code["not_own_bench"]),
+            (
+                promoting & ~jnp.concatenate([occupied, view["occupied"][1 - me]]),
+                code["empty_slot"],
+            ),
+            (choosing & ~slot_options, code["not_a_choice"]),
         )
         deck_left = zones.zone_count(board, zone_of("deck", me))
         yes = err(
@@ -640,9 +756,10 @@ class PokemonRules:
         )
         done = err(
             (
-                (phase != PHASE["mulligan_draw"]) & (phase != PHASE["setup_bench"]),
+                (phase != PHASE["mulligan_draw"]) & (phase != PHASE["setup_bench"]) & ~choosing,
                 code["wrong_phase"],
-            )
+            ),
+            (choosing & ~may_stop, code["must_choose"]),
         )
         end_turn = err((~in_main, code["wrong_phase"]))
         parts = (play, evolve, attach, ability, retreat, attack, select_card, select_slot)
@@ -668,15 +785,34 @@ class PokemonRules:
         offset = action - starts[kind]
         handlers = tuple(getattr(self, f"_{k}") for k in KINDS_OF_ACTION)
         before = state.winner
-        state = jax.lax.switch(kind, handlers, state, offset, key)
+        key_action, key_run = jax.random.split(key)
+        state = jax.lax.switch(kind, handlers, state, offset, key_action)
+        # Effect rows queued by the action (an attack, a Trainer, an Ability, a closed choice).
+        state = self._run(state, key_run)
         winner = state.winner.astype(jnp.int32)
         decided = (before < 0) & (winner >= 0) & (winner < 2)
         rewards = jnp.where(decided, jnp.where(jnp.arange(2) == winner, 1.0, -1.0), 0.0)
         return state, rewards.astype(jnp.float32)
 
     def _play(self, state: PokemonState, d, key) -> PokemonState:
-        """play[d]: a Basic Pokémon to the Active slot (setup) or the first empty Bench slot."""
+        """play[d]: a Basic Pokémon to the Active slot (setup) or the first empty Bench slot, or
+        a Trainer (its rows queue; it waits in ``processing`` until they have resolved)."""
         del key
+        trainer = self._play_trainer(state, d)
+        return tree_where(self.is_trainer[d], trainer, self._play_basic(state, d))
+
+    def _play_trainer(self, state: PokemonState, d) -> PokemonState:
+        board = state.board
+        me = board.active_player.astype(jnp.int32)
+        card = jnp.maximum(self.card_of(board, zone_of("hand", me), d), 0)
+        processing = 2 * len(PLAYER_ZONES) + SHARED_ZONES.index("processing")
+        board = zones.move_card(self.layout, board, card, processing).board
+        state = state.replace(
+            board=board, supporter_played=state.supporter_played | self.is_supporter[d]
+        )
+        return self._activate(state, TRAINER, me, card, -1, WHERE_PLAY)
+
+    def _play_basic(self, state: PokemonState, d) -> PokemonState:
         board, layout = state.board, self.layout
         me = board.active_player.astype(jnp.int32)
         phase = board.phase.astype(jnp.int32)
@@ -692,12 +828,21 @@ class PokemonRules:
             )
         )
         turn = board.turn_number.astype(jnp.int16)
-        state = state.replace(
+        state = self._clear_slot(state, me, slot).replace(
             board=board,
-            damage=state.damage.at[me, slot].set(0),
             since_turn=state.since_turn.at[me, slot].set(jnp.where(setup, 0, turn)),
         )
         return tree_where(setup, self._setup_next(state), state)
+
+    def _clear_slot(self, state: PokemonState, player, slot) -> PokemonState:
+        """The per-slot records of a slot whose Pokémon left play (or a new one arrives)."""
+        return state.replace(
+            damage=state.damage.at[player, slot].set(0),
+            since_turn=state.since_turn.at[player, slot].set(0),
+            ability_used=state.ability_used.at[player, slot].set(False),
+            cannot_attack_turn=state.cannot_attack_turn.at[player, slot].set(0),
+            protected_turn=state.protected_turn.at[player, slot].set(0),
+        )
 
     def _evolve(self, state: PokemonState, offset, key) -> PokemonState:
         """evolve[d * 6 + slot]: put the hand card on the slot's Pokémon."""
@@ -715,6 +860,9 @@ class PokemonRules:
             rotated=state.rotated.at[me].set(jnp.where(active, 0, state.rotated[me])),
             poisoned=state.poisoned.at[me].set(state.poisoned[me] & ~active),
             burned=state.burned.at[me].set(state.burned[me] & ~active),
+            # Effects of attacks on a Pokémon end when it evolves.
+            cannot_attack_turn=state.cannot_attack_turn.at[me, slot].set(0),
+            protected_turn=state.protected_turn.at[me, slot].set(0),
         )
 
     def _attach(self, state: PokemonState, offset, key) -> PokemonState:
@@ -727,9 +875,13 @@ class PokemonRules:
         board = zones.move_card(self.layout, board, card, slot_zone(me, slot)).board
         return state.replace(board=board, energy_attached=jnp.bool_(True))
 
-    def _ability(self, state: PokemonState, offset, key) -> PokemonState:
-        del offset, key
-        return state  # never legal in this stage (ability_not_yet)
+    def _ability(self, state: PokemonState, slot, key) -> PokemonState:
+        """ability[slot]: use the activated Ability of the slot's Pokémon (once a turn)."""
+        del key
+        me = state.board.active_player.astype(jnp.int32)
+        card = self.slot_view(state)["card"][me, slot]
+        state = state.replace(ability_used=state.ability_used.at[me, slot].set(True))
+        return self._activate(state, ABILITY, me, jnp.maximum(card, 0), slot, WHERE_ABILITY)
 
     def _retreat(self, state: PokemonState, b, key) -> PokemonState:
         """retreat[b]: pay the retreat cost (a selection when it is above 0), then swap."""
@@ -754,10 +906,14 @@ class PokemonRules:
             a, s = rows[player, 0], rows[player, slot]
             return rows.at[player, 0].set(s).at[player, slot].set(a)
 
+        # Effects of attacks on the Pokémon going to the Bench end (R13, R16).
         state = state.replace(
             board=board,
             damage=swap(state.damage),
             since_turn=swap(state.since_turn),
+            ability_used=swap(state.ability_used),
+            cannot_attack_turn=swap(state.cannot_attack_turn).at[player, slot].set(0),
+            protected_turn=swap(state.protected_turn).at[player, slot].set(0),
             rotated=state.rotated.at[player].set(0),
             poisoned=state.poisoned.at[player].set(False),
             burned=state.burned.at[player].set(False),
@@ -772,8 +928,12 @@ class PokemonRules:
         return state
 
     def _select_card(self, state: PokemonState, d, key) -> PokemonState:
-        """select_card[d] while paying a retreat cost: discard an attached Energy of ``d``."""
-        del key
+        """select_card[d]: a card for the effect being resolved, or, while paying a retreat
+        cost, an attached Energy of ``d`` to discard."""
+        choosing = state.board.phase == PHASE["select"]
+        return tree_where(choosing, self._choose_card(state, d, key), self._pay(state, d))
+
+    def _pay(self, state: PokemonState, d) -> PokemonState:
         board = state.board
         me = board.active_player.astype(jnp.int32)
         card = jnp.maximum(self.card_of(board, slot_zone(me, 0), d), 0)
@@ -784,7 +944,12 @@ class PokemonRules:
         return tree_where(left <= 0, swapped, state)
 
     def _select_slot(self, state: PokemonState, k, key) -> PokemonState:
-        """select_slot[k] while promoting: Bench slot ``k`` becomes the Active Pokémon."""
+        """select_slot[k]: a Pokémon for the effect being resolved, or, while promoting, Bench
+        slot ``k`` becomes the Active Pokémon."""
+        choosing = state.board.phase == PHASE["select"]
+        return tree_where(choosing, self._choose_slot(state, k, key), self._promote(state, k, key))
+
+    def _promote(self, state: PokemonState, k, key) -> PokemonState:
         me = state.board.active_player.astype(jnp.int32)
         state = self._swap_active(state, me, k, retreat=False)
         state = state.replace(must_promote=state.must_promote.at[me].set(False))
@@ -800,8 +965,13 @@ class PokemonRules:
         return self._setup_next(state.replace(board=board, bonus_draws=bonus))
 
     def _done(self, state: PokemonState, offset, key) -> PokemonState:
-        """done: stop the mulligan draws, or finish setting up the Bench."""
-        del offset, key
+        """done: stop the mulligan draws, finish setting up the Bench, or stop an "up to"
+        choice of an effect."""
+        del offset
+        choosing = state.board.phase == PHASE["select"]
+        return tree_where(choosing, self._stop(state, key), self._setup_done(state))
+
+    def _setup_done(self, state: PokemonState) -> PokemonState:
         me = state.board.active_player.astype(jnp.int32)
         drawing = state.board.phase == PHASE["mulligan_draw"]
         state = state.replace(
@@ -811,30 +981,21 @@ class PokemonRules:
         return self._setup_next(state)
 
     def _attack(self, state: PokemonState, i, key) -> PokemonState:
-        """attack[i]: the Active Pokémon attacks the opponent's Active Pokémon; the turn ends."""
+        """attack[i]: the Active Pokémon attacks; its rows queue, its damage is dealt when they
+        have resolved (or before the first row that is not a damage modifier), then the turn
+        ends (``effects.py``). Confused (R13): a flip first; tails, the attack does nothing and
+        3 damage counters go on the attacker."""
         me = state.board.active_player.astype(jnp.int32)
-        view = self.slot_view(state)
-        attacker, defender = view["definition"][me, 0], view["definition"][1 - me, 0]
-        key_confusion, key_rest = jax.random.split(key)
-        damage = self.attack_damage[attacker, i]
-        damage = jnp.where(damage > 0, damage + view["damage_modifier"][me, 0], damage)
-        # Weakness then Resistance (R8): by the attacker's type against the defender's card.
-        weak = (self.weakness[defender] == self.type[attacker]) & (self.weakness[defender] > 0)
-        damage = jnp.where(weak, damage * self.weakness_multiplier[defender], damage)
-        resists = (self.resistance[defender] == self.type[attacker]) & (
-            self.resistance[defender] > 0
+        card = self.slot_view(state)["card"][me, 0]
+        tails = (state.rotated[me] == CONFUSED) & ~jax.random.bernoulli(key)
+        attack = self._activate(state, ATTACK, me, jnp.maximum(card, 0), 0, i)
+        attack = attack.replace(attack_index=jnp.asarray(i, jnp.int8))
+        fumbled = attack.replace(
+            queue=state.queue,
+            does_nothing=jnp.bool_(True),
+            damage=state.damage.at[me, 0].add(jnp.int16(CONFUSION_DAMAGE)),
         )
-        damage = jnp.maximum(
-            jnp.where(resists, damage + self.resistance_value[defender], damage), 0
-        )
-        # Confused (R13): tails, the attack does nothing and 3 damage counters go on the attacker.
-        confused = state.rotated[me] == CONFUSED
-        tails = confused & ~jax.random.bernoulli(key_confusion)
-        hit = jnp.where(tails, 0, damage).astype(jnp.int16)
-        self_hit = jnp.where(tails, CONFUSION_DAMAGE, 0).astype(jnp.int16)
-        state = state.replace(damage=state.damage.at[1 - me, 0].add(hit).at[me, 0].add(self_hit))
-        state = self._knock_out(state, by_attack=True)
-        return self._between_turns(state.replace(promote_then=jnp.int8(THEN_CHECKUP)), key_rest)
+        return tree_where(tails, fumbled, attack)
 
     def _end_turn(self, state: PokemonState, offset, key) -> PokemonState:
         del offset
@@ -919,6 +1080,12 @@ class PokemonRules:
                 layout, board, zone_of("prizes", p), zone_of("hand", p), take
             ).board
         damage = jnp.where(knocked, 0, state.damage).astype(jnp.int16)
+        state = state.replace(
+            ability_used=state.ability_used & ~knocked,
+            cannot_attack_turn=jnp.where(knocked, 0, state.cannot_attack_turn).astype(jnp.int16),
+            protected_turn=jnp.where(knocked, 0, state.protected_turn).astype(jnp.int16),
+            since_turn=jnp.where(knocked, 0, state.since_turn).astype(jnp.int16),
+        )
         active_out = knocked[:, 0]
         bench_left = jnp.any(view["occupied"][:, 1:] & ~knocked[:, 1:], axis=1)
         no_pokemon = ~jnp.any(view["occupied"] & ~knocked, axis=1)  # [2]
@@ -965,6 +1132,7 @@ class PokemonRules:
             energy_attached=jnp.bool_(False),
             supporter_played=jnp.bool_(False),
             retreated=jnp.bool_(False),
+            ability_used=jnp.zeros_like(state.ability_used),
             ko_last_turn=state.ko_last_turn.at[player].set(state.ko_by_attack[player]),
             ko_by_attack=jnp.zeros(2, bool),
         )
@@ -1047,8 +1215,11 @@ def _validate(rules: PokemonRules, state: PokemonState) -> None:
         zone_type, zone_owner = layout.zones[int(b.zone[c])]
         if zone_owner is not None and zone_owner != int(b.owner[c]):
             fail(f"cards.{card_id(c)}.zoneId", f"in {layout.zone_id(int(b.zone[c]))}")
-        if zone_type == "processing":
-            fail(f"cards.{card_id(c)}.zoneId", "a Trainer resolves only within one action")
+        choosing = phase == PHASE["select"]
+        if zone_type == "processing" and not (choosing and int(s.effect_kind) == TRAINER):
+            fail(f"cards.{card_id(c)}.zoneId", "a Trainer waits there only while it resolves")
+        if zone_type == "looking" and not choosing:
+            fail(f"cards.{card_id(c)}.zoneId", "cards are looked at only during a choice")
     view = jax.tree.map(np.asarray, rules.slot_view(state))
     stage = np.asarray(rules.cards.numpy["stage"])
     onto = np.asarray(rules.evolves_onto)
@@ -1091,5 +1262,10 @@ def _validate(rules: PokemonRules, state: PokemonState) -> None:
     paying = phase == PHASE["retreat_payment"]
     if paying != (int(s.retreat_to) > 0) or (paying and int(s.retreat_units_left) <= 0):
         fail("game.retreat", f"target {int(s.retreat_to)}, units {int(s.retreat_units_left)}")
-    if int(np.sum(s.bonus_draws > 0)) > 1 or np.any(s.bonus_draws < 0):
+    pending = int(s.selection.card) >= 0
+    if pending != (phase == PHASE["select"]) or (pending and int(s.effect_kind) == 0):
+        fail("game.selection", f"a pending choice {pending} in phase {PHASES[phase]}")
+    if not pending and (int(s.effect_kind) != 0 or int(s.queue.card[0]) >= 0):
+        fail("game.effect", "an activation in progress with no choice pending")
+    if int(s.bonus_draws.sum()) and int(np.sum(s.bonus_draws > 0)) > 1 or np.any(s.bonus_draws < 0):
         fail("game.bonusDraws", f"{s.bonus_draws.tolist()}: only one player may draw extra")

@@ -27,6 +27,7 @@ import numpy as np
 from tcgjax.core.board import new_board
 from tcgjax.core.errors import ConfigError
 from tcgjax.games.pokemon import rules as R
+from tcgjax.games.pokemon.effects import effect_fields
 
 __all__ = ["build_state"]
 
@@ -125,6 +126,7 @@ def build_state(
         mulligans=jnp.zeros(2, jnp.int8),
         bonus_draws=jnp.zeros(2, jnp.int8),
         placed=jnp.ones(2, bool),
+        **effect_fields(R.NUM_SLOTS),
         first_player=jnp.int8(first_player),
         winner=jnp.int8(R.NO_WINNER),
         end_reason=jnp.int8(0),

@@ -64,13 +64,20 @@ TEST_ENTRIES = [
     basic_energy("t-e-grass", "grass"),
 ]  # fmt: skip
 
-# Both players hold this deck (60 cards; the copy rule is a deck-file rule, not the engine's).
+# Both players hold this deck: one of every shipped card, the test-only cards, a few more copies
+# where situations need them (60 cards; the copy rule is a deck-file rule, not the engine's).
+SHIPPED_IDS = (
+    "sv1-142", "sv1-170", "sv1-175", "sv1-180", "sv1-181", "sv1-188", "sv1-194", "sv1-198",
+    "sv2-151", "sv2-183", "sv2-78", "sv3-144", "sv3-145", "sv3-152", "sv3-154", "sv3-67",
+    "sv3-68", "sv3-69", "sv3pt5-159", "sv4-136", "sv4-172", "sv4-173", "sv4-60", "sv4-68",
+    "sv4pt5-82", "sv5-57", "sv5-58", "sv5-59", "sv6-74", "sve-4", "sve-8", "svp-104",
+    "swsh9-151",
+)  # fmt: skip
 TEST_DECK = (
-    ["sv3-67"] * 3 + ["sv3-68"] * 2 + ["sv3-69"] * 2 + ["sv4-68"] + ["sv3-152"] * 3
-    + ["svp-104"] + ["sv2-151"] * 2 + ["sv4-136"] + ["sv3-144"] * 2
-    + ["t-fighter"] * 3 + ["t-sprout"] * 2 + ["t-volt-v"] * 2 + ["t-volt-vmax"] + ["t-floater"] * 2
-    + ["sv1-180", "sv1-194", "sv1-188"]
-    + ["sve-4"] * 9 + ["sve-8"] * 10 + ["swsh9-151"] * 4 + ["t-e-fighting"] * 4 + ["t-e-grass"] * 3
+    list(SHIPPED_IDS)
+    + ["sv2-151"] + ["sv3-152"] * 3 + ["sv3-67"]
+    + ["t-fighter"] * 2 + ["t-sprout", "t-volt-v", "t-volt-vmax", "t-floater"]
+    + ["sve-4"] * 6 + ["sve-8"] * 5 + ["swsh9-151"] + ["t-e-fighting"] * 2 + ["t-e-grass"] * 2
 )  # fmt: skip
 
 

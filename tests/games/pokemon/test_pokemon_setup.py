@@ -137,6 +137,7 @@ def base(rules):
 def _move(rules, state, card_id, player, zone):
     board = state.board
     card = int(rules.card_of(board, R.zone_of("deck", player), rules.cards.index(card_id)))
+    assert card >= 0, f"no {card_id} in the deck of player {player + 1}"
     return state.replace(board=zones.move_card(rules.layout, board, card, zone).board)
 
 
@@ -171,11 +172,11 @@ BROKEN = {
         "slots.active",
     ),
     "card in the other player's slot": (
-        lambda r, s: _move(r, s, "sv3-68", 0, R.slot_zone(1, 2)),
+        lambda r, s: _move(r, s, "sv3-69", 0, R.slot_zone(1, 2)),
         "zoneId",
     ),
     "pile without a Basic": (
-        lambda r, s: _move(r, s, "sv3-68", 0, R.slot_zone(0, 3)),
+        lambda r, s: _move(r, s, "sv3-69", 0, R.slot_zone(0, 3)),
         "slots.bench3",
     ),
     "Trainer in a slot": (lambda r, s: _move(r, s, "sv1-180", 0, R.slot_zone(0, 1)), "slots.bench1"),

@@ -66,12 +66,12 @@ def test_bench_holds_five(rules, errors):
     [
         ("sv3-68", "evolution_is_evolved"),
         ("sve-4", "energy_is_attached"),
-        ("sv1-180", "trainer_not_yet"),  # the effect interpreter is the next stage
+        ("sv1-188", "no_effect"),  # a Potion with no damaged Pokémon would do nothing
         ("sv3-69", "not_in_hand"),
     ],
 )
 def test_play_refuses_what_is_not_a_basic_from_the_hand(rules, errors, card, rule):
-    s = basic_board(rules, hand1=["sv3-68", "sve-4", "sv1-180"])
+    s = basic_board(rules, hand1=["sv3-68", "sve-4", "sv1-188"])
     assert errors(s)[act(rules, "play", card=card)] == rule
 
 
@@ -148,7 +148,7 @@ def test_stage2_on_its_stage1_and_vmax_on_its_v(rules, apply, errors):
 def test_evolve_refusals(rules, errors, card, slot, turn, since, rule):
     s = state_of(
         rules,
-        {"hand": [card, "sv3-68"], "slots": [["sv3-67"], ["sv3-152"]], "since": {0: since}},
+        {"hand": [card], "slots": [["sv3-67"], ["sv3-152"]], "since": {0: since}},
         {"slots": [["sv3-152"]]},
         turn=turn,
         first_player=0 if turn % 2 else 1,  # player 1 owns the turn

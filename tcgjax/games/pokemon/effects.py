@@ -1,0 +1,724 @@
+"""The Pokémon effect interpreter: card effect rows (``cards.py``) executed by a budgeted set of
+primitives, with the core's :class:`~tcgjax.core.effects.EffectQueue` and
+:class:`~tcgjax.core.effects.Selection` records.
+
+**Activations.** An attack, a Trainer played from the hand and an activated Ability each queue the
+card's rows for that use (``where`` = ``attack<i>``, ``play``, ``ability``) in row order; the rows
+then resolve one at a time until the queue is empty or a row waits on a choice (the ``select``
+phase: ``select_card[d]``, ``select_slot[k]``, ``done``). When the queue is empty the activation
+finishes: an attack deals its damage (if no row made it do so earlier), then the Knock Outs and
+the end of the turn follow; a Trainer goes to the discard pile.
+
+**Rows.** A row's gate is checked when it resolves: ``heads`` / ``tails`` read the activation's
+one coin, flipped when the first gated row resolves; ``condition`` reads the named condition;
+``previous`` needs the row before to have done something. Then its op (``OPS``):
+
+* damage modifiers, which only add to the attack's damage: ``extra_damage`` (+amount),
+  ``extra_damage_per_counter`` (+amount per damage counter on the Defending Pokémon),
+  ``extra_damage_per_energy`` (+amount per Energy unit of ``energy_type`` on this Pokémon),
+  ``attack_does_nothing`` (no damage, no later row);
+* every other op first deals the attack's damage (printed + modifiers: rules R8 apply) if it has
+  not been dealt — the card texts do their damage, then their other effects — then acts:
+  ``damage`` (``amount`` to the Defending Pokémon, with Weakness and Resistance),
+  ``bench_damage`` (``amount`` to ``count`` chosen opponent's Benched Pokémon, never Weakness
+  or Resistance), ``apply_status``, ``gust`` / ``switch`` (a chosen Benched Pokémon becomes the
+  Active one), ``heal`` (a chosen damaged Pokémon of the player), ``draw``, ``draw_until``
+  (``count``; 0 = the opponent's hand size), ``shuffle_hand_draw``, ``cannot_attack_next_turn`` and
+  ``prevent_attack_effects`` (on this Pokémon, until the end of the player's next turn / the
+  opponent's next turn; both end when it moves to the Bench or evolves), and the card choices:
+  ``search_hand`` / ``search_bench`` / ``search_attach_energy`` (from the deck), ``look_take`` /
+  ``look_attach_energy`` (from the top ``look`` cards, set aside in the player's ``looking`` zone;
+  the rest are shuffled back or go to the bottom in the order the player picks them),
+  ``discard_to_hand`` / ``discard_attach_energy`` (from the discard pile), ``discard_energy``
+  (attached to this Pokémon), ``discard_from_hand_cost`` (an Ability's cost).
+* ``hp_bonus`` is passive: the slot view adds it to the maximum HP while its condition holds.
+
+**Choices.** A choice among hidden cards of a kind (a deck search, a look at the deck for
+Pokémon or Energy) is "up to": the player may stop (``done``), as the rules let a player fail to
+find a card in a hidden zone; a choice among cards that are all valid (Rika's look at 4 with no
+filter), among public cards (the discard pile, attached Energy) or of a Pokémon is mandatory while
+a valid choice exists, and a row with no valid choice does nothing. Energy attached "in any way you
+like" is one card, then the Pokémon it goes to, ``count`` times. A Pokémon protected by
+``prevent_attack_effects`` can't be chosen by ``gust`` nor get a Special Condition.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tcgjax.core import zones
+from tcgjax.core.board import set_turn
+from tcgjax.core.effects import EffectQueue, Selection
+from tcgjax.core.tree import tree_where, when_any
+from tcgjax.games.pokemon.cards import (
+    CARD_FILTERS,
+    CONDITIONS,
+    EFFECT_FLAGS,
+    GATES,
+    KINDS,
+    MAX_EFFECTS,
+    OPS,
+    RESTS,
+    STAGES,
+    STATUSES,
+    TARGETS,
+    WHERE,
+)
+
+OP = {name: i for i, name in enumerate(OPS)}
+TARGET = {name: i for i, name in enumerate(TARGETS)}
+GATE = {name: i for i, name in enumerate(GATES)}
+CONDITION = {name: i for i, name in enumerate(CONDITIONS)}
+FLAG = {name: 1 << i for i, name in enumerate(EFFECT_FLAGS)}
+
+# Activation kinds (``effect_kind``).
+NO_EFFECT, ATTACK, TRAINER, ABILITY = 0, 1, 2, 3
+WHERE_PLAY, WHERE_ABILITY = WHERE.index("play"), WHERE.index("ability")
+
+MODIFIER_OPS = ("extra_damage", "extra_damage_per_counter", "extra_damage_per_energy",
+                "attack_does_nothing", "hp_bonus")  # fmt: skip
+# Where a card choice picks from, and where the card goes.
+SOURCES = ("none", "deck", "discard", "attached", "looking", "hand")
+DESTINATIONS = ("none", "hand", "bench", "attach", "discard")
+SOURCE_OF = {
+    "search_hand": "deck",
+    "search_bench": "deck",
+    "search_attach_energy": "deck",
+    "discard_to_hand": "discard",
+    "discard_attach_energy": "discard",
+    "discard_energy": "attached",
+    "look_take": "looking",
+    "look_attach_energy": "looking",
+    "discard_from_hand_cost": "hand",
+}
+DESTINATION_OF = {
+    "search_hand": "hand",
+    "search_bench": "bench",
+    "search_attach_energy": "attach",
+    "discard_to_hand": "hand",
+    "discard_attach_energy": "attach",
+    "discard_energy": "discard",
+    "look_take": "hand",
+    "look_attach_energy": "attach",
+    "discard_from_hand_cost": "discard",
+}
+SLOT_OPS = ("gust", "switch", "heal", "bench_damage")  # a choice of a Pokémon, no card
+UP_TO_OPS = ("search_hand", "search_bench", "search_attach_energy", "look_attach_energy")
+# Stages of a selection (``Selection.stage``).
+PICK, PLACE, ORDER = 0, 1, 2
+
+_SOURCE = np.asarray([SOURCES.index(SOURCE_OF.get(op, "none")) for op in OPS], np.int32)
+_DESTINATION = np.asarray(
+    [DESTINATIONS.index(DESTINATION_OF.get(op, "none")) for op in OPS], np.int32
+)
+_IS_MODIFIER = np.asarray([op in MODIFIER_OPS for op in OPS])
+_IS_SLOT_OP = np.asarray([op in SLOT_OPS for op in OPS])
+_IS_CARD_OP = _SOURCE > 0
+_UP_TO = np.asarray([op in UP_TO_OPS for op in OPS])
+_ROTATED_OF_STATUS = {"asleep": 1, "confused": 2, "paralyzed": 3}
+_STATUS_ROTATED = np.asarray([_ROTATED_OF_STATUS.get(s, 0) for s in STATUSES], np.int8)
+
+
+def effect_fields(num_slots: int, queue_size: int = MAX_EFFECTS) -> dict[str, jax.Array]:
+    """The interpreter's fields of a state with no activation in progress."""
+    return dict(
+        queue=EffectQueue.empty(queue_size),
+        selection=Selection.none(),
+        effect_kind=jnp.int8(NO_EFFECT),
+        effect_player=jnp.int8(-1),
+        effect_card=jnp.int16(-1),
+        effect_slot=jnp.int8(-1),
+        attack_index=jnp.int8(-1),
+        coin=jnp.int8(-1),
+        previous=jnp.bool_(False),
+        bonus_damage=jnp.int16(0),
+        does_nothing=jnp.bool_(False),
+        damage_dealt=jnp.bool_(False),
+        ability_used=jnp.zeros((2, num_slots), bool),
+        cannot_attack_turn=jnp.zeros((2, num_slots), jnp.int16),
+        protected_turn=jnp.zeros((2, num_slots), jnp.int16),
+    )
+
+
+class Interpreter:
+    """Mixin of :class:`~tcgjax.games.pokemon.rules.PokemonRules`: the effect tables and the
+    interpreter. Needs the rules' ``cards``, ``layout`` and slot helpers."""
+
+    def _effect_tables(self) -> None:
+        c = self.cards.numpy
+        n = len(self.cards)
+        rows = np.arange(MAX_EFFECTS)[None, :] < c["effects.num_rows"][:, None]
+        self.row_live = jnp.asarray(rows)  # [N, R]
+        self.row_where = jnp.asarray(np.where(rows, c["effects.where"], -1).astype(np.int32))
+        cols = ("gate", "condition", "condition_value", "op", "amount", "count", "look",
+                "target", "target_type", "card_filter", "energy_type", "status", "rest", "flags")  # fmt: skip
+        self.row = {k: jnp.asarray(c[f"effects.{k}"].astype(np.int32)) for k in cols}
+        kind = c["kind"].astype(np.int32)
+        stage = c["stage"].astype(np.int32)
+        energy = (kind == KINDS.index("basic_energy")) | (kind == KINDS.index("special_energy"))
+        pokemon = kind == KINDS.index("pokemon")
+        filters = {
+            "any": np.arange(n) > 0,
+            "pokemon": pokemon,
+            "basic_pokemon": pokemon & (stage == STAGES.index("basic")),
+            "evolution_pokemon": pokemon & (stage >= STAGES.index("stage1")),
+            "energy": energy,
+            "basic_energy": kind == KINDS.index("basic_energy"),
+        }
+        self.filter_match = jnp.asarray(np.stack([filters[f] for f in CARD_FILTERS]))  # [F, N]
+        # energy_type (0 = any) against what an Energy card provides.
+        provides = c["provides"] > 0
+        type_match = np.concatenate([np.ones((1, n), bool), provides.T & energy[None, :]])
+        self.type_match = jnp.asarray(type_match)  # [12, N]
+        self.is_supporter = jnp.asarray(kind == KINDS.index("supporter"))
+        activation = c["abilities.activation"][:, 0]
+        has_ability = c["abilities.num_rows"] > 0
+        self.has_activated = jnp.asarray(has_ability & (activation == 0))
+        # Passive HP bonus (Orthworm): amount while units of a type >= a minimum.
+        bonus = np.zeros((n, 3), np.int32)
+        for d in range(n):
+            for r in range(int(c["effects.num_rows"][d])):
+                if c["effects.op"][d, r] == OP["hp_bonus"]:
+                    bonus[d] = (c["effects.amount"][d, r], c["effects.energy_type"][d, r],
+                                c["effects.condition_value"][d, r])  # fmt: skip
+        self.hp_bonus = jnp.asarray(bonus)
+        # An activated Ability's cost row (discard cards from the hand): filter, type, count.
+        cost = np.zeros((n, 3), np.int32)
+        for d in range(n):
+            for r in range(int(c["effects.num_rows"][d])):
+                if (
+                    c["effects.where"][d, r] == WHERE_ABILITY
+                    and c["effects.op"][d, r] == OP["discard_from_hand_cost"]
+                ):
+                    cost[d] = (c["effects.card_filter"][d, r], c["effects.energy_type"][d, r],
+                               c["effects.count"][d, r])  # fmt: skip
+                    break
+        self.ability_cost = jnp.asarray(cost)
+        self.damage_mode = jnp.asarray(c["attacks.damage_mode"].astype(np.int32))
+        # Whether a Trainer can be played at all: its first row must be able to do something.
+        first_op = np.where(c["effects.num_rows"] > 0, c["effects.op"][:, 0], -1)
+        self.trainer_first_op = jnp.asarray(first_op.astype(np.int32))
+
+    # -- queries ---------------------------------------------------------------------------------
+
+    def card_matches(self, definition, filter_, energy_type) -> jax.Array:
+        return self.filter_match[filter_, definition] & self.type_match[energy_type, definition]
+
+    def zone_definition_counts(self, board, zone, filter_, energy_type) -> jax.Array:
+        """Cards of each definition in ``zone`` matching a row's filters. Returns int32[N]."""
+        definition = board.definition.astype(jnp.int32)
+        ok = (board.zone == zone) & self.card_matches(definition, filter_, energy_type)
+        onehot = definition[:, None] == jnp.arange(len(self.cards))[None, :]
+        return jnp.sum(onehot & ok[:, None], axis=0, dtype=jnp.int32)
+
+    def _row_cols(self, definition, row) -> dict[str, jax.Array]:
+        d, r = jnp.maximum(definition, 0), jnp.clip(row, 0, MAX_EFFECTS - 1)
+        return {k: v[d, r] for k, v in self.row.items()}
+
+    def _source_zone(self, player, source, slot) -> jax.Array:
+        from tcgjax.games.pokemon import rules as R
+
+        zone = jnp.stack(
+            [
+                jnp.int32(-1),
+                R.zone_of("deck", player),
+                R.zone_of("discard", player),
+                R.slot_zone(player, jnp.maximum(slot, 0)),
+                R.zone_of("looking", player),
+                R.zone_of("hand", player),
+            ]
+        )
+        return zone[source]
+
+    def slot_targets(self, state, player, target, target_type, op) -> jax.Array:
+        """bool[12]: the Pokémon ``player`` may choose for a row (their slots 0-5, then the
+        opponent's): by ``target``, the Pokémon's type, and per op (``heal`` needs damage,
+        ``gust`` a Pokémon not protected from attack effects)."""
+        view = self.slot_view(state)
+        occupied = jnp.concatenate([view["occupied"][player], view["occupied"][1 - player]])
+        types = jnp.concatenate([view["definition"][player], view["definition"][1 - player]])
+        type_ok = (target_type == 0) | (self.type[types] == target_type)
+        k = jnp.arange(12)
+        own, bench = k < 6, (k % 6) > 0
+        by_target = jnp.stack(
+            [
+                jnp.zeros(12, bool),  # none
+                jnp.zeros(12, bool),  # self: no choice
+                jnp.zeros(12, bool),  # opponent_active: no choice
+                jnp.zeros(12, bool),  # own_active: no choice
+                own & bench,  # own_bench
+                own,  # own_pokemon
+                ~own & bench,  # opponent_bench
+            ]
+        )[target]
+        damage = jnp.concatenate([state.damage[player], state.damage[1 - player]])
+        turn = state.board.turn_number.astype(jnp.int16)
+        protected = (
+            jnp.concatenate([state.protected_turn[player], state.protected_turn[1 - player]])
+            >= turn
+        )
+        per_op = jnp.where(op == OP["heal"], damage > 0, True)
+        per_op &= jnp.where(op == OP["gust"], ~protected, True)
+        return occupied & type_ok & by_target & per_op
+
+    def selection_options(self, state):
+        """What the pending selection allows: ``(cards int32[N] per definition, slots bool[12],
+        done bool[])``."""
+        sel = state.selection
+        player = state.effect_player.astype(jnp.int32)
+        d = state.board.definition[jnp.maximum(sel.card.astype(jnp.int32), 0)].astype(jnp.int32)
+        col = self._row_cols(d, sel.row.astype(jnp.int32))
+        op = col["op"]
+        source = jnp.asarray(_SOURCE)[op]
+        zone = self._source_zone(player, source, sel.slot.astype(jnp.int32))
+        board = state.board
+        stage = sel.stage.astype(jnp.int32)
+        # Energy attached to this Pokémon: any Energy (energy_type none) unless the row says.
+        filter_ = jnp.where(source == SOURCES.index("attached"), CARD_FILTERS.index("energy"),
+                            col["card_filter"])  # fmt: skip
+        matching = self.zone_definition_counts(board, zone, filter_, col["energy_type"])
+        looking = self.zone_definition_counts(
+            board, zone, CARD_FILTERS.index("any"), 0
+        )  # any card, for the ordering stage
+        cards = jnp.where(stage == PICK, matching, jnp.where(stage == ORDER, looking, 0))
+        cards = jnp.where(sel.pending() & jnp.asarray(_IS_CARD_OP)[op], cards, 0)
+        # A bench search needs room; the order stage needs two cards or more (one goes alone).
+        from tcgjax.games.pokemon import rules as R
+
+        bench_room = jnp.sum(~self.slot_view(state)["occupied"][player, 1:])
+        to_bench = jnp.asarray(_DESTINATION)[op] == DESTINATIONS.index("bench")
+        cards = jnp.where(to_bench & (bench_room <= 0), 0, cards)
+        slots = self.slot_targets(state, player, col["target"], col["target_type"], op)
+        # Energy for a Pokémon to choose later needs one to exist.
+        place_later = (jnp.asarray(_DESTINATION)[op] == DESTINATIONS.index("attach")) & (
+            col["target"] != TARGET["self"]
+        )
+        cards = jnp.where(place_later & (stage == PICK) & ~jnp.any(slots), 0, cards)
+        slot_stage = (jnp.asarray(_IS_SLOT_OP)[op] & (stage == PICK)) | (stage == PLACE)
+        slots = slots & slot_stage & sel.pending()
+        up_to = jnp.asarray(_UP_TO)[op] | (
+            (op == OP["look_take"]) & (col["card_filter"] != CARD_FILTERS.index("any"))
+        )
+        done = sel.pending() & (stage == PICK) & up_to
+        del R
+        return cards, slots, done
+
+    # -- activations -----------------------------------------------------------------------------
+
+    def _activate(self, state, kind, player, card, slot, where):
+        """Queue ``card``'s rows for ``where`` and set the activation context."""
+        d = state.board.definition[card].astype(jnp.int32)
+        rows = jnp.arange(MAX_EFFECTS)
+        valid = self.row_where[d] == where
+        queue = state.queue.append(
+            jnp.full(MAX_EFFECTS, card), rows, jnp.full(MAX_EFFECTS, slot), valid
+        )
+        return state.replace(
+            queue=queue,
+            effect_kind=jnp.int8(kind),
+            effect_player=jnp.asarray(player, jnp.int8),
+            effect_card=jnp.asarray(card, jnp.int16),
+            effect_slot=jnp.asarray(slot, jnp.int8),
+            coin=jnp.int8(-1),
+            previous=jnp.bool_(True),
+            bonus_damage=jnp.int16(0),
+            does_nothing=jnp.bool_(False),
+            damage_dealt=jnp.bool_(False),
+        )
+
+    def _run(self, state, key):
+        """Resolve queued rows until a choice is pending or the queue is empty; then finish the
+        activation. At most ``MAX_EFFECTS + 1`` micro-steps (one activation at a time)."""
+        for i in range(MAX_EFFECTS + 1):
+            k = jax.random.fold_in(key, i)
+            idle = state.selection.pending() | (state.winner >= 0)
+            resolve = ~idle & ~state.queue.is_empty()
+            state = when_any(resolve, lambda s, k=k: self._resolve(s, k), state)
+            finish = (
+                ~state.selection.pending()
+                & (state.winner < 0)
+                & state.queue.is_empty()
+                & (state.effect_kind != NO_EFFECT)
+            )
+            state = when_any(finish, lambda s, k=k: self._finish(s, k), state)
+        return state
+
+    def _finish(self, state, key):
+        """The queue is empty: an attack deals its damage if it has not and the turn ends; a
+        Trainer goes to the discard pile."""
+        from tcgjax.games.pokemon import rules as R
+
+        kind = state.effect_kind
+        player = state.effect_player.astype(jnp.int32)
+        board = zones.move_all(
+            self.layout, state.board, 2 * len(R.PLAYER_ZONES), R.zone_of("discard", player)
+        ).board  # the Trainer (processing is empty otherwise)
+        state = state.replace(board=board)
+        attack = kind == ATTACK
+        dealt = self._deal_attack_damage(state)
+        state = tree_where(attack, dealt, state)
+        state = state.replace(**{k: v for k, v in effect_fields(R.NUM_SLOTS).items()
+                                 if k not in ("ability_used", "cannot_attack_turn",
+                                              "protected_turn")})  # fmt: skip
+        ended = self._after_attack(state, key)
+        return tree_where(attack, ended, state)
+
+    def _after_attack(self, state, key):
+        from tcgjax.games.pokemon import rules as R
+
+        state = self._knock_out(state, by_attack=True)
+        return self._between_turns(state.replace(promote_then=jnp.int8(R.THEN_CHECKUP)), key)
+
+    def _deal_attack_damage(self, state):
+        """Deal the attack's damage to the Defending Pokémon once (printed + modifiers)."""
+        from tcgjax.games.pokemon import rules as R
+
+        player = state.effect_player.astype(jnp.int32)
+        view = self.slot_view(state)
+        attacker = view["definition"][player, 0]
+        i = jnp.maximum(state.attack_index.astype(jnp.int32), 0)
+        printed = self.attack_damage[attacker, i]
+        mode = self.damage_mode[attacker, i]
+        bonus = state.bonus_damage.astype(jnp.int32)
+        # plain / plus: printed + modifiers; times: the rows give the whole amount; minus: less.
+        total = jnp.select([mode == 2, mode == 3], [bonus, printed - bonus], printed + bonus)
+        total = jnp.where(state.does_nothing, 0, jnp.maximum(total, 0))
+        dealt = self._deal(state, player, total, 1 - player, 0, weakness=True)
+        skip = state.damage_dealt | state.does_nothing
+        del R
+        return tree_where(skip, state, dealt).replace(damage_dealt=jnp.bool_(True))
+
+    def _deal(self, state, attacker_player, amount, player, slot, *, weakness):
+        """Put an attack's ``amount`` of damage on ``player``'s ``slot``: the attacker's special
+        Energy modifiers when above 0, then Weakness and Resistance (Active only, R9), floor 0."""
+        view = self.slot_view(state)
+        attacker = view["definition"][attacker_player, 0]
+        defender = view["definition"][player, slot]
+        amount = jnp.where(amount > 0, amount + view["damage_modifier"][attacker_player, 0], 0)
+        applies = weakness & (slot == 0)
+        weak = (
+            applies
+            & (self.weakness[defender] == self.type[attacker])
+            & (self.weakness[defender] > 0)
+        )
+        amount = jnp.where(weak, amount * self.weakness_multiplier[defender], amount)
+        resists = (
+            applies
+            & (self.resistance[defender] == self.type[attacker])
+            & (self.resistance[defender] > 0)
+        )
+        amount = jnp.maximum(
+            jnp.where(resists, amount + self.resistance_value[defender], amount), 0
+        )
+        occupied = view["occupied"][player, slot]
+        return state.replace(
+            damage=state.damage.at[player, slot].add(
+                jnp.where(occupied, amount, 0).astype(jnp.int16)
+            )
+        )
+
+    # -- one row ---------------------------------------------------------------------------------
+
+    def _resolve(self, state, key):
+        """Pop the first queued row and execute it (a table of selects, not a branch per card)."""
+        card, row, slot = state.queue.head()
+        state = state.replace(queue=state.queue.pop())
+        d = state.board.definition[jnp.maximum(card, 0)].astype(jnp.int32)
+        col = self._row_cols(d, row)
+        op = col["op"]
+        player = state.effect_player.astype(jnp.int32)
+        # The gate: one coin per activation, flipped by the first row that reads it.
+        flip = jax.random.bernoulli(key).astype(jnp.int8)
+        gated = (col["gate"] == GATE["heads"]) | (col["gate"] == GATE["tails"])
+        coin = jnp.where(gated & (state.coin < 0), flip, state.coin)
+        state = state.replace(coin=coin)
+        passes = jnp.select(
+            [
+                col["gate"] == GATE["heads"],
+                col["gate"] == GATE["tails"],
+                col["gate"] == GATE["condition"],
+                col["gate"] == GATE["previous"],
+            ],
+            [coin == 1, coin == 0, self._condition(state, col, player, slot), state.previous],
+            True,
+        )
+        passes &= ~state.does_nothing
+        # Any op other than a damage modifier comes after the attack's damage (card texts).
+        deal_first = (state.effect_kind == ATTACK) & ~jnp.asarray(_IS_MODIFIER)[op] & passes
+        state = when_any(deal_first, self._deal_attack_damage, state)
+        acted = self._execute(state, col, op, card, row, slot, player, key)
+        return tree_where(passes, acted, state.replace(previous=jnp.bool_(False)))
+
+    def _condition(self, state, col, player, slot):
+        from tcgjax.games.pokemon import rules as R
+
+        hands = jnp.stack([zones.zone_count(state.board, R.zone_of("hand", p)) for p in range(2)])
+        units = self.slot_view(state)["units"][player, jnp.maximum(slot, 0)]
+        typed = jnp.where(col["energy_type"] > 0, units[jnp.maximum(col["energy_type"] - 1, 0)],
+                          jnp.sum(units))  # fmt: skip
+        return jnp.select(
+            [
+                col["condition"] == CONDITION["own_ko_by_attack_last_turn"],
+                col["condition"] == CONDITION["hand_sizes_equal"],
+                col["condition"] == CONDITION["min_energy_on_self"],
+            ],
+            [state.ko_last_turn[player], hands[0] == hands[1], typed >= col["condition_value"]],
+            True,
+        )
+
+    def _execute(self, state, col, op, card, row, slot, player, key):
+        """The row's op. Immediate ops act here; choices open the ``select`` phase."""
+        from tcgjax.games.pokemon import rules as R
+
+        layout, board = self.layout, state.board
+        opponent = 1 - player
+        turn = board.turn_number.astype(jnp.int16)
+        view = self.slot_view(state)
+        amount, count = col["amount"], col["count"]
+        own_slot = jnp.maximum(slot, 0)
+        # Damage modifiers.
+        counters = state.damage[opponent, 0].astype(jnp.int32) // 10
+        units = view["units"][player, own_slot]
+        typed_units = jnp.where(
+            col["energy_type"] > 0, units[jnp.maximum(col["energy_type"] - 1, 0)], jnp.sum(units)
+        )
+        bonus = jnp.select(
+            [
+                op == OP["extra_damage"],
+                op == OP["extra_damage_per_counter"],
+                op == OP["extra_damage_per_energy"],
+            ],
+            [amount, amount * counters, amount * typed_units],
+            0,
+        )
+        state = state.replace(
+            bonus_damage=(state.bonus_damage + bonus).astype(jnp.int16),
+            does_nothing=state.does_nothing | (op == OP["attack_does_nothing"]),
+        )
+        # Damage to the Defending Pokémon (Eelektross after its gust).
+        no_wr = (col["flags"] & FLAG["no_weakness_resistance"]) != 0
+        damaged = self._deal(state, player, amount, opponent, 0, weakness=~no_wr)
+        state = tree_where(op == OP["damage"], damaged, state)
+        # A Special Condition on the Defending Pokémon, unless it is protected.
+        status = jnp.asarray(_STATUS_ROTATED)[col["status"]]
+        protected = state.protected_turn[opponent, 0] >= turn
+        give = (op == OP["apply_status"]) & ~protected
+        poison = give & (col["status"] == STATUSES.index("poisoned"))
+        burn = give & (col["status"] == STATUSES.index("burned"))
+        rotate = give & (status > 0)
+        state = state.replace(
+            rotated=state.rotated.at[opponent].set(
+                jnp.where(rotate, status, state.rotated[opponent]).astype(jnp.int8)
+            ),
+            poisoned=state.poisoned.at[opponent].set(state.poisoned[opponent] | poison),
+            burned=state.burned.at[opponent].set(state.burned[opponent] | burn),
+        )
+        # Durations on this Pokémon.
+        state = state.replace(
+            cannot_attack_turn=state.cannot_attack_turn.at[player, own_slot].set(
+                jnp.where(
+                    op == OP["cannot_attack_next_turn"],
+                    turn + 2,
+                    state.cannot_attack_turn[player, own_slot],
+                ).astype(jnp.int16)
+            ),
+            protected_turn=state.protected_turn.at[player, own_slot].set(
+                jnp.where(
+                    op == OP["prevent_attack_effects"],
+                    turn + 1,
+                    state.protected_turn[player, own_slot],
+                ).astype(jnp.int16)
+            ),
+        )
+        # Drawing.
+        deck = zones.zone_count(state.board, R.zone_of("deck", player))
+        hand = zones.zone_count(state.board, R.zone_of("hand", player))
+        opp_hand = zones.zone_count(state.board, R.zone_of("hand", opponent))
+        until = jnp.where(count > 0, count, opp_hand)
+        draws = jnp.select(
+            [op == OP["draw"], op == OP["draw_until"]],
+            [count, jnp.maximum(until - hand, 0)],
+            0,
+        )
+        drawn = zones.draw_n(
+            layout, state.board, R.zone_of("deck", player), R.zone_of("hand", player),
+            jnp.minimum(draws, deck),
+        ).board  # fmt: skip
+        state = state.replace(board=drawn)
+        key, shuffle_key = jax.random.split(jax.random.fold_in(key, 2))
+        # Youngster: the hand into the deck, shuffle, draw.
+        refill = op == OP["shuffle_hand_draw"]
+        shuffled = zones.move_all(
+            layout, state.board, R.zone_of("hand", player), R.zone_of("deck", player)
+        ).board
+        shuffled = zones.shuffle(layout, shuffled, R.zone_of("deck", player), shuffle_key).board
+        left = zones.zone_count(shuffled, R.zone_of("deck", player))
+        shuffled = zones.draw_n(
+            layout, shuffled, R.zone_of("deck", player), R.zone_of("hand", player),
+            jnp.minimum(count, left),
+        ).board  # fmt: skip
+        state = state.replace(board=tree_where(refill, shuffled, state.board))
+        # Looking at the top cards: set them aside in the player's looking zone.
+        looks = (op == OP["look_take"]) | (op == OP["look_attach_energy"])
+        deck = zones.zone_count(state.board, R.zone_of("deck", player))
+        looked = zones.draw_n(
+            layout, state.board, R.zone_of("deck", player), R.zone_of("looking", player),
+            jnp.where(looks, jnp.minimum(col["look"], deck), 0),
+        ).board  # fmt: skip
+        state = state.replace(board=looked)
+        key = jax.random.fold_in(key, 1)  # the coin used the key as it came
+        # Choices: open the selection; the op is done when it closes.
+        chooses = jnp.asarray(_IS_CARD_OP | _IS_SLOT_OP)[op]
+        left = jnp.where(op == OP["look_take"], jnp.minimum(count, col["look"]), count)
+        left = jnp.where(jnp.asarray(_IS_SLOT_OP)[op], jnp.maximum(count, 1), left)
+        opened = state.replace(
+            selection=Selection.open(card, row, slot, jnp.maximum(left, 1), state.board.phase),
+            board=set_turn(state.board, active_player=player, phase=R.PHASE["select"]),
+        )
+        opened = self._close_if_stuck(opened, key, did=False)
+        immediate = state.replace(previous=jnp.bool_(True))
+        return tree_where(chooses, opened, immediate)
+
+    # -- choices ---------------------------------------------------------------------------------
+
+    def _close_if_stuck(self, state, key, *, did):
+        """Close the selection when no choice is left (or none is valid)."""
+        cards, slots, done = self.selection_options(state)
+        stuck = ~jnp.any(cards > 0) & ~jnp.any(slots)
+        over = state.selection.left <= 0
+        return tree_where(
+            state.selection.pending() & (stuck | over), self._close(state, key, did=did), state
+        )
+
+    def _close(self, state, key, *, did):
+        """End the selection: the cards looked at go back (shuffled, or to the bottom one by one in
+        the player's order), the deck is shuffled if the row says, play resumes."""
+        from tcgjax.games.pokemon import rules as R
+
+        sel = state.selection
+        player = state.effect_player.astype(jnp.int32)
+        d = state.board.definition[jnp.maximum(sel.card.astype(jnp.int32), 0)].astype(jnp.int32)
+        col = self._row_cols(d, sel.row.astype(jnp.int32))
+        looking, deck = R.zone_of("looking", player), R.zone_of("deck", player)
+        rest = zones.zone_count(state.board, looking)
+        to_bottom = col["rest"] == RESTS.index("bottom_any_order")
+        # Two or more cards to order: the player picks them one by one (the ORDER stage).
+        ordering = to_bottom & (rest >= 2) & (sel.stage != ORDER)
+        # The last card needs no choice: rest - 1 picks.
+        order = state.replace(
+            selection=sel.replace(stage=jnp.int8(ORDER), left=(rest - 1).astype(jnp.int8))
+        )
+        board = state.board
+        last = zones.top_card(board, looking)
+        bottom = zones.move_card(self.layout, board, jnp.maximum(last, 0), deck, zones.BOTTOM)
+        board = tree_where(to_bottom & (rest == 1), bottom.board, board)
+        board = zones.move_all(self.layout, board, looking, deck).board
+        shuffle = (col["rest"] == RESTS.index("shuffle")) | (
+            (col["flags"] & FLAG["shuffle_deck"]) != 0
+        )
+        board = tree_where(shuffle, zones.shuffle(self.layout, board, deck, key).board, board)
+        closed = state.replace(
+            board=set_turn(board, active_player=player, phase=sel.resume),
+            selection=Selection.none(),
+            previous=jnp.asarray(did, bool) | (sel.picked >= 0),
+        )
+        return tree_where(ordering, order, closed)
+
+    def _choose_card(self, state, d, key):
+        """select_card[d] in the ``select`` phase: pick a card of definition ``d``."""
+        from tcgjax.games.pokemon import rules as R
+
+        sel = state.selection
+        player = state.effect_player.astype(jnp.int32)
+        src_def = state.board.definition[jnp.maximum(sel.card.astype(jnp.int32), 0)]
+        col = self._row_cols(src_def.astype(jnp.int32), sel.row.astype(jnp.int32))
+        op = col["op"]
+        source = jnp.asarray(_SOURCE)[op]
+        zone = self._source_zone(player, source, sel.slot.astype(jnp.int32))
+        zone = jnp.where(sel.stage == ORDER, R.zone_of("looking", player), zone)
+        card = jnp.maximum(self.card_of(state.board, zone, d), 0)
+        dest = jnp.asarray(_DESTINATION)[op]
+        layout, board = self.layout, state.board
+        turn = board.turn_number.astype(jnp.int16)
+        # Ordering the rest: the card goes to the bottom of the deck.
+        ordered = zones.move_card(layout, board, card, R.zone_of("deck", player), zones.BOTTOM)
+        # Hand / discard.
+        to_hand = zones.move_card(layout, board, card, R.zone_of("hand", player)).board
+        to_discard = zones.move_card(layout, board, card, R.zone_of("discard", player)).board
+        # A Basic onto the first empty Bench slot.
+        occupied = self.slot_view(state)["occupied"][player]
+        bench_slot = 1 + jnp.argmin(occupied[1:])
+        benched = zones.move_card(layout, board, card, R.slot_zone(player, bench_slot)).board
+        # Energy: onto this Pokémon at once when the row targets it, else remember the card.
+        onto_self = col["target"] == TARGET["self"]
+        own_slot = R.slot_zone(player, jnp.maximum(sel.slot.astype(jnp.int32), 0))
+        attached = zones.move_card(layout, board, card, own_slot).board
+        boards = [board, to_hand, benched, attached, to_discard]  # by DESTINATIONS
+        picked = jax.tree.map(lambda *xs: jnp.stack(xs)[dest], *boards)
+        attach_later = (dest == DESTINATIONS.index("attach")) & ~onto_self
+        state_bench = state.replace(
+            damage=state.damage.at[player, bench_slot].set(0),
+            since_turn=state.since_turn.at[player, bench_slot].set(turn),
+        )
+        state = tree_where(dest == DESTINATIONS.index("bench"), state_bench, state)
+        placing = state.replace(
+            selection=sel.replace(stage=jnp.int8(PLACE), picked=card.astype(jnp.int16))
+        )
+        moved = state.replace(
+            board=picked,
+            selection=sel.replace(
+                left=(sel.left - 1).astype(jnp.int8), picked=card.astype(jnp.int16)
+            ),
+        )
+        in_order = state.replace(
+            board=ordered.board, selection=sel.replace(left=(sel.left - 1).astype(jnp.int8))
+        )
+        state = tree_where(sel.stage == ORDER, in_order, tree_where(attach_later, placing, moved))
+        return self._close_if_stuck(state, key, did=True)
+
+    def _choose_slot(self, state, k, key):
+        """select_slot[k] in the ``select`` phase: a Pokémon for the row (``k`` < 6 the
+        player's, else the opponent's slot ``k - 6``)."""
+        from tcgjax.games.pokemon import rules as R
+
+        sel = state.selection
+        player = state.effect_player.astype(jnp.int32)
+        side = jnp.where(k < 6, player, 1 - player)
+        slot = k % 6
+        src_def = state.board.definition[jnp.maximum(sel.card.astype(jnp.int32), 0)]
+        col = self._row_cols(src_def.astype(jnp.int32), sel.row.astype(jnp.int32))
+        op = col["op"]
+        # PLACE: the picked Energy onto the chosen Pokémon.
+        placed = state.replace(
+            board=zones.move_card(
+                self.layout, state.board, jnp.maximum(sel.picked, 0), R.slot_zone(side, slot)
+            ).board,
+            selection=sel.replace(stage=jnp.int8(PICK), left=(sel.left - 1).astype(jnp.int8)),
+        )
+        # gust / switch: the chosen Benched Pokémon and the Active trade places.
+        swapped = self._swap_active(state, side, slot, retreat=False)
+        healed = state.replace(
+            damage=state.damage.at[side, slot].set(
+                jnp.maximum(state.damage[side, slot] - col["amount"], 0).astype(jnp.int16)
+            )
+        )
+        benched = self._deal(state, player, col["amount"], side, slot, weakness=False)
+        acted = jax.tree.map(
+            lambda *xs: jnp.stack(xs)[
+                jnp.select([op == OP["heal"], op == OP["bench_damage"]], [1, 2], 0)
+            ],
+            swapped,
+            healed,
+            benched,
+        )
+        acted = acted.replace(
+            selection=sel.replace(left=(sel.left - 1).astype(jnp.int8), picked=jnp.int16(k))
+        )
+        state = tree_where(sel.stage == PLACE, placed, acted)
+        return self._close_if_stuck(state, key, did=True)
+
+    def _stop(self, state, key):
+        """done in the ``select`` phase: stop an "up to" choice."""
+        return self._close(state, key, did=state.selection.picked >= 0)
