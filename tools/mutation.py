@@ -93,6 +93,7 @@ TARGETS = (
     Target("tcgjax/core/decks.py", ("tests/core/test_core_decks.py", *_CORE)),
     Target("tcgjax/core/checked.py", ("tests/core/test_checked_actions.py", *_CORE_API)),
     Target("tcgjax/core/env.py", ("tests/core/test_env_conventions.py", *_CORE_API)),
+    Target("tcgjax/core/effects.py", ("tests/core/test_core_effects.py", *_CORE)),
     Target("tcgjax/core/errors.py", ("tests/core/test_core_errors.py", *_CORE)),
     Target("tcgjax/core/files.py", ("tests/core/test_files.py", *_CORE)),
     Target("tcgjax/core/observation.py", ("tests/core/test_core_layouts.py", *_CORE)),
@@ -114,6 +115,11 @@ TARGETS = (
         "tcgjax/games/duel/rules.py", ("tests/games/duel/test_duel_rules.py", "tests/games/duel")
     ),
     Target("tcgjax/games/digimon/rules.py", ("tests/games/digimon",)),
+    Target("tcgjax/games/pokemon/rules.py", ("tests/games/pokemon",)),
+    Target(
+        "tcgjax/games/pokemon/effects.py",
+        ("tests/games/pokemon/test_pokemon_effects.py", "tests/games/pokemon"),
+    ),
 )
 
 # The operators run, in the spirit of mutmut and Offutt's sufficient set: each operator site gets

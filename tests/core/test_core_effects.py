@@ -1,0 +1,71 @@
+"""The effect interpreter's records (tcgjax/core/effects.py): the queue of rows waiting to resolve
+and the pending selection, under jit and vmap."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tcgjax.core.effects import EffectQueue, Selection
+
+
+def entries(queue):
+    return [
+        (int(c), int(r), int(s))
+        for c, r, s in zip(queue.card, queue.row, queue.slot, strict=True)
+        if c >= 0
+    ]
+
+
+def test_append_keeps_order_after_the_waiting_entries_and_skips_invalid():
+    q = EffectQueue.empty(4).append([7, 8], [0, 1], [2, 2], [True, True])
+    q = q.append([9, 10, 11], [3, 4, 5], [-1, -1, -1], [True, False, True])
+    assert entries(q) == [(7, 0, 2), (8, 1, 2), (9, 3, -1), (11, 5, -1)]
+    assert int(q.count()) == 4 and q.card.dtype == jnp.int16 and q.row.dtype == jnp.int8
+
+
+def test_append_beyond_the_size_drops_the_excess():
+    q = EffectQueue.empty(2).append([1, 2, 3], [0, 0, 0], [0, 0, 0], [True] * 3)
+    assert entries(q) == [(1, 0, 0), (2, 0, 0)]
+
+
+def test_head_pop_and_push_front():
+    q = EffectQueue.empty(3).append([5, 6], [1, 2], [0, 1], [True, True])
+    assert tuple(int(x) for x in q.head()) == (5, 1, 0)
+    q = q.pop()
+    assert entries(q) == [(6, 2, 1)] and not bool(q.is_empty())
+    q = q.push_front(4, 0, -1)
+    assert entries(q) == [(4, 0, -1), (6, 2, 1)]
+    q = q.pop().pop()
+    assert bool(q.is_empty()) and int(q.head()[0]) == -1 and int(q.count()) == 0
+
+
+def test_queue_under_jit_and_vmap_matches_single_queues():
+    def program(cards, valid):
+        q = EffectQueue.empty(4).append(cards, jnp.arange(3), jnp.zeros(3, jnp.int32), valid)
+        return q.pop().push_front(cards[0] + 100, 9, 1)
+
+    cards = jnp.asarray([[1, 2, 3], [4, 5, 6]])
+    valid = jnp.asarray([[True, False, True], [False, True, True]])
+    batched = jax.jit(jax.vmap(program))(cards, valid)
+    for i in range(2):
+        single = program(cards[i], valid[i])
+        for a, b in zip(jax.tree.leaves(single), jax.tree.leaves(batched), strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b)[i])
+    assert entries(jax.tree.map(lambda x: x[0], batched)) == [(101, 9, 1), (3, 2, 0)]
+
+
+def test_selection_open_and_none():
+    none = Selection.none()
+    assert not bool(none.pending()) and int(none.picked) == -1
+    sel = Selection.open(12, 3, 0, 2, resume=4)
+    assert bool(sel.pending())
+    assert (int(sel.card), int(sel.row), int(sel.left), int(sel.stage), int(sel.resume)) == (
+        12,
+        3,
+        2,
+        0,
+        4,
+    )
+    assert jax.tree.map(lambda x: x.dtype, sel) == jax.tree.map(lambda x: x.dtype, none)
+    batched = jax.vmap(lambda c: Selection.open(c, 0, 1, 1, 2))(jnp.asarray([-1, 5]))
+    assert np.asarray(batched.pending()).tolist() == [False, True]
