@@ -14,6 +14,7 @@ _ENTRY_POINTS: dict[str, str] = {
     "deployment": "tcgjax.games.deployment.env:DeploymentEnv",
     "digimon": "tcgjax.games.digimon.env:DigimonEnv",
     "duel": "tcgjax.games.duel.env:DuelEnv",
+    "pokemon": "tcgjax.games.pokemon.env:PokemonEnv",
 }
 
 

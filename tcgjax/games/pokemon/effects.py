@@ -136,6 +136,7 @@ def effect_fields(num_slots: int, queue_size: int = MAX_EFFECTS) -> dict[str, ja
         bonus_damage=jnp.int16(0),
         does_nothing=jnp.bool_(False),
         damage_dealt=jnp.bool_(False),
+        turn_ending=jnp.bool_(False),
         ability_used=jnp.zeros((2, num_slots), bool),
         cannot_attack_turn=jnp.zeros((2, num_slots), jnp.int16),
         protected_turn=jnp.zeros((2, num_slots), jnp.int16),
@@ -330,24 +331,26 @@ class Interpreter:
 
     def _run(self, state, key):
         """Resolve queued rows until a choice is pending or the queue is empty; then finish the
-        activation. At most ``MAX_EFFECTS + 1`` micro-steps (one activation at a time)."""
-        for i in range(MAX_EFFECTS + 1):
+        activation. At most ``MAX_EFFECTS + 1`` micro-steps, one loop body traced once."""
+
+        def micro_step(i, state):
             k = jax.random.fold_in(key, i)
             idle = state.selection.pending() | (state.winner >= 0)
             resolve = ~idle & ~state.queue.is_empty()
-            state = when_any(resolve, lambda s, k=k: self._resolve(s, k), state)
+            state = when_any(resolve, lambda s: self._resolve(s, k), state)
             finish = (
                 ~state.selection.pending()
                 & (state.winner < 0)
                 & state.queue.is_empty()
                 & (state.effect_kind != NO_EFFECT)
             )
-            state = when_any(finish, lambda s, k=k: self._finish(s, k), state)
-        return state
+            return when_any(finish, self._finish, state)
 
-    def _finish(self, state, key):
-        """The queue is empty: an attack deals its damage if it has not and the turn ends; a
-        Trainer goes to the discard pile."""
+        return jax.lax.fori_loop(0, MAX_EFFECTS + 1, micro_step, state)
+
+    def _finish(self, state):
+        """The queue is empty: a Trainer goes to the discard pile; an attack deals its damage if
+        it has not, its Knock Outs follow and the turn ends."""
         from tcgjax.games.pokemon import rules as R
 
         kind = state.effect_kind
@@ -357,19 +360,15 @@ class Interpreter:
         ).board  # the Trainer (processing is empty otherwise)
         state = state.replace(board=board)
         attack = kind == ATTACK
-        dealt = self._deal_attack_damage(state)
-        state = tree_where(attack, dealt, state)
-        state = state.replace(**{k: v for k, v in effect_fields(R.NUM_SLOTS).items()
-                                 if k not in ("ability_used", "cannot_attack_turn",
-                                              "protected_turn")})  # fmt: skip
-        ended = self._after_attack(state, key)
+        state = when_any(attack, self._deal_attack_damage, state)
+        keep = ("ability_used", "cannot_attack_turn", "protected_turn", "turn_ending")
+        state = state.replace(
+            **{k: v for k, v in effect_fields(R.NUM_SLOTS).items() if k not in keep}
+        )
+        ended = self._knock_out(state, by_attack=True).replace(
+            promote_then=jnp.int8(R.THEN_CHECKUP), turn_ending=jnp.bool_(True)
+        )
         return tree_where(attack, ended, state)
-
-    def _after_attack(self, state, key):
-        from tcgjax.games.pokemon import rules as R
-
-        state = self._knock_out(state, by_attack=True)
-        return self._between_turns(state.replace(promote_then=jnp.int8(R.THEN_CHECKUP)), key)
 
     def _deal_attack_damage(self, state):
         """Deal the attack's damage to the Defending Pokémon once (printed + modifiers)."""
@@ -577,22 +576,22 @@ class Interpreter:
             selection=Selection.open(card, row, slot, jnp.maximum(left, 1), state.board.phase),
             board=set_turn(state.board, active_player=player, phase=R.PHASE["select"]),
         )
-        opened = self._close_if_stuck(opened, key, did=False)
+        opened = self._close_if_stuck(opened, key)
         immediate = state.replace(previous=jnp.bool_(True))
         return tree_where(chooses, opened, immediate)
 
     # -- choices ---------------------------------------------------------------------------------
 
-    def _close_if_stuck(self, state, key, *, did):
+    def _close_if_stuck(self, state, key):
         """Close the selection when no choice is left (or none is valid)."""
         cards, slots, done = self.selection_options(state)
         stuck = ~jnp.any(cards > 0) & ~jnp.any(slots)
         over = state.selection.left <= 0
         return tree_where(
-            state.selection.pending() & (stuck | over), self._close(state, key, did=did), state
+            state.selection.pending() & (stuck | over), self._close(state, key), state
         )
 
-    def _close(self, state, key, *, did):
+    def _close(self, state, key):
         """End the selection: the cards looked at go back (shuffled, or to the bottom one by one in
         the player's order), the deck is shuffled if the row says, play resumes."""
         from tcgjax.games.pokemon import rules as R
@@ -622,7 +621,7 @@ class Interpreter:
         closed = state.replace(
             board=set_turn(board, active_player=player, phase=sel.resume),
             selection=Selection.none(),
-            previous=jnp.asarray(did, bool) | (sel.picked >= 0),
+            previous=sel.picked >= 0,  # the row did something: a choice was made
         )
         return tree_where(ordering, order, closed)
 
@@ -675,8 +674,8 @@ class Interpreter:
         in_order = state.replace(
             board=ordered.board, selection=sel.replace(left=(sel.left - 1).astype(jnp.int8))
         )
-        state = tree_where(sel.stage == ORDER, in_order, tree_where(attach_later, placing, moved))
-        return self._close_if_stuck(state, key, did=True)
+        del key  # the choice closes after the action when nothing is left (rules.apply)
+        return tree_where(sel.stage == ORDER, in_order, tree_where(attach_later, placing, moved))
 
     def _choose_slot(self, state, k, key):
         """select_slot[k] in the ``select`` phase: a Pokémon for the row (``k`` < 6 the
@@ -716,9 +715,10 @@ class Interpreter:
         acted = acted.replace(
             selection=sel.replace(left=(sel.left - 1).astype(jnp.int8), picked=jnp.int16(k))
         )
-        state = tree_where(sel.stage == PLACE, placed, acted)
-        return self._close_if_stuck(state, key, did=True)
+        del key  # the choice closes after the action when nothing is left (rules.apply)
+        return tree_where(sel.stage == PLACE, placed, acted)
 
     def _stop(self, state, key):
-        """done in the ``select`` phase: stop an "up to" choice."""
-        return self._close(state, key, did=state.selection.picked >= 0)
+        """done in the ``select`` phase: stop an "up to" choice (it closes after the action)."""
+        del key
+        return state.replace(selection=state.selection.replace(left=jnp.int8(0)))

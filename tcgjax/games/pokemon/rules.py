@@ -31,9 +31,9 @@ the player who mulliganed fewer times may draw up to the difference (a decision:
 more, ``done`` stops). The first player is drawn from the key (the rules let the winner of a coin
 flip choose; a random first player is the issue's wording). Then the first player, then the second,
 puts a Basic Pokémon face down as their Active (``play[d]``) and up to 5 on their Bench
-(``play[d]``, then ``done``); face down means a visibility override (hidden) until both are done.
-Then each player sets aside the top 6 cards of their deck as Prize cards, every Pokémon is turned
-face up, and the first player's first turn begins.
+(``play[d]``, then ``done``); face down means a visibility override (seen by the owner only)
+until both are done. Then each player sets aside the top 6 cards of their deck as Prize cards,
+every Pokémon is turned face up, and the first player's first turn begins.
 
 **Turn** (R1, R5, R7, R10): draw 1 card (every turn, the first player's first turn included; a
 player who cannot draw loses: ``deck_out``), then any number of: play a Basic Pokémon to the Bench
@@ -84,7 +84,7 @@ from tcgjax.core.board import Board, BoardLayout, new_board, set_turn
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.effects import EffectQueue, Selection
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
-from tcgjax.core.tree import tree_where
+from tcgjax.core.tree import tree_where, when_any
 from tcgjax.games.pokemon.cards import (
     KINDS,
     MAX_ATTACKS,
@@ -261,6 +261,7 @@ class PokemonState:
       mulligans: int8[2], how many mulligans each player took.
       bonus_draws: int8[2], extra cards the player may still draw for the opponent's mulligans.
       placed: bool[2], the player finished setting up their Pokémon.
+      turn_ending: bool[], transient within ``apply``: the turn ends after this action.
       queue, selection: the effect rows waiting and the choice one waits on (core records).
       effect_kind, effect_player, effect_card, effect_slot, attack_index: the activation in
         progress (none / attack / Trainer / Ability; its player, card, slot and attack).
@@ -293,6 +294,7 @@ class PokemonState:
     mulligans: jax.Array
     bonus_draws: jax.Array
     placed: jax.Array
+    turn_ending: jax.Array
     queue: EffectQueue
     selection: Selection
     effect_kind: jax.Array
@@ -785,10 +787,21 @@ class PokemonRules(Interpreter):
         offset = action - starts[kind]
         handlers = tuple(getattr(self, f"_{k}") for k in KINDS_OF_ACTION)
         before = state.winner
-        key_action, key_run = jax.random.split(key)
+        in_setup = state.board.phase <= PHASE["setup_bench"]
+        key_action, key_close, key_run, key_turn = jax.random.split(key, 4)
         state = jax.lax.switch(kind, handlers, state, offset, key_action)
-        # Effect rows queued by the action (an attack, a Trainer, an Ability, a closed choice).
+        # What follows an action, each traced once: the setup moves on; a choice with nothing
+        # left to choose closes; queued effect rows resolve; the turn ends.
+        state = when_any(in_setup, self._setup_next, state)
+        state = when_any(
+            state.selection.pending(), lambda s: self._close_if_stuck(s, key_close), state
+        )
         state = self._run(state, key_run)
+        state = when_any(
+            state.turn_ending,
+            lambda s: self._after_knockouts(s.replace(turn_ending=jnp.bool_(False)), key_turn),
+            state,
+        )
         winner = state.winner.astype(jnp.int32)
         decided = (before < 0) & (winner >= 0) & (winner < 2)
         rewards = jnp.where(decided, jnp.where(jnp.arange(2) == winner, 1.0, -1.0), 0.0)
@@ -824,7 +837,7 @@ class PokemonRules(Interpreter):
         setup = phase != PHASE["main"]
         board = board.replace(
             visibility=board.visibility.at[card].set(
-                jnp.where(setup, zones.HIDDEN, zones.NO_OVERRIDE).astype(jnp.int8)
+                jnp.where(setup, zones.OWNER, zones.NO_OVERRIDE).astype(jnp.int8)
             )
         )
         turn = board.turn_number.astype(jnp.int16)
@@ -832,7 +845,7 @@ class PokemonRules(Interpreter):
             board=board,
             since_turn=state.since_turn.at[me, slot].set(jnp.where(setup, 0, turn)),
         )
-        return tree_where(setup, self._setup_next(state), state)
+        return state
 
     def _clear_slot(self, state: PokemonState, player, slot) -> PokemonState:
         """The per-slot records of a slot whose Pokémon left play (or a new one arrives)."""
@@ -951,9 +964,11 @@ class PokemonRules(Interpreter):
 
     def _promote(self, state: PokemonState, k, key) -> PokemonState:
         me = state.board.active_player.astype(jnp.int32)
+        del key
         state = self._swap_active(state, me, k, retreat=False)
-        state = state.replace(must_promote=state.must_promote.at[me].set(False))
-        return self._after_knockouts(state, key)
+        return state.replace(
+            must_promote=state.must_promote.at[me].set(False), turn_ending=jnp.bool_(True)
+        )
 
     def _yes(self, state: PokemonState, offset, key) -> PokemonState:
         """yes during the mulligan draws: draw 1 more card."""
@@ -962,7 +977,7 @@ class PokemonRules(Interpreter):
         me = board.active_player.astype(jnp.int32)
         board = zones.draw(self.layout, board, zone_of("deck", me), zone_of("hand", me)).board
         bonus = state.bonus_draws.at[me].add(-1)
-        return self._setup_next(state.replace(board=board, bonus_draws=bonus))
+        return state.replace(board=board, bonus_draws=bonus)
 
     def _done(self, state: PokemonState, offset, key) -> PokemonState:
         """done: stop the mulligan draws, finish setting up the Bench, or stop an "up to"
@@ -978,7 +993,7 @@ class PokemonRules(Interpreter):
             bonus_draws=jnp.where(drawing, state.bonus_draws.at[me].set(0), state.bonus_draws),
             placed=jnp.where(drawing, state.placed, state.placed.at[me].set(True)),
         )
-        return self._setup_next(state)
+        return state
 
     def _attack(self, state: PokemonState, i, key) -> PokemonState:
         """attack[i]: the Active Pokémon attacks; its rows queue, its damage is dealt when they
@@ -998,32 +1013,31 @@ class PokemonRules(Interpreter):
         return tree_where(tails, fumbled, attack)
 
     def _end_turn(self, state: PokemonState, offset, key) -> PokemonState:
-        del offset
-        return self._between_turns(state.replace(promote_then=jnp.int8(THEN_CHECKUP)), key)
+        del offset, key
+        return state.replace(promote_then=jnp.int8(THEN_CHECKUP), turn_ending=jnp.bool_(True))
 
     # -- between turns -----------------------------------------------------------------------------
 
-    def _between_turns(self, state: PokemonState, key) -> PokemonState:
-        """After the turn's Knock Outs: promotions if any, else the Checkup and the next turn."""
-        return self._after_knockouts(state, key)
-
     def _after_knockouts(self, state: PokemonState, key) -> PokemonState:
-        """Ask for the next promotion, or go on with what follows them (``promote_then``)."""
-        over = state.winner >= 0
-        # The player whose turn just ended promotes first.
-        me = state.board.active_player.astype(jnp.int32)
-        promoter = jnp.where(state.must_promote[me], me, 1 - me)
+        """Between turns, once the Knock Outs of the last action are known: the next promotion
+        (the player whose turn ended first), else the Pokémon Checkup (once, with its own Knock
+        Outs), its promotions, then the next turn."""
+        ender = self._turn_ender(state)
+        checkup = (
+            ~jnp.any(state.must_promote) & (state.promote_then == THEN_CHECKUP) & (state.winner < 0)
+        )
+        state = when_any(checkup, lambda s: self._checkup(s, key), state)
+        promoter = jnp.where(state.must_promote[ender], ender, 1 - ender)
         promoting = state.replace(
             board=set_turn(state.board, active_player=promoter, phase=PHASE["promote"])
         )
-        # Promotions are done: the Checkup (once) or the next turn.
-        ender = self._turn_ender(state)
-        state = state.replace(board=set_turn(state.board, active_player=ender))
-        checked = self._checkup(state, key)
-        next_turn = self._start_turn(state, 1 - ender)
-        go_on = tree_where(state.promote_then == THEN_CHECKUP, checked, next_turn)
         finished = state.replace(board=set_turn(state.board, phase=PHASE["game_over"]))
-        return tree_where(over, finished, tree_where(jnp.any(state.must_promote), promoting, go_on))
+        next_turn = self._start_turn(state, 1 - ender)
+        return tree_where(
+            state.winner >= 0,
+            finished,
+            tree_where(jnp.any(state.must_promote), promoting, next_turn),
+        )
 
     def _turn_ender(self, state: PokemonState) -> jax.Array:
         """The owner of turn ``turn_number`` (the first player's on odd turns): the player whose
@@ -1033,8 +1047,9 @@ class PokemonRules(Interpreter):
         return jnp.where(turn % 2 == 1, first, 1 - first)
 
     def _checkup(self, state: PokemonState, key) -> PokemonState:
-        """Pokémon Checkup (R11, R12), then its Knock Outs and promotions, then the next turn."""
-        keys = jax.random.split(key, 5)
+        """Pokémon Checkup (R11, R12): Poisoned, Burned (then a flip), Asleep (a flip), Paralyzed
+        (ends after its owner's turn), then its Knock Outs; no further Checkup this turn."""
+        keys = jax.random.split(key, 2)
         ender = self._turn_ender(state)
         poison = jnp.where(state.poisoned, POISON_DAMAGE, 0)
         burn = jnp.where(state.burned, BURN_DAMAGE, 0)
@@ -1048,18 +1063,7 @@ class PokemonRules(Interpreter):
         rotated = jnp.where(wakes | unparalyzed, 0, rotated).astype(jnp.int8)
         state = state.replace(damage=damage, burned=state.burned & ~burn_heads, rotated=rotated)
         state = self._knock_out(state, by_attack=False)
-        state = state.replace(promote_then=jnp.int8(THEN_NEXT_TURN))
-        # Promotions after the Checkup, then the next turn (no further Checkup).
-        promoter = jnp.where(state.must_promote[ender], ender, 1 - ender)
-        promoting = state.replace(
-            board=set_turn(state.board, active_player=promoter, phase=PHASE["promote"])
-        )
-        over = state.winner >= 0
-        finished = state.replace(board=set_turn(state.board, phase=PHASE["game_over"]))
-        next_turn = self._start_turn(state, 1 - ender)
-        return tree_where(
-            over, finished, tree_where(jnp.any(state.must_promote), promoting, next_turn)
-        )
+        return state.replace(promote_then=jnp.int8(THEN_NEXT_TURN))
 
     def _knock_out(self, state: PokemonState, *, by_attack: bool) -> PokemonState:
         """Discard every Pokémon whose damage reached its HP; Prize cards; promotions; wins."""

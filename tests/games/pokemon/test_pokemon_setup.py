@@ -46,7 +46,7 @@ def test_setup_places_face_down_then_reveals_and_starts_turn_one(rules, init, ap
         assert err[act(rules, "play", card=card)] == "not_a_basic", card
     assert err[act(rules, "done")] == "wrong_phase"  # an Active Pokémon first
     assert err[act(rules, "end_turn")] == "wrong_phase"
-    # The first player: an Active and one Bench Pokémon, face down (hidden from both).
+    # The first player: an Active and one Bench Pokémon, face down (seen by their owner only).
     placed = []
     for phase in ("setup_active", "setup_bench"):
         assert R.PHASES[int(s.board.phase)] == phase
@@ -59,7 +59,7 @@ def test_setup_places_face_down_then_reveals_and_starts_turn_one(rules, init, ap
         placed.append(card)
         s, _ = apply(s, jnp.int32(act(rules, "play", card=card)), KEY)
     on_board = np.asarray(R.ZONE_SLOT)[np.asarray(s.board.zone)] >= 0
-    assert set(np.asarray(s.board.visibility)[on_board].tolist()) == {zones.HIDDEN}
+    assert set(np.asarray(s.board.visibility)[on_board].tolist()) == {zones.OWNER}
     s, _ = apply(s, jnp.int32(act(rules, "done")), KEY)
     # The second player sets up.
     assert int(s.board.active_player) == 1 - first

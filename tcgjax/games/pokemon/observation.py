@@ -1,0 +1,204 @@
+"""The Pokémon observation: the board encoding of ``pokemon_board_encoding_v2_1.md`` (v2.1, 68 dims
+a slot, P5; or v1, 14) followed by what a player needs beyond the board, from one player's view.
+
+Layout (:func:`layout`; ``N`` card definitions of the registry, 0 = padding; ``W`` = 68 or 14):
+
+==================  ===========  ==============================================================
+slice               shape        content
+==================  ===========  ==============================================================
+``board``           [12, W]      the observer's 6 slots (Active, Bench 1-5), then the opponent's
+                                 (P1), each by the chosen encoding (``encoding.py``)
+``my_hand``         [N]          cards of each definition in the observer's hand
+``my_looking``      [N]          cards the observer is looking at (Great Ball, Rika, ...)
+``my_discard``      [N]          the observer's discard pile, per definition (public)
+``opponent_discard`` [N]         the opponent's discard pile, per definition (public)
+``counts``          [6]          deck, hand and Prize cards of the observer, then the opponent's
+``conditions``      [2, 6]       each Active Pokémon (observer first): Asleep / Confused /
+                                 Paralyzed / none one-hot, Poisoned, Burned
+``slot_flags``      [12, 4]      per slot: came into play or evolved this turn, Ability used this
+                                 turn, can't attack this turn, protected from attack effects
+``turn``            [10]         the observer decides, the observer went first, turn number,
+                                 Energy attached / Supporter played / retreated this turn, own and
+                                 opponent's Pokémon Knocked Out by an attack last turn, own and
+                                 opponent's pending promotion
+``phase``           [8]          one-hot of ``rules.PHASES``
+``selection``       [29]         the pending choice: its op one-hot (25), its stage one-hot
+                                 (pick / place / order), choices left
+==================  ===========  ==============================================================
+
+Hidden information is the core's visibility (``tcgjax/core/visibility.py``): the opponent's hand,
+both decks and the Prize cards are counts only; a Pokémon placed face down during setup is shown
+as an empty slot until both players have set up. Counts are raw (a network scales its inputs).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tcgjax.core import zones
+from tcgjax.core.observation import ObservationLayout
+from tcgjax.core.visibility import visible_mask
+from tcgjax.games.pokemon import encoding as E
+from tcgjax.games.pokemon import rules as R
+from tcgjax.games.pokemon.cards import KINDS, OPS, TYPES
+
+ENCODINGS = ("v2.1", "v1")
+SELECTION_STAGES = 3
+
+
+def layout(num_definitions: int, encoding: str) -> ObservationLayout:
+    """The observation layout for a registry of ``num_definitions`` and an encoding."""
+    width = E.V21_DIMS if encoding == "v2.1" else E.V1_DIMS
+    n = num_definitions
+    return ObservationLayout(
+        [
+            ("board", (2 * R.NUM_SLOTS, width), f"12 slots, {encoding} encoding (observer first)"),
+            ("my_hand", (n,), "observer's hand, cards per definition"),
+            ("my_looking", (n,), "cards the observer is looking at, per definition"),
+            ("my_discard", (n,), "observer's discard pile, per definition"),
+            ("opponent_discard", (n,), "opponent's discard pile, per definition"),
+            ("counts", (6,), "deck, hand, prizes: observer then opponent"),
+            ("conditions", (2, 6), "each Active: rotated one-hot (4), poisoned, burned"),
+            (
+                "slot_flags",
+                (2 * R.NUM_SLOTS, 4),
+                "new this turn, ability used, can't attack, protected",
+            ),
+            ("turn", (10,), "decides, went first, turn, flags, knock-outs, promotions"),
+            ("phase", (len(R.PHASES),), "phase one-hot"),
+            ("selection", (len(OPS) + SELECTION_STAGES + 1,), "pending choice: op, stage, left"),
+        ]
+    )
+
+
+class Observer:
+    """Static tables of one rules object for :meth:`observe`."""
+
+    def __init__(self, rules: R.PokemonRules, encoding: str):
+        self.rules = rules
+        self.encoding = encoding
+        self.layout = layout(len(rules.cards), encoding)
+        self.static = E.static_table(rules.cards)
+        c = rules.cards.numpy
+        special = c["kind"] == KINDS.index("special_energy")
+        units = c["provides"].sum(axis=1)
+        self.is_special = jnp.asarray(special.astype(np.int32))
+        self.special_extra = jnp.asarray(np.where(special, units - 1, 0).astype(np.int32))
+        # v1: an Energy card counts once, under the first type it provides (DTE: Colorless).
+        first_type = np.argmax(c["provides"] > 0, axis=1)
+        card_type = np.zeros((len(rules.cards), len(TYPES)), np.int32)
+        card_type[np.arange(len(rules.cards)), first_type] = units > 0
+        self.energy_card_type = jnp.asarray(card_type)
+
+    def observe(self, state: R.PokemonState, player) -> jax.Array:
+        """float32[O]: ``state`` seen by ``player`` (int32[]). Pure; jit- and vmap-safe."""
+        rules, board = self.rules, state.board
+        me = jnp.asarray(player, jnp.int32)
+        order = jnp.stack([me, 1 - me])
+        view = rules.slot_view(state)
+        seen = visible_mask(rules.layout, board, me)
+        top = view["card"].reshape(-1)
+        shown = (top >= 0) & seen[jnp.maximum(top, 0)]
+
+        def mine_first(x):
+            return x[order].reshape((2 * R.NUM_SLOTS,) + x.shape[2:])
+
+        shown = mine_first(shown.reshape(2, R.NUM_SLOTS))
+        definition = jnp.where(shown, mine_first(view["definition"]), -1)
+        max_hp = mine_first(view["hp"])
+        hp = max_hp - mine_first(state.damage).astype(jnp.int32)
+        energy = mine_first(view["energy_cards"])  # [12, N]
+        if self.encoding == "v2.1":
+            board_part = E.encode_slots_v21(
+                self.static,
+                definition,
+                hp,
+                max_hp,
+                mine_first(view["units"]),
+                energy @ self.is_special,
+                energy @ self.special_extra,
+                mine_first(view["damage_modifier"]),
+            )
+        else:
+            board_part = E.encode_slots_v1(definition, hp, max_hp, energy @ self.energy_card_type)
+            board_part = jnp.where(shown[:, None], board_part, jnp.where(
+                jnp.arange(board_part.shape[1]) == 0, -1.0, 0.0))  # fmt: skip
+
+        def per_definition(zone, visible_only=True):
+            definition = board.definition.astype(jnp.int32)
+            ok = (board.zone == zone) & (seen if visible_only else True)
+            onehot = definition[:, None] == jnp.arange(len(rules.cards))[None, :]
+            return jnp.sum(onehot & ok[:, None], axis=0)
+
+        def count(name, p):
+            return zones.zone_count(board, R.zone_of(name, p))
+
+        opponent = 1 - me
+        turn = board.turn_number.astype(jnp.int32)
+        rotated = jax.nn.one_hot(state.rotated[order], len(R.ROTATED))
+        conditions = jnp.concatenate(
+            [rotated, state.poisoned[order][:, None], state.burned[order][:, None]], axis=1
+        )
+        slot_flags = (
+            jnp.stack(
+                [
+                    mine_first(state.since_turn) == turn,
+                    mine_first(state.ability_used),
+                    mine_first(state.cannot_attack_turn) >= turn,
+                    mine_first(state.protected_turn) >= turn,
+                ],
+                axis=1,
+            )
+            & shown[:, None]
+        )
+        turn_part = jnp.stack(
+            [
+                board.active_player == me,
+                state.first_player == me,
+                turn,
+                state.energy_attached,
+                state.supporter_played,
+                state.retreated,
+                state.ko_last_turn[me],
+                state.ko_last_turn[opponent],
+                state.must_promote[me],
+                state.must_promote[opponent],
+            ]
+        )
+        sel = state.selection
+        pending = sel.pending()
+        source = board.definition[jnp.maximum(sel.card.astype(jnp.int32), 0)].astype(jnp.int32)
+        op = rules.row["op"][source, jnp.maximum(sel.row.astype(jnp.int32), 0)]
+        selection = jnp.concatenate(
+            [
+                jax.nn.one_hot(op, len(OPS)) * pending,
+                jax.nn.one_hot(sel.stage, SELECTION_STAGES) * pending,
+                (sel.left * pending)[None],
+            ]
+        )
+        return self.layout.pack(
+            dict(
+                board=board_part,
+                my_hand=per_definition(R.zone_of("hand", me)),
+                my_looking=per_definition(R.zone_of("looking", me)),
+                my_discard=per_definition(R.zone_of("discard", me)),
+                opponent_discard=per_definition(R.zone_of("discard", opponent)),
+                counts=jnp.stack(
+                    [
+                        count("deck", me),
+                        count("hand", me),
+                        count("prizes", me),
+                        count("deck", opponent),
+                        count("hand", opponent),
+                        count("prizes", opponent),
+                    ]
+                ),
+                conditions=conditions,
+                slot_flags=slot_flags,
+                turn=turn_part,
+                phase=jax.nn.one_hot(board.phase, len(R.PHASES)),
+                selection=selection,
+            )
+        )

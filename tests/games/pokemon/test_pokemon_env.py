@@ -1,0 +1,140 @@
+"""The Pokémon env (registered as ``pokemon``): the conformance harness with the shipped decks,
+the observation layout of both encodings (P3, P5), what a player may not see, names, options."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from pokemon_testlib import shared_rules
+
+import tcgjax
+from tcgjax.core.errors import ConfigError
+from tcgjax.games.pokemon import encoding as E
+from tcgjax.games.pokemon import observation as O
+from tcgjax.games.pokemon import rules as R
+from tcgjax.games.pokemon.env import PokemonEnv
+from tcgjax.games.pokemon.scenario import build_state
+from tcgjax.testing import api_test
+
+# A long compile: kept off the workers of the multi-process training tests (see Digimon's).
+pytestmark = pytest.mark.xdist_group("heavy_compile")
+
+
+@pytest.fixture(scope="module")
+def env():
+    return tcgjax.make("pokemon")
+
+
+def test_metadata(env):
+    n = 34  # the shipped registry: 33 cards and the padding 0
+    assert env.num_actions == 14 * n + 30
+    assert env.observation_shape == (12 * E.V21_DIMS + 4 * n + 6 + 12 + 48 + 10 + 8 + 29,)
+    assert tcgjax.make("pokemon", encoding="v1").observation_shape == (
+        12 * E.V1_DIMS + 4 * n + 113,
+    )
+    assert env.options["decks"] == ["tapu_koko", "melmetal_dte"] and env.options["max_turns"] == 100
+    assert "pokemon" in tcgjax.available_envs()
+    ids = env.rules.cards
+    assert (
+        env.action_name(env.action_layout.encode("play", ids.index("sv1-180"))) == "play[sv1-180]"
+    )
+    evolve = env.action_layout.encode("evolve", ids.index("sv3-68") * 6 + 2)
+    assert env.action_name(evolve) == "evolve[sv3-68->bench2]"
+    assert env.action_name(env.action_layout.encode("select_slot", 7)) == (
+        "select_slot[opponent bench1]"
+    )
+    assert env.action_name(env.action_layout.encode("retreat", 0)) == "retreat[->bench1]"
+
+
+def test_api_test_with_the_shipped_decks(env):
+    report = api_test(env, num_steps=60, batch_size=8, batch_steps=30, json_every=15)
+    assert report.single_steps > 0 and report.json_round_trips >= 4
+    assert report.states_validated > 60 and report.illegal_actions_checked > 100
+
+
+def test_turn_limit_truncates(env):
+    limited = PokemonEnv(max_turns=4)
+    game = build_state(
+        limited.rules, [{"slots": [["sv4-68"]]}, {"slots": [["sv3-152"]]}], turn=4, active=1,
+        first_player=0,
+    )  # fmt: skip
+    game, _ = limited.rules.apply(game, jnp.int32(limited.action_layout.encode("end_turn")),
+                                  jax.random.PRNGKey(0))  # fmt: skip
+    assert bool(limited._is_truncated(game)) and not bool(limited._is_terminal(game))
+    assert R.END_REASONS[int(game.end_reason)] == "turn_limit"
+
+
+def _observer(encoding):
+    return O.Observer(shared_rules(), encoding)
+
+
+def test_board_slice_is_the_encoding_of_the_observers_slots_first():
+    rules = shared_rules()
+    s = build_state(
+        rules,
+        [{"slots": [["sv3-67", "sve-4"]], "damage": {0: 10}},
+         {"slots": [["sv3-152"], ["sv2-151", "swsh9-151"]]}],
+    )  # fmt: skip
+    for encoding, width in (("v2.1", E.V21_DIMS), ("v1", E.V1_DIMS)):
+        observer = _observer(encoding)
+        for player in (0, 1):
+            obs = observer.observe(s, jnp.int32(player))
+            board = np.asarray(observer.layout.view(obs, "board")).reshape(12, width)
+            mine, theirs = board[:6], board[6:]
+            own = rules.cards.index("sv3-67" if player == 0 else "sv3-152")
+            if encoding == "v1":
+                bench = -1 if player == 0 else rules.cards.index("sv2-151")  # -1 = empty
+                assert mine[0, 0] == own and mine[1, 0] == bench
+                assert mine[0, 1] == (30 if player == 0 else 70)  # remaining HP
+            else:
+                occupied = E.feature_slices()["occupied"]
+                benched = [0, 1][player]  # only player 2 has a Benched Pokémon
+                assert mine[0, occupied] == 1 and mine[1, occupied] == benched
+                assert theirs[0, occupied] == 1 and theirs[1, occupied] == 1 - benched
+                assert (board[2:6] == 0).all() and (board[8:] == 0).all()
+
+
+def test_the_opponents_hand_and_face_down_pokemon_are_not_seen():
+    rules = shared_rules()
+    observer = _observer("v2.1")
+    a = build_state(rules, [{"hand": ["sv3-68"], "slots": [["sv3-67"]]},
+                            {"hand": ["sv1-180"], "slots": [["sv3-152"]]}])  # fmt: skip
+    b = build_state(rules, [{"hand": ["sv3-68"], "slots": [["sv3-67"]]},
+                            {"hand": ["sv1-198"], "slots": [["sv3-152"]]}])  # fmt: skip
+    obs_a, obs_b = (np.asarray(observer.observe(x, jnp.int32(0))) for x in (a, b))
+    np.testing.assert_array_equal(obs_a, obs_b)  # only the opponent's hand differs
+    assert not np.array_equal(
+        np.asarray(observer.observe(a, jnp.int32(1))), np.asarray(observer.observe(b, jnp.int32(1)))
+    )
+    # Setup: the first player's face-down Active is an empty slot to the second player.
+    s = jax.jit(rules.init)(jax.random.PRNGKey(3))
+    first = int(s.first_player)
+    basic = np.asarray(rules.is_pokemon & rules.is_basic)
+    basics = [c for i, c in enumerate(rules.cards.ids) if basic[i]]
+    hand = [rules.cards.ids[int(d)] for d, z in zip(np.asarray(s.board.definition),
+            np.asarray(s.board.zone), strict=True) if z == int(R.zone_of("hand", first))]  # fmt: skip
+    card = next(c for c in hand if c in basics)
+    s, _ = rules.apply(s, jnp.int32(rules.actions.encode("play", rules.cards.index(card))),
+                       jax.random.PRNGKey(0))  # fmt: skip
+    occupied = E.feature_slices()["occupied"]
+    seen_by_other = observer.layout.view(observer.observe(s, jnp.int32(1 - first)), "board")
+    seen_by_owner = observer.layout.view(observer.observe(s, jnp.int32(first)), "board")
+    assert np.asarray(seen_by_other).reshape(12, -1)[6, occupied].tolist() == [0.0]
+    assert np.asarray(seen_by_owner).reshape(12, -1)[0, occupied].tolist() == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"decks": ("tapu_koko",)}, "two decks"),
+        ({"decks": "tapu_koko"}, "two decks"),
+        ({"decks": ("tapu_koko", "pikachu")}, "pikachu"),
+        ({"cards": 3}, "cards"),
+        ({"encoding": "v2"}, "encoding='v2'"),
+        ({"max_turns": 0}, "max_turns=0"),
+        ({"max_turns": True}, "max_turns=True"),
+    ],
+)
+def test_option_errors(options, needle):
+    with pytest.raises(ConfigError, match=needle):
+        PokemonEnv(**options)
