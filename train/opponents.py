@@ -42,6 +42,7 @@ __all__ = [
     "deployment_heuristic",
     "duel_heuristic",
     "digimon_heuristic",
+    "pokemon_heuristic",
     "best_legal_action",
 ]
 
@@ -343,6 +344,72 @@ def digimon_heuristic(env: Env) -> Policy:
     return policy
 
 
+def pokemon_heuristic(env: Env) -> Policy:
+    """Greedy player of the Pokémon TCG (any decks): build the board, then attack hardest.
+
+    Scores, among the legal actions of the phase (attacking ends the turn, so it comes after
+    everything that grows the board):
+
+    * **Main** — evolve (900 + the new HP / 10), an Ability (850), a Supporter (800), bench a
+      Basic (700 + HP / 10), attach an Energy to the Active (650; 600 to a Benched Pokémon), an
+      Item (550), attack (100 + the printed damage / 10 of that attack: the strongest legal one);
+      end the turn (10); retreat only when the Active can't attack (5, else 0).
+    * **Setup** — the Basic with the most HP as Active and every Basic to the Bench (700 + HP /
+      10), then ``done``; take every extra mulligan draw (``yes``).
+    * **Choices** — promote or choose the Pokémon with the most remaining HP among one's own, the
+      one with the least among the opponent's; cards equally (ties at random); stopping an "up
+      to" choice last.
+
+    Ties are broken at random (:func:`best_legal_action`); every score is a table lookup.
+    """
+    from tcgjax.games.pokemon import rules as R
+
+    rules = env.rules
+    layout = env.action_layout
+    n = len(rules.cards)
+    hp10 = rules.hp // 10  # [N]
+    supporter = rules.is_supporter
+    trainer = rules.is_trainer
+
+    def policy(state: State, key: jax.Array) -> jax.Array:
+        game = state.game
+        phase = game.board.phase.astype(jnp.int32)
+        me = game.board.active_player.astype(jnp.int32)
+        view = rules.slot_view(game)
+        active = view["definition"][me, 0]
+        play = jnp.where(trainer, jnp.where(supporter, 800, 550), 700 + hp10)
+        evolve = jnp.broadcast_to((900 + hp10)[:, None], (n, R.NUM_SLOTS))
+        attach = jnp.broadcast_to(
+            jnp.where(jnp.arange(R.NUM_SLOTS) == 0, 650, 600)[None, :], (n, R.NUM_SLOTS)
+        )
+        attack = 100 + rules.attack_damage[active] // 10  # [4]
+        can_attack = jnp.any(
+            state.legal_action_mask[layout.start("attack") : layout.start("attack") + 4]
+        )
+        remaining = (view["hp"] - game.damage.astype(jnp.int32)) // 10  # [2, 6]
+        slots = jnp.concatenate([100 + remaining[me], 100 - remaining[1 - me]])
+        choosing = phase == R.PHASE["select"]
+        scores = _scores_in_layout_order(
+            env,
+            {
+                "play": play,
+                "evolve": evolve,
+                "attach": attach,
+                "ability": jnp.full(R.NUM_SLOTS, 850),
+                "retreat": jnp.full(R.NUM_SLOTS - 1, jnp.where(can_attack, 0, 5)),
+                "attack": attack,
+                "select_card": jnp.full(n, 50),
+                "select_slot": slots,
+                "yes": jnp.full(1, 50),
+                "done": jnp.full(1, jnp.where(choosing, 0, 1)),
+                "end_turn": jnp.full(1, 10),
+            },
+        )
+        return best_legal_action(scores, state.legal_action_mask, key)
+
+    return policy
+
+
 # --------------------------------------------------------------------------------------------------
 # registry and the random player
 
@@ -350,6 +417,7 @@ HEURISTICS: dict[str, Callable[[Env], Policy]] = {
     "deployment": deployment_heuristic,
     "duel": duel_heuristic,
     "digimon": digimon_heuristic,
+    "pokemon": pokemon_heuristic,
 }
 
 
