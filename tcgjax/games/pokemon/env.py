@@ -23,7 +23,7 @@ from tcgjax.games.pokemon import rules as R
 from tcgjax.games.pokemon.cards import SHIPPED_CARDS, load_cards
 from tcgjax.games.pokemon.decks import load_deck
 
-__all__ = ["PokemonEnv"]
+__all__ = ["PokemonEnv", "encode_board", "decode_action"]
 
 DeckSpec = str | os.PathLike | Mapping[str, Any]
 
@@ -78,6 +78,7 @@ class PokemonEnv(Env):
         self.decks = [load_deck(deck, registry) for deck in decks]
         self.rules = R.PokemonRules(self.decks, cards=registry, max_turns=max_turns)
         self.observer = O.Observer(self.rules, encoding)
+        self.observers = {e: O.Observer(self.rules, e) for e in O.ENCODINGS}
         self.encoding = encoding
         self.max_turns = max_turns
         self.action_layout = self.rules.actions
@@ -142,3 +143,39 @@ class PokemonEnv(Env):
         if kind == "ability":
             return f"ability[{R.SLOT_ZONES[offset]}]"
         return self.action_layout.name(int(action))
+
+
+def encode_board(env: PokemonEnv, state, player, version: str = "v2.1") -> jax.Array:
+    """float32[12, 68] (``version="v2.1"``) or float32[12, 14] (``"v1"``): the board of ``state``
+    (a ``tcgjax.State`` or a rules state) seen by ``player``, their 6 slots first (P1); what the
+    player can't see (a face-down Pokémon in setup) is an empty slot. jit- and vmap-safe."""
+    if version not in O.ENCODINGS:
+        raise ConfigError(f"encode_board: version={version!r} is not one of {O.ENCODINGS}")
+    game = getattr(state, "game", state)
+    return env.observers[version].board(game, jnp.asarray(player, jnp.int32))[0]
+
+
+def decode_action(env: PokemonEnv, action: int) -> tuple[str, dict[str, Any]]:
+    """What an action id means: ``("evolve", {"card": "sv3-68", "slot": "bench2"})``,
+    ``("select_slot", {"side": "opponent", "slot": "bench1"})``, ``("attack", {"index": 1})``.
+
+    Raises:
+      ConfigError: ``action`` outside ``[0, num_actions)``.
+    """
+    kind, offset = env.action_layout.decode(int(action))
+    ids = env.rules.cards.ids
+    if kind in ("play", "select_card"):
+        return kind, {"card": ids[offset]}
+    if kind in ("evolve", "attach"):
+        d, slot = divmod(offset, R.NUM_SLOTS)
+        return kind, {"card": ids[d], "slot": R.SLOT_ZONES[slot]}
+    if kind == "select_slot":
+        side = "own" if offset < R.NUM_SLOTS else "opponent"
+        return kind, {"side": side, "slot": R.SLOT_ZONES[offset % R.NUM_SLOTS]}
+    if kind == "retreat":
+        return kind, {"to": R.SLOT_ZONES[offset + 1]}
+    if kind == "ability":
+        return kind, {"slot": R.SLOT_ZONES[offset]}
+    if kind == "attack":
+        return kind, {"index": offset}
+    return kind, {}

@@ -44,6 +44,8 @@ from tcgjax.games.pokemon import encoding as E
 from tcgjax.games.pokemon import rules as R
 from tcgjax.games.pokemon.cards import KINDS, OPS, TYPES
 
+__all__ = ["ENCODINGS", "layout", "Observer"]
+
 ENCODINGS = ("v2.1", "v1")
 SELECTION_STAGES = 3
 
@@ -92,8 +94,9 @@ class Observer:
         card_type[np.arange(len(rules.cards)), first_type] = units > 0
         self.energy_card_type = jnp.asarray(card_type)
 
-    def observe(self, state: R.PokemonState, player) -> jax.Array:
-        """float32[O]: ``state`` seen by ``player`` (int32[]). Pure; jit- and vmap-safe."""
+    def board(self, state: R.PokemonState, player) -> tuple[jax.Array, jax.Array]:
+        """``(float32[12, W], shown bool[12])``: the board encoding seen by ``player`` (int32[]),
+        the player's slots first (P1); a slot whose Pokémon ``player`` can't see is empty."""
         rules, board = self.rules, state.board
         me = jnp.asarray(player, jnp.int32)
         order = jnp.stack([me, 1 - me])
@@ -107,11 +110,11 @@ class Observer:
 
         shown = mine_first(shown.reshape(2, R.NUM_SLOTS))
         definition = jnp.where(shown, mine_first(view["definition"]), -1)
-        max_hp = mine_first(view["hp"])
-        hp = max_hp - mine_first(state.damage).astype(jnp.int32)
+        max_hp = jnp.where(shown, mine_first(view["hp"]), 0)
+        hp = jnp.where(shown, max_hp - mine_first(state.damage).astype(jnp.int32), 0)
         energy = mine_first(view["energy_cards"])  # [12, N]
         if self.encoding == "v2.1":
-            board_part = E.encode_slots_v21(
+            encoded = E.encode_slots_v21(
                 self.static,
                 definition,
                 hp,
@@ -122,9 +125,21 @@ class Observer:
                 mine_first(view["damage_modifier"]),
             )
         else:
-            board_part = E.encode_slots_v1(definition, hp, max_hp, energy @ self.energy_card_type)
-            board_part = jnp.where(shown[:, None], board_part, jnp.where(
-                jnp.arange(board_part.shape[1]) == 0, -1.0, 0.0))  # fmt: skip
+            encoded = E.encode_slots_v1(definition, hp, max_hp, energy @ self.energy_card_type)
+            encoded = jnp.where(shown[:, None], encoded, jnp.where(
+                jnp.arange(encoded.shape[1]) == 0, -1.0, 0.0))  # fmt: skip
+        return encoded, shown
+
+    def observe(self, state: R.PokemonState, player) -> jax.Array:
+        """float32[O]: ``state`` seen by ``player`` (int32[]). Pure; jit- and vmap-safe."""
+        rules, board = self.rules, state.board
+        me = jnp.asarray(player, jnp.int32)
+        order = jnp.stack([me, 1 - me])
+        seen = visible_mask(rules.layout, board, me)
+        board_part, shown = self.board(state, me)
+
+        def mine_first(x):
+            return x[order].reshape((2 * R.NUM_SLOTS,) + x.shape[2:])
 
         def per_definition(zone, visible_only=True):
             definition = board.definition.astype(jnp.int32)
