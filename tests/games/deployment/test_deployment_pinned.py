@@ -4,10 +4,15 @@
 * the ``active_deployer`` feature (6.1) is cleared once deployment is over;
 * the ``turn`` feature is the round divided by the scenario's ``max_turns`` (not a constant);
 * only the player whose turn starts gets their moves back (the opponent's units keep 0);
-* the round counter advances when ``first_player`` starts a turn, also when that is player 2.
+* the round counter advances when ``first_player`` starts a turn, also when that is player 2;
+* ``deployed`` (and so ``alive``) holds exactly for the units placed so far;
+* with unequal armies: an empty unit slot must stay untouched, and the first deployer must have
+  placed every unit of theirs (not as many as the other player has) before the second places one.
 
 (``from_json``'s wall and pool checks, each alone, are pinned in ``test_deployment_validate``.)
 """
+
+import json
 
 import numpy as np
 import pytest
@@ -120,3 +125,72 @@ def test_rounds_follow_first_player_to_the_turn_limit(first_player):
     v = view(env, s)
     assert (v["outcome"], v["endReason"]) == ("draw", "turn_limit")
     env.validate(s)
+
+
+def test_deployed_and_alive_hold_exactly_for_the_placed_units():
+    env = tcgjax.make("deployment")  # small: 3 units a side, player1 deploys first
+    s = init(env)
+    exists = np.asarray(env.rules.t["unit_exists"])
+    assert exists.sum() == 6
+    assert not np.asarray(env.rules.deployed(s.game)).any()
+    assert not np.asarray(env.rules.alive(s.game)).any()
+    s = step(env, s, encode_deploy(env, s, "blue_sniper", 0, 1))
+    deployed = np.asarray(env.rules.deployed(s.game))
+    assert deployed.sum() == 1 and np.asarray(env.rules.alive(s.game)).sum() == 1
+    assert deployed.tolist() == np.asarray(s.game.col >= 0).tolist()
+
+
+def uneven_env():
+    """Player 1 has two units, player 2 one: player 2's second unit slot is empty padding."""
+    return make_env(
+        scenario(
+            cols=4,
+            rows=2,
+            units=[unit("a1", "player1"), unit("a2", "player1"), unit("b1", "player2")],
+            pools={"player1": [(0, 0), (0, 1)], "player2": [(3, 0), (3, 1)]},
+            unit_slots=2,
+            hex_slots=2,
+        )
+    )
+
+
+def test_an_empty_unit_slot_must_stay_untouched():
+    env = uneven_env()
+    s = init(env)
+    env.validate(s)
+    padding = int(np.flatnonzero(~np.asarray(env.rules.t["unit_exists"]))[0])
+    for field, value in (("has_shot", True), ("deploy_order", 0), ("damage_dealt", 1)):
+        column = getattr(s.game, field)
+        broken = s.replace(game=s.game.replace(**{field: column.at[padding].set(value)}))
+        with pytest.raises(tcgjax.TcgjaxError, match=rf"units\[{padding}\]"):
+            env.validate(broken)
+    moved = s.game.replace(moves_left=s.game.moves_left.at[padding].set(0))
+    env.validate(s.replace(game=moved))  # untouched values are fine
+
+
+def test_first_deployer_places_all_their_units_not_as_many_as_the_other_has():
+    env = uneven_env()
+    s = init(env)
+    s = step(env, s, encode_deploy(env, s, "a1", 0, 0))
+    data = view(env, s)
+    # Player 2 places b1 while player 1 still has a2 to place: as many placed units (1) as
+    # player 2 has, fewer than player 1 has (2): rule 7.1 is broken.
+    data["units"]["b1"].update(col=3, row=0, deployOrder=1, deployHexSlot=0)
+    data["deploymentSteps"] = 2
+    data["deployment_state"]["deployable_units_by_player"]["player2"] = []
+    data["deployment_state"]["deployed_units"] = ["a1", "b1"]
+    with pytest.raises(tcgjax.SerializationError, match=r"\(7\.1\)"):
+        tcgjax.from_json(env, json.dumps(data))
+
+
+def test_validate_refuses_a_unit_on_the_row_past_the_board():
+    # (from_json refuses such coordinates before validate runs: validate is called directly.)
+    env = uneven_env()
+    s = init(env)
+    s = step(env, s, encode_deploy(env, s, "a1", 0, 0))
+    env.validate(s)
+    a1 = 0
+    assert int(s.game.col[a1]) == 0 and int(s.game.row[a1]) == 0
+    off = s.replace(game=s.game.replace(row=s.game.row.at[a1].set(2)))  # rows are 0-1
+    with pytest.raises(tcgjax.TcgjaxError, match=r"units\.a1\.col: \(0, 2\) is neither"):
+        env.validate(off)

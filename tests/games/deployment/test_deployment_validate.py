@@ -111,6 +111,13 @@ CASES = [
         "outside the shooting phase",
     ),
     (
+        "dead_unit_has_shot",
+        "mid_skirmish",
+        _unit("blue_sniper", hasShot=True, hp=0),
+        "units.blue_sniper.hasShot",
+        "outside the shooting phase",
+    ),
+    (
         "opponent_has_shot",
         "mid_skirmish",
         _unit("red_sniper", hasShot=True),
@@ -227,7 +234,7 @@ CASES = [
         "mid_skirmish",
         _unit("blue_sniper", damageDealt=2),
         "units",
-        "!= HP lost",
+        "damageDealt by player1's units (2) != HP lost by player2's units",
     ),
     # Outcome and end reason.
     (
