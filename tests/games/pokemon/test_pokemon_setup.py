@@ -1,6 +1,6 @@
 """Pokémon setup: opening hands with mulligans and the optional extra draws, face-down placement of
 the Active and Bench, Prize cards, the first turn (R1, R2, R4, R5); and the state invariants
-(``validate``), on explicit states and along random play."""
+(``validate``) on explicit states (along random play: ``api_test`` in ``test_pokemon_env``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pokemon_testlib import act, names, shared_registry
 
 from tcgjax.core import zones
 from tcgjax.core.errors import InvalidStateError
-from tcgjax.core.tree import tree_where
 from tcgjax.games.pokemon import rules as R
 from tcgjax.games.pokemon.decks import Deck
 from tcgjax.games.pokemon.scenario import build_state
@@ -221,28 +220,3 @@ def test_validate_names_the_broken_fact(rules, broken):
     state = mutate(rules, base(rules))
     with pytest.raises(InvalidStateError, match=field.replace(".", r"\.")):
         rules.validate(state)
-
-
-# -------------------------------------------------------------------------------------------------
-# Random play keeps every invariant
-
-
-def test_random_play_keeps_the_invariants(rules):
-    def step(state, key):
-        k1, k2 = jax.random.split(key)
-        mask = rules.legal_action_mask(state)
-        action = jax.random.categorical(k1, jnp.where(mask, 0.0, -jnp.inf))
-        new, _ = rules.apply(state, action, k2)
-        return tree_where(state.winner >= 0, state, new), jnp.any(mask) | (state.winner >= 0)
-
-    games = 8
-    states = jax.vmap(rules.init)(jax.random.split(jax.random.PRNGKey(11), games))
-    run = jax.jit(jax.vmap(step))
-    key = jax.random.PRNGKey(12)
-    for i in range(240):
-        key, k = jax.random.split(key)
-        states, any_legal = run(states, jax.random.split(k, games))
-        assert bool(jnp.all(any_legal)), f"a game without a legal action at step {i}"
-        if i % 40 == 39:
-            for g in range(games):
-                rules.validate(jax.tree.map(lambda x, g=g: x[g], states))
