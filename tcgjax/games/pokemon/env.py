@@ -128,20 +128,17 @@ class PokemonEnv(Env):
         """``play[sv1-180]``, ``evolve[sv3-68->bench2]``, ``select_slot[opponent bench1]``, ..."""
         if not 0 <= int(action) < self.num_actions:
             return f"<out of range: {int(action)}>"
-        kind, offset = self.action_layout.decode(int(action))
-        ids = self.rules.cards.ids
+        kind, args = decode_action(self, action)
         if kind in ("play", "select_card"):
-            return f"{kind}[{ids[offset]}]"
+            return f"{kind}[{args['card']}]"
         if kind in ("evolve", "attach"):
-            d, slot = divmod(offset, R.NUM_SLOTS)
-            return f"{kind}[{ids[d]}->{R.SLOT_ZONES[slot]}]"
+            return f"{kind}[{args['card']}->{args['slot']}]"
         if kind == "select_slot":
-            side = "own" if offset < R.NUM_SLOTS else "opponent"
-            return f"select_slot[{side} {R.SLOT_ZONES[offset % R.NUM_SLOTS]}]"
+            return f"select_slot[{args['side']} {args['slot']}]"
         if kind == "retreat":
-            return f"retreat[->{R.SLOT_ZONES[offset + 1]}]"
+            return f"retreat[->{args['to']}]"
         if kind == "ability":
-            return f"ability[{R.SLOT_ZONES[offset]}]"
+            return f"ability[{args['slot']}]"
         return self.action_layout.name(int(action))
 
 

@@ -860,11 +860,7 @@ class PokemonRules(Interpreter):
     def _evolve(self, state: PokemonState, offset, key) -> PokemonState:
         """evolve[d * 6 + slot]: put the hand card on the slot's Pokémon."""
         del key
-        board = state.board
-        me = board.active_player.astype(jnp.int32)
-        d, slot = offset // NUM_SLOTS, offset % NUM_SLOTS
-        card = jnp.maximum(self.card_of(board, zone_of("hand", me), d), 0)
-        board = zones.move_card(self.layout, board, card, slot_zone(me, slot)).board
+        board, me, slot = self._hand_card_to_slot(state, offset)
         active = slot == 0
         return state.replace(
             board=board,
@@ -881,12 +877,17 @@ class PokemonRules(Interpreter):
     def _attach(self, state: PokemonState, offset, key) -> PokemonState:
         """attach[d * 6 + slot]: an Energy card from the hand to the slot's Pokémon."""
         del key
+        board, _, _ = self._hand_card_to_slot(state, offset)
+        return state.replace(board=board, energy_attached=jnp.bool_(True))
+
+    def _hand_card_to_slot(self, state: PokemonState, offset):
+        """``offset = d * 6 + slot``: the acting player's hand card of definition ``d`` onto their
+        slot ``slot`` (an evolution or an Energy). Returns ``(board, player, slot)``."""
         board = state.board
         me = board.active_player.astype(jnp.int32)
         d, slot = offset // NUM_SLOTS, offset % NUM_SLOTS
         card = jnp.maximum(self.card_of(board, zone_of("hand", me), d), 0)
-        board = zones.move_card(self.layout, board, card, slot_zone(me, slot)).board
-        return state.replace(board=board, energy_attached=jnp.bool_(True))
+        return zones.move_card(self.layout, board, card, slot_zone(me, slot)).board, me, slot
 
     def _ability(self, state: PokemonState, slot, key) -> PokemonState:
         """ability[slot]: use the activated Ability of the slot's Pokémon (once a turn)."""
