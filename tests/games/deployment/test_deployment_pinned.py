@@ -194,3 +194,20 @@ def test_validate_refuses_a_unit_on_the_row_past_the_board():
     off = s.replace(game=s.game.replace(row=s.game.row.at[a1].set(2)))  # rows are 0-1
     with pytest.raises(tcgjax.TcgjaxError, match=r"units\.a1\.col: \(0, 2\) is neither"):
         env.validate(off)
+
+
+@pytest.mark.parametrize("first_player", ["player1", "player2"])
+def test_a_forfeit_records_the_illegal_action_as_the_reason_and_the_other_side_as_winner(
+    first_player,
+):
+    # Under illegal_action="lose" an illegal move ends the game for its maker; the end reason is
+    # its own (not elimination, turn limit or deadlock, spec 7.1) and the other side wins.
+    env = make_env(skirmish_scenario(first_player=first_player), illegal_action="lose")
+    state = init(env)
+    loser = int(state.current_player)
+    illegal = int(np.flatnonzero(~np.asarray(env.legal_action_mask(state)))[0])
+    new = step(env, state, illegal)
+    assert bool(new.terminated)
+    game = view(env, new)
+    assert game["endReason"] == "illegal_action"
+    assert game["outcome"] == ("player2_won", "player1_won")[loser]
