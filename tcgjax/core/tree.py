@@ -6,6 +6,11 @@ predicate varies per game becomes a select, so both branches run for every game 
 the batch when at least one game needs it and not at all otherwise, and each game still gets
 exactly ``fn(x)`` where its own predicate holds and ``x`` elsewhere.
 
+``when_some`` goes one step further for work that a few games of a large batch need at once (an
+effect row to resolve, a finished game to reset): under ``vmap`` it gathers just those games, a
+chunk of the batch at a time, runs ``fn`` on them and scatters the results back, so the batch pays
+for the games that need the work rather than for all of them.
+
 That pays on CPU, where a batch's work is done sequentially by a few cores. On an accelerator a
 conditional can cost a round trip to the host, and a large batch nearly always has a game that
 needs the work, so there ``when_any`` is the plain select (``tree_where``). :data:`SKIP_RARE_WORK`
@@ -22,7 +27,14 @@ import jax
 import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 
-__all__ = ["tree_where", "batch_any", "when_any", "skips_rare_work", "SKIP_RARE_WORK"]
+__all__ = [
+    "tree_where",
+    "batch_any",
+    "when_any",
+    "when_some",
+    "skips_rare_work",
+    "SKIP_RARE_WORK",
+]
 
 T = TypeVar("T")
 
@@ -79,3 +91,71 @@ def when_any(predicate: jax.Array, fn: Callable[[T], T], operand: T) -> T:
         return tree_where(predicate, fn(operand), operand)
 
     return jax.lax.cond(batch_any(predicate), run, lambda operand: operand, operand)
+
+
+#: ``when_some`` gathers this fraction of the batch at a time by default (at least one game).
+DEFAULT_CHUNK_DIVISOR = 16
+
+
+def when_some(
+    predicate: jax.Array,
+    fn: Callable[..., T],
+    operand: T,
+    *args: Any,
+    chunk_divisor: int = DEFAULT_CHUNK_DIVISOR,
+) -> T:
+    """``fn(operand, *args)`` where ``predicate`` (bool[]) holds, else ``operand``, for one game.
+
+    Same result as ``tree_where(predicate, fn(operand, *args), operand)`` under ``jit``, ``vmap``
+    and both. Where :func:`skips_rare_work` holds, under ``vmap`` (a batch of ``N`` games) only the
+    games whose predicate holds run ``fn``: their indices are gathered ``max(1, N //
+    chunk_divisor)`` at a time and ``vmap(fn)`` runs on that chunk, in a loop that ends when none is
+    left (no iteration when no game needs the work). The cost is that of the games that need the
+    work plus one gather and one scatter of their state, instead of ``fn`` for the whole batch.
+
+    ``fn`` must be pure, keep the pytree structure, shapes and dtypes of ``operand``, and read
+    every per-game value through ``operand`` or ``args``, never through a closure: a batched value
+    captured by ``fn`` could not be gathered with its game (``when_any`` has no such restriction).
+    """
+    predicate = jnp.asarray(predicate, jnp.bool_)
+
+    def select(predicate, operand, *args):
+        return tree_where(predicate, fn(operand, *args), operand)
+
+    if not skips_rare_work():
+        return select(predicate, operand, *args)
+    # One trace of ``fn``, not two: ``custom_vmap`` traces ``select`` for one game and the rule
+    # below vmaps ``fn`` again; through ``jit`` the second use batches the cached trace.
+    fn = jax.jit(fn)
+    gathered = custom_vmap(select)
+
+    @gathered.def_vmap
+    def gathered_rule(axis_size, in_batched, predicate, operand, *args):
+        inputs = jax.tree.map(
+            lambda x, batched: x if batched else jnp.broadcast_to(x, (axis_size, *jnp.shape(x))),
+            [predicate, operand, *args],
+            list(in_batched),
+        )
+        predicate, operand, *args = inputs
+        chunk = max(1, axis_size // chunk_divisor)
+        out = _run_gathered(fn, predicate, operand, args, axis_size, chunk)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return gathered(predicate, operand, *args)
+
+
+def _run_gathered(fn, predicate, operand, args, batch: int, chunk: int):
+    """``operand`` (a batch of ``batch`` games) with ``fn`` applied to each game whose predicate
+    holds, ``chunk`` games per iteration: their indices come from ``nonzero`` (past the last one,
+    the fill index ``batch`` is dropped by the scatter)."""
+
+    def body(carry):
+        out, remaining = carry
+        index = jnp.nonzero(remaining, size=chunk, fill_value=batch)[0]  # int[chunk]
+        safe = jnp.minimum(index, batch - 1)
+        picked_operand, picked_args = jax.tree.map(lambda x: x[safe], (operand, args))
+        result = jax.vmap(fn)(picked_operand, *picked_args)
+        out = jax.tree.map(lambda x, r: x.at[index].set(r, mode="drop"), out, result)
+        return out, remaining.at[index].set(False, mode="drop")
+
+    return jax.lax.while_loop(lambda carry: jnp.any(carry[1]), body, (operand, predicate))[0]

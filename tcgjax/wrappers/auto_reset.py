@@ -23,10 +23,9 @@ from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
-from jax.custom_batching import custom_vmap
 
 from tcgjax.core.env import State
-from tcgjax.core.tree import skips_rare_work, tree_where
+from tcgjax.core.tree import when_some
 
 __all__ = ["reset_if_done", "random_legal_action"]
 
@@ -65,42 +64,11 @@ def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Arr
 def reset_if_done(init_fn: Callable[[jax.Array], State], state: State, key: jax.Array) -> State:
     """``init_fn(key)`` where ``state`` is terminated or truncated, else ``state``. One game; vmap
     it (with per-game keys) for a batch: under ``vmap`` only the finished games are initialised
-    (module docstring), with the same result."""
+    (module docstring; :func:`tcgjax.core.tree.when_some`), with the same result."""
 
-    def select(state, key):
-        return tree_where(state.terminated | state.truncated, init_fn(key), state)
-
-    if not skips_rare_work():
-        return select(state, key)
-    reset = custom_vmap(select)
-
-    @reset.def_vmap
-    def reset_batch(axis_size, in_batched, state, key):
-        state_batched, key_batched = in_batched
-        state = jax.tree.map(
-            lambda x, b: x if b else jnp.broadcast_to(x, (axis_size, *x.shape)),
-            state,
-            state_batched,
-        )
-        key = key if key_batched else jnp.broadcast_to(key, (axis_size, *key.shape))
-        out = _reset_finished(init_fn, state, key, axis_size)
-        return out, jax.tree.map(lambda _: True, out)
-
-    return reset(state, key)
-
-
-def _reset_finished(init_fn, state: State, key: jax.Array, batch: int) -> State:
-    """A batch of ``batch`` games: each finished one replaced by ``init_fn`` of its key, ``chunk``
-    games per iteration (indices of finished games gathered by ``nonzero``; past the last one the
-    fill index ``batch`` is dropped by the scatter)."""
-    chunk = max(1, batch // _RESET_CHUNK_DIVISOR)
-
-    def body(carry):
-        state, remaining = carry
-        index = jnp.nonzero(remaining, size=chunk, fill_value=batch)[0]  # int[chunk]
-        fresh = jax.vmap(init_fn)(key[jnp.minimum(index, batch - 1)])
-        state = jax.tree.map(lambda x, f: x.at[index].set(f, mode="drop"), state, fresh)
-        return state, remaining.at[index].set(False, mode="drop")
+    def fresh(state, key):
+        del state
+        return init_fn(key)
 
     done = state.terminated | state.truncated
-    return jax.lax.while_loop(lambda carry: jnp.any(carry[1]), body, (state, done))[0]
+    return when_some(done, fresh, state, key, chunk_divisor=_RESET_CHUNK_DIVISOR)

@@ -1,5 +1,6 @@
-"""``when_any`` / ``batch_any``: the same per-game result as ``tree_where`` under jit, vmap and
-both, with the work skipped for a batch in which no game needs it (the point of the helper)."""
+"""``when_any`` / ``when_some`` / ``batch_any``: the same per-game result as ``tree_where`` under
+jit, vmap and both, with the work skipped for a batch in which no game needs it (``when_any``) or
+done only for the games that need it (``when_some``): the point of the helpers."""
 
 import jax
 import jax.numpy as jnp
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from tcgjax.core import tree
-from tcgjax.core.tree import batch_any, tree_where, when_any
+from tcgjax.core.tree import batch_any, tree_where, when_any, when_some
 
 
 @pytest.fixture(params=[True, False], ids=["conditionals", "selects"])
@@ -120,3 +121,101 @@ def test_the_policy_follows_the_backend_unless_forced(monkeypatch, setting, back
     monkeypatch.setattr(tree, "SKIP_RARE_WORK", setting)
     monkeypatch.setattr(jax, "default_backend", lambda: backend)
     assert tree.skips_rare_work() is expected
+
+
+# -- when_some ------------------------------------------------------------------------------------
+
+
+def _add_key(tree, key):
+    """A function of the operand and a per-game argument (``when_some`` passes it explicitly)."""
+    return {"a": tree["a"] * 2 + key, "b": tree["b"] + 1}
+
+
+def _expected_some(pred, operand, key):
+    return tree_where(pred, _add_key(operand, key), operand)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_when_some_one_game(flag, skip_policy):
+    operand, key, pred = {"a": jnp.int32(5), "b": jnp.int8(1)}, jnp.int32(7), jnp.bool_(flag)
+    want = _expected_some(pred, operand, key)
+    _assert_trees_equal(when_some(pred, _add_key, operand, key), want)
+    jitted = jax.jit(lambda p, x, k: when_some(p, _add_key, x, k))
+    _assert_trees_equal(jitted(pred, operand, key), want)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        [True, False, True, False, False],
+        [False] * 5,
+        [True] * 5,
+        [False, False, False, False, True],
+    ],
+)
+@pytest.mark.parametrize("chunk_divisor", [1, 2, 16])
+def test_when_some_gathers_each_game_with_its_own_arguments(flags, chunk_divisor, skip_policy):
+    # chunk_divisor 2 on 5 games: chunks of 2, so 3 games needing the work take two iterations.
+    pred, operand = jnp.array(flags), _operand(5)
+    key = jnp.arange(100, 105, dtype=jnp.int32)
+    per_game = jax.jit(
+        jax.vmap(lambda p, x, k: when_some(p, _add_key, x, k, chunk_divisor=chunk_divisor))
+    )
+    _assert_trees_equal(per_game(pred, operand, key), _expected_some(pred, operand, key))
+
+
+def test_when_some_with_unbatched_operand_or_argument(skip_policy):
+    pred = jnp.array([True, False, True])
+    operand = {"a": jnp.int32(3), "b": jnp.int8(0)}
+    key = jnp.array([1, 2, 3], jnp.int32)
+    got = jax.vmap(lambda p, k: when_some(p, _add_key, operand, k))(pred, key)
+    want = jax.vmap(lambda p, k: _expected_some(p, operand, k))(pred, key)
+    _assert_trees_equal(got, want)
+    got = jax.vmap(lambda p, x: when_some(p, _add_key, x, jnp.int32(9)))(pred, _operand(3))
+    _assert_trees_equal(got, _expected_some(pred, _operand(3), jnp.int32(9)))
+
+
+def test_when_some_under_vmap_of_vmap_and_nested(skip_policy):
+    pred = jnp.array([[False, True, True], [False, False, False]])
+    operand = {"a": jnp.arange(6, dtype=jnp.int32).reshape(2, 3), "b": jnp.zeros((2, 3), jnp.int8)}
+    key = jnp.arange(6, dtype=jnp.int32).reshape(2, 3) * 10
+
+    def inner(t, k):  # a when_some inside the gathered function: it sees the chunk as its batch
+        return when_some(t["a"] % 2 == 0, _add_key, t, k)
+
+    nested = jax.jit(jax.vmap(jax.vmap(lambda p, x, k: when_some(p, inner, x, k))))
+    want = tree_where(pred, tree_where(operand["a"] % 2 == 0, _add_key(operand, key), operand),
+                      operand)  # fmt: skip
+    _assert_trees_equal(nested(pred, operand, key), want)
+
+
+def _counting_add(calls):
+    """``_add_key`` that records how many games each run of it received (a host callback that sees
+    the whole batch it is vmapped over)."""
+
+    def record(a):
+        calls.append(a.size)
+        return np.zeros_like(a)
+
+    def fn(tree, key):
+        spec = jax.ShapeDtypeStruct(tree["a"].shape, tree["a"].dtype)
+        zero = jax.pure_callback(record, spec, tree["a"], vmap_method="expand_dims")
+        return _add_key({"a": tree["a"] + zero, "b": tree["b"]}, key)
+
+    return fn
+
+
+def test_when_some_runs_the_work_on_chunks_of_the_games_that_need_it(monkeypatch):
+    monkeypatch.setattr(tree, "SKIP_RARE_WORK", True)
+    calls = []
+    per_game = jax.jit(
+        jax.vmap(lambda p, x, k: when_some(p, _counting_add(calls), x, k, chunk_divisor=4))
+    )
+    operand, key = _operand(8), jnp.zeros(8, jnp.int32)
+    jax.block_until_ready(per_game(jnp.zeros(8, bool), operand, key))
+    assert calls == []  # no game needs it: fn never runs
+    pred = jnp.array([0, 1, 0, 1, 1, 0, 0, 0], bool)
+    got = per_game(pred, operand, key)
+    jax.block_until_ready(got)
+    assert calls == [2, 2]  # three games, chunks of 8 // 4 = 2: two runs of two games
+    _assert_trees_equal(got, _expected_some(pred, operand, key))

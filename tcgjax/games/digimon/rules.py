@@ -90,7 +90,7 @@ from tcgjax.core import zones
 from tcgjax.core.board import Board, BoardLayout, new_board
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
-from tcgjax.core.tree import tree_where, when_any
+from tcgjax.core.tree import tree_where, when_any, when_some
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.cards import (
     AMOUNT_PER,
@@ -1075,10 +1075,10 @@ class DigimonRules:
         )
         over = state.winner >= 0
         before = state
-        # One conditional per kind, run when some game of the batch chose it (``when_any``): the
-        # kinds exclude each other, so each game gets exactly its own branch.
+        # Each kind runs only for the games of the batch that chose it (``when_some``): the kinds
+        # exclude each other, so each game gets exactly its own branch.
         for index, branch in enumerate(branches):
-            state = when_any(kind == index, lambda s, branch=branch: branch(s, action), state)
+            state = when_some(kind == index, branch, state, action)
         # A finished game never changes (nothing is legal in it).
         state = tree_where(over, before, self._run(state))
         winner = state.winner.astype(jnp.int32)
@@ -1163,7 +1163,7 @@ class DigimonRules:
             self._turn_start_step,
         )
         for kind, step in enumerate(steps):
-            state = when_any(self._work_kind(state) == kind, step, state)
+            state = when_some(self._work_kind(state) == kind, step, state)
         return state
 
     def _resolve_one(self, state: DigimonState) -> DigimonState:

@@ -51,7 +51,7 @@ import numpy as np
 from tcgjax.core import zones
 from tcgjax.core.board import set_turn
 from tcgjax.core.effects import EffectQueue, Selection
-from tcgjax.core.tree import tree_where, when_any
+from tcgjax.core.tree import tree_where, when_any, when_some
 from tcgjax.games.pokemon.cards import (
     CARD_FILTERS,
     CONDITIONS,
@@ -337,14 +337,14 @@ class Interpreter:
             k = jax.random.fold_in(key, i)
             idle = state.selection.pending() | (state.winner >= 0)
             resolve = ~idle & ~state.queue.is_empty()
-            state = when_any(resolve, lambda s: self._resolve(s, k), state)
+            state = when_some(resolve, self._resolve, state, k)
             finish = (
                 ~state.selection.pending()
                 & (state.winner < 0)
                 & state.queue.is_empty()
                 & (state.effect_kind != NO_EFFECT)
             )
-            return when_any(finish, self._finish, state)
+            return when_some(finish, self._finish, state)
 
         return jax.lax.fori_loop(0, MAX_EFFECTS + 1, micro_step, state)
 

@@ -84,7 +84,7 @@ from tcgjax.core.board import Board, BoardLayout, new_board, set_turn
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.effects import EffectQueue, Selection
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
-from tcgjax.core.tree import tree_where, when_any
+from tcgjax.core.tree import tree_where, when_any, when_some
 from tcgjax.games.pokemon.cards import (
     KINDS,
     MAX_ATTACKS,
@@ -793,15 +793,9 @@ class PokemonRules(Interpreter):
         # What follows an action, each traced once: the setup moves on; a choice with nothing
         # left to choose closes; queued effect rows resolve; the turn ends.
         state = when_any(in_setup, self._setup_next, state)
-        state = when_any(
-            state.selection.pending(), lambda s: self._close_if_stuck(s, key_close), state
-        )
+        state = when_some(state.selection.pending(), self._close_if_stuck, state, key_close)
         state = self._run(state, key_run)
-        state = when_any(
-            state.turn_ending,
-            lambda s: self._after_knockouts(s.replace(turn_ending=jnp.bool_(False)), key_turn),
-            state,
-        )
+        state = when_some(state.turn_ending, self._end_of_turn, state, key_turn)
         winner = state.winner.astype(jnp.int32)
         decided = (before < 0) & (winner >= 0) & (winner < 2)
         rewards = jnp.where(decided, jnp.where(jnp.arange(2) == winner, 1.0, -1.0), 0.0)
@@ -1018,6 +1012,9 @@ class PokemonRules(Interpreter):
         return state.replace(promote_then=jnp.int8(THEN_CHECKUP), turn_ending=jnp.bool_(True))
 
     # -- between turns -----------------------------------------------------------------------------
+
+    def _end_of_turn(self, state: PokemonState, key) -> PokemonState:
+        return self._after_knockouts(state.replace(turn_ending=jnp.bool_(False)), key)
 
     def _after_knockouts(self, state: PokemonState, key) -> PokemonState:
         """Between turns, once the Knock Outs of the last action are known: the next promotion
