@@ -99,6 +99,26 @@ def test_zone_count(board0, zone, count):
     assert got.dtype == jnp.int32
 
 
+def test_definition_counts(layout, board0):
+    d = layout.cards.index
+    n = len(layout.cards)
+    in_decks = (board0.zone == DECK_P1) | (board0.zone == DECK_P2)
+    counts = zones.definition_counts(board0, in_decks, n)
+    expected = np.zeros(n, np.int32)
+    for name in ("alpha_goblin", "alpha_goblin", "bolt", "mid_knight", "zeta_dragon"):
+        expected[d(name)] += 1
+    np.testing.assert_array_equal(counts, expected)
+    assert counts.dtype == jnp.int32
+    # Nothing selected counts nothing; under vmap each board counts its own selection.
+    np.testing.assert_array_equal(zones.definition_counts(board0, board0.zone < 0, n), 0)
+    selections = jnp.stack([in_decks, board0.zone == STACK])
+    batched = jax.jit(jax.vmap(zones.definition_counts, (None, 0, None)), static_argnums=2)(
+        board0, selections, n
+    )
+    np.testing.assert_array_equal(batched[0], expected)
+    np.testing.assert_array_equal(batched[1], np.eye(n, dtype=np.int32)[d("zeta_dragon")])
+
+
 def test_zone_slots(board0):
     np.testing.assert_array_equal(zones.zone_slots(board0, DECK_P1, 4), [0, 1, 2, -1])
     # num_slots below the count truncates: only the bottom slots come back.

@@ -746,18 +746,24 @@ class DigimonRules:
             jnp.full((A.LAYOUT.size("source"),), CODES["wrong_phase"]),
         ]
         codes = jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
-        # A selection's codes, and a counter timing's, only when some game of the batch is in one
-        # (``when_any``): the mask is computed for every game at every step.
-        codes = when_any(state.sel_card >= 0, lambda _: self._select_errors(state), codes)
+        # A selection's codes, and a counter timing's, only for the games of the batch in one
+        # (``when_some``): the mask is computed for every game at every step.
+        codes = when_some(state.sel_card >= 0, self._selection_codes, codes, state)
+        counter_timing = state.board.phase == PHASE["counter_timing"]
+        return when_some(counter_timing, self._counter_codes, codes, state)
 
-        def counter_codes(_):  # 62 declines, 400-999 are the defender's <Blast Digivolve>
-            counter = jnp.full(A.NUM_ACTIONS, CODES["wrong_phase"], jnp.int32)
-            counter = counter.at[A.LAYOUT.start("pass")].set(0)
-            start, stop = A.LAYOUT.start("digivolve"), A.LAYOUT.start("activate")
-            blast = self.blast_errors(state, slots).astype(jnp.int32)
-            return counter.at[start:stop].set(blast.reshape(-1))
+    def _selection_codes(self, codes: jax.Array, state: DigimonState) -> jax.Array:
+        del codes  # a selection replaces every code
+        return self._select_errors(state)
 
-        return when_any(state.board.phase == PHASE["counter_timing"], counter_codes, codes)
+    def _counter_codes(self, codes: jax.Array, state: DigimonState) -> jax.Array:
+        """A counter timing's codes: 62 declines, 400-999 are the defender's <Blast Digivolve>."""
+        del codes
+        counter = jnp.full(A.NUM_ACTIONS, CODES["wrong_phase"], jnp.int32)
+        counter = counter.at[A.LAYOUT.start("pass")].set(0)
+        start, stop = A.LAYOUT.start("digivolve"), A.LAYOUT.start("activate")
+        blast = self.blast_errors(state, jnp.arange(40)).astype(jnp.int32)
+        return counter.at[start:stop].set(blast.reshape(-1))
 
     def action_error(self, state: DigimonState, action: jax.Array) -> jax.Array:
         """``action_errors(state)[action]`` for one in-range id (int32[]), evaluating the rules of

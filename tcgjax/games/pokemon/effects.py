@@ -211,8 +211,7 @@ class Interpreter:
         """Cards of each definition in ``zone`` matching a row's filters. Returns int32[N]."""
         definition = board.definition.astype(jnp.int32)
         ok = (board.zone == zone) & self.card_matches(definition, filter_, energy_type)
-        onehot = definition[:, None] == jnp.arange(len(self.cards))[None, :]
-        return jnp.sum(onehot & ok[:, None], axis=0, dtype=jnp.int32)
+        return zones.definition_counts(board, ok, len(self.cards))
 
     def _row_cols(self, definition, row) -> dict[str, jax.Array]:
         d, r = jnp.maximum(definition, 0), jnp.clip(row, 0, MAX_EFFECTS - 1)
