@@ -96,6 +96,11 @@ class CardEmbeddingActorCritic(nn.Module):
     shared ``Dense(position_dim)`` and the results are concatenated in order; those columns leave
     the raw part of the input. ``input_scale`` multiplies the raw part (ids are read unscaled).
 
+    ``card_count_slices`` names slices that count cards *per definition* (``[num_card_ids]``:
+    entry ``d`` is how many cards of definition ``d`` a zone holds, as Pokémon's hand and discard
+    piles): each gives the count-weighted mean of the same embeddings, and its raw counts stay in
+    the raw part (how many of a card is information the mean loses).
+
     Input ``observation`` float32[..., O]; returns ``(logits [..., A], value [...])``.
     """
 
@@ -108,11 +113,23 @@ class CardEmbeddingActorCritic(nn.Module):
     card_positions: tuple[tuple[str, int], ...] = ()
     position_dim: int = 8
     input_scale: tuple[float, ...] | None = None
+    card_count_slices: tuple[str, ...] = ()
 
     @nn.compact
     def __call__(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
         embed = nn.Embed(self.num_card_ids, self.embed_dim, name="card_embedding")
         pooled, id_columns = [], []
+        for name in self.card_count_slices:
+            if name not in self.layout.slices or self.layout.slices[name][1] != (
+                self.num_card_ids,
+            ):
+                raise ValueError(
+                    f"card_count_slices: {name!r} is not a slice of {self.num_card_ids} "
+                    "per-definition counts in the observation layout"
+                )
+            counts = self.layout.view(observation, name)  # [..., N]
+            total = jnp.sum(counts, axis=-1, keepdims=True)
+            pooled.append((counts @ embed.embedding) / jnp.maximum(total, 1.0))
         for name in self.card_slices:
             start, shape, _ = self.layout.slices[name]
             ids = self.layout.view(observation, name)  # [..., zones, slots] or [..., slots]

@@ -116,7 +116,8 @@ class PPO(NamedTuple):
 def make_network(config: PPOConfig, env: Env):
     """The actor-critic of ``config.network``: ``mlp`` (:class:`ActorCritic`) or
     ``card_embedding`` (:class:`CardEmbeddingActorCritic` over the env's ``card_id_slices``,
-    pooled, and its ``card_id_positions``, in place; one embedding per card definition:
+    pooled, its ``card_count_slices`` (per-definition counts), weighted, and its
+    ``card_id_positions``, in place; one embedding per card definition:
     ``num_card_ids``). An env's ``observation_scale`` (per-entry input factors) goes to either.
 
     Raises:
@@ -126,16 +127,18 @@ def make_network(config: PPOConfig, env: Env):
     scale = None if scale is None else tuple(float(f) for f in scale)
     if config.network == "mlp":
         return ActorCritic(env.num_actions, config.hidden_sizes, input_scale=scale)
-    slices = getattr(env, "card_id_slices", None)
-    if not slices:
+    slices = tuple(getattr(env, "card_id_slices", ()) or ())
+    count_slices = tuple(getattr(env, "card_count_slices", ()) or ())
+    if not slices and not count_slices:
         raise tcgjax.ConfigError(
             f"config key 'network' = 'card_embedding': env {env.id!r} declares no card-id "
-            "observation slices (card_id_slices)"
+            "observation slices (card_id_slices, card_count_slices)"
         )
     return CardEmbeddingActorCritic(
         num_actions=env.num_actions,
         layout=env.observation_layout,
-        card_slices=tuple(slices),
+        card_slices=slices,
+        card_count_slices=count_slices,
         num_card_ids=int(env.num_card_ids),
         embed_dim=config.embed_dim,
         hidden_sizes=tuple(config.hidden_sizes),

@@ -112,6 +112,67 @@ def test_card_positions_see_where_each_card_is():
             broken.init(jax.random.PRNGKey(0), obs)
 
 
+COUNT_LAYOUT = ObservationLayout(
+    [
+        ("life", (2,), "life"),
+        ("hand", (6,), "cards of each definition in my hand (0 = padding)"),
+        ("discard", (6,), "cards of each definition in my discard pile"),
+    ]
+)
+
+
+def _count_obs(hand, discard):
+    return COUNT_LAYOUT.pack(
+        {
+            "life": jnp.ones(2, jnp.float32),
+            "hand": jnp.asarray(hand, jnp.float32),
+            "discard": jnp.asarray(discard, jnp.float32),
+        }
+    )
+
+
+def test_card_count_slices_weight_the_shared_embedding_by_count():
+    """Per-definition counts (Pokémon's hand and discard piles) pool the same table, weighted by
+    count; a definition no counted zone holds gets no gradient from them."""
+    net = CardEmbeddingActorCritic(
+        num_actions=3,
+        layout=COUNT_LAYOUT,
+        card_slices=(),
+        card_count_slices=("hand", "discard"),
+        num_card_ids=6,
+        embed_dim=4,
+        hidden_sizes=(8,),
+    )
+    obs = _count_obs([0, 2, 1, 0, 0, 0], [0, 0, 0, 3, 0, 0])
+    params = net.init(jax.random.PRNGKey(0), obs)
+    # Raw: life 2 + both count slices 12 (kept); pooled: 2 zones x 4.
+    assert params["params"]["Dense_0"]["kernel"].shape == (2 + 12 + 8, 8)
+    table = params["params"]["card_embedding"]["embedding"]
+    pooled = net.apply(params, obs, capture_intermediates=True, mutable=["intermediates"])[1]
+    torso_input = pooled["intermediates"]["Dense_0"]["__call__"][0]
+    # Dense_0's input is [raw 14 | hand mean | discard mean]; recover it from its output.
+    kernel, bias = params["params"]["Dense_0"]["kernel"], params["params"]["Dense_0"]["bias"]
+    expected_hand = (2 * table[1] + table[2]) / 3
+    expected_discard = table[3]
+    x = jnp.concatenate([obs, expected_hand, expected_discard])
+    np.testing.assert_allclose(torso_input, x @ kernel + bias, rtol=1e-5, atol=1e-5)
+    # Gradients reach exactly the counted definitions.
+    grads = jax.grad(lambda p: jnp.sum(net.apply(p, obs)[1] + net.apply(p, obs)[0]))(params)
+    rows = np.abs(np.asarray(grads["params"]["card_embedding"]["embedding"])).sum(axis=1)
+    assert (rows[[1, 2, 3]] > 0).all()
+    np.testing.assert_array_equal(rows[[0, 4, 5]], 0.0)
+    # A slice that is not N per-definition counts is refused when the network is built.
+    broken = CardEmbeddingActorCritic(
+        num_actions=3,
+        layout=COUNT_LAYOUT,
+        card_slices=(),
+        card_count_slices=("life",),
+        num_card_ids=6,
+    )
+    with pytest.raises(ValueError, match="card_count_slices: 'life'"):
+        broken.init(jax.random.PRNGKey(0), obs)
+
+
 def test_input_scale_multiplies_the_raw_observation_first():
     """``input_scale`` is the observation's per-entry factor: the scaled network on ``x`` is the
     unscaled one on ``x * scale`` (same parameters); a scale of the wrong length is refused."""

@@ -2,11 +2,14 @@
 before it attacks, attacks with its strongest legal attack, promotes its healthiest Pokémon."""
 
 import jax
+import jax.numpy as jnp
 import pytest
 
 import tcgjax
 from tcgjax.games.pokemon.scenario import build_state
+from train.config import load_config
 from train.opponents import heuristic_policy
+from train.ppo import make_network
 
 KEY = jax.random.PRNGKey(0)
 
@@ -43,3 +46,27 @@ def test_promotes_the_healthiest_benched_pokemon(setup):
     choice = setup([game, {"slots": [["sv5-58"]]}], phase="promote")
     # Tadbulb (60 HP, 50 left) against Tynamo (40 HP): bench slot 2.
     assert choice == "select_slot[own bench2]"
+
+
+@pytest.mark.parametrize("encoding", ["v2.1", "v1"])
+def test_card_embedding_network_reads_the_pokemon_observation(encoding):
+    """The shipped config's network over either encoding: the hand's per-definition counts pool
+    the embedding table; v1 also places each slot's registry index (column 0)."""
+    config = load_config("pokemon", [f"env_options.encoding={encoding}"])
+    assert config.network == "card_embedding"
+    env = tcgjax.make("pokemon", **config.env_options)
+    network = make_network(config, env)
+    assert network.card_count_slices == ("my_hand", "my_looking", "my_discard", "opponent_discard")
+    assert network.card_positions == ((("board", 0),) if encoding == "v1" else ())
+    obs = jax.jit(env.init)(KEY).observation
+    params = network.init(KEY, obs)
+    assert params["params"]["card_embedding"]["embedding"].shape == (env.num_card_ids, 32)
+    logits, _ = network.apply(params, obs)
+    # One more copy of a card in hand reaches the output through its embedding row.
+    start = env.observation_layout.slices["my_hand"][0]
+    held = int(jnp.argmax(obs[start : start + env.num_card_ids]))
+    grads = jax.grad(lambda p: jnp.sum(network.apply(p, obs)[0]))(params)
+    row = grads["params"]["card_embedding"]["embedding"][held]
+    assert float(jnp.abs(row).sum()) > 0
+    more = obs.at[start + held].add(1.0)
+    assert not jnp.allclose(network.apply(params, more)[0], logits)

@@ -47,6 +47,8 @@ class PokemonEnv(Env):
     num_players = 2
     default_max_steps = 3000
     rule_errors = R.RULE_ERRORS
+    # Observation slices of per-definition card counts (for card-embedding networks).
+    card_count_slices = ("my_hand", "my_looking", "my_discard", "opponent_discard")
 
     def __init__(
         self,
@@ -85,6 +87,9 @@ class PokemonEnv(Env):
         self.observation_layout = self.observer.layout
         self.board_layout = self.rules.layout
         self.num_card_ids = len(registry)
+        # v1 writes each slot's registry index in column 0 (-1 empty): a card-embedding network
+        # sees it in place; v2.1 has no id, only the static features gathered by it (P5).
+        self.card_id_positions = (("board", 0),) if encoding == "v1" else ()
         super().__init__(
             illegal_action=illegal_action,
             max_steps=max_steps,
