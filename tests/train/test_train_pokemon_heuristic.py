@@ -3,6 +3,7 @@ before it attacks, attacks with its strongest legal attack, promotes its healthi
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 
 import tcgjax
@@ -58,6 +59,14 @@ def test_card_embedding_network_reads_the_pokemon_observation(encoding):
     network = make_network(config, env)
     assert network.card_count_slices == ("my_hand", "my_looking", "my_discard", "opponent_discard")
     assert network.card_positions == ((("board", 0),) if encoding == "v1" else ())
+    if encoding == "v1":  # raw HP and MaxHP (board columns 1, 2) get v2.1's 1/300; nothing else
+        scale = np.asarray(network.input_scale)
+        board = env.observation_layout.slices["board"][0]
+        hp_columns = board + 14 * np.arange(12)[:, None] + np.array([1, 2])
+        np.testing.assert_allclose(scale[hp_columns], 1 / 300)
+        assert np.count_nonzero(scale != 1.0) == hp_columns.size
+    else:
+        assert network.input_scale is None
     obs = jax.jit(env.init)(KEY).observation
     params = network.init(KEY, obs)
     assert params["params"]["card_embedding"]["embedding"].shape == (env.num_card_ids, 32)

@@ -90,6 +90,7 @@ class PokemonEnv(Env):
         # v1 writes each slot's registry index in column 0 (-1 empty): a card-embedding network
         # sees it in place; v2.1 has no id, only the static features gathered by it (P5).
         self.card_id_positions = (("board", 0),) if encoding == "v1" else ()
+        self.observation_scale = O.network_input_scale(self.observation_layout, encoding)
         super().__init__(
             illegal_action=illegal_action,
             max_steps=max_steps,

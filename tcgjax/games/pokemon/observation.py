@@ -75,6 +75,20 @@ def layout(num_definitions: int, encoding: str) -> ObservationLayout:
     )
 
 
+def network_input_scale(obs_layout: ObservationLayout, encoding: str) -> np.ndarray | None:
+    """Per-entry factors for a network's input (the observation itself stays as the spec writes
+    it): v1's raw HP and MaxHP (board columns 1 and 2, up to ~340) get v2.1's scale, 1/300, so a
+    comparison of the two encodings compares what they hold, not whether HP is normalised; every
+    other entry, and all of v2.1, keeps factor 1 (``None`` for v2.1)."""
+    if encoding == "v2.1":
+        return None
+    scale = np.ones(obs_layout.size, np.float32)
+    start, shape, _ = obs_layout.slices["board"]
+    columns = start + np.arange(int(np.prod(shape))).reshape(shape)
+    scale[columns[:, 1:3].reshape(-1)] = 1.0 / E.HP_SCALE
+    return scale
+
+
 class Observer:
     """Static tables of one rules object for :meth:`observe`."""
 
