@@ -43,7 +43,8 @@ class PokemonEnv(Env):
     """
 
     id = "pokemon"
-    version = "1"
+    # 2: both Actives Knocked Out at once, the player whose turn is next promotes first.
+    version = "2"
     num_players = 2
     default_max_steps = 3000
     rule_errors = R.RULE_ERRORS

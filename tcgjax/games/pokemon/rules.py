@@ -1031,14 +1031,16 @@ class PokemonRules(Interpreter):
 
     def _after_knockouts(self, state: PokemonState, key) -> PokemonState:
         """Between turns, once the Knock Outs of the last action are known: the next promotion
-        (the player whose turn ended first), else the Pokémon Checkup (once, with its own Knock
+        (the player whose turn is next first), else the Pokémon Checkup (once, with its own Knock
         Outs), its promotions, then the next turn."""
         ender = self._turn_ender(state)
         checkup = (
             ~jnp.any(state.must_promote) & (state.promote_then == THEN_CHECKUP) & (state.winner < 0)
         )
         state = when_any(checkup, lambda s: self._checkup(s, key), state)
-        promoter = jnp.where(state.must_promote[ender], ender, 1 - ender)
+        # Both Actives Knocked Out at once: the player whose turn is next promotes first, the
+        # player whose turn ended last (seeing the other's new Active).
+        promoter = jnp.where(state.must_promote[1 - ender], 1 - ender, ender)
         promoting = state.replace(
             board=set_turn(state.board, active_player=promoter, phase=PHASE["promote"])
         )

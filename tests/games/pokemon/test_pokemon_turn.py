@@ -463,6 +463,25 @@ def test_checkup_knock_out_then_promotion_then_next_turn(rules, apply):
     assert not bool(s.ko_last_turn[1])  # a Checkup Knock Out is not attack damage
 
 
+def test_both_actives_knocked_out_the_next_player_promotes_first(rules, apply):
+    poisoned = {"damage": {0: 60}, "conditions": {"poisoned": True}}
+    s = state_of(
+        rules,
+        {"slots": [["sv3-152"], ["sv3-67"]], "prizes": ["sve-4"] * 3, **poisoned},
+        {"slots": [["sv3-152"], ["sv3-144"]], "prizes": ["sve-8"] * 3, **poisoned},
+    )
+    s, _ = step(apply, s, act(rules, "end_turn"))  # player 1's turn ended: both fall to poison
+    assert s.must_promote.tolist() == [True, True]
+    assert R.PHASES[int(s.board.phase)] == "promote" and int(s.board.active_player) == 1
+    s, _ = step(apply, s, rules.actions.encode("select_slot", 1))
+    assert R.PHASES[int(s.board.phase)] == "promote" and int(s.board.active_player) == 0
+    assert s.must_promote.tolist() == [True, False]
+    s, _ = step(apply, s, rules.actions.encode("select_slot", 1))
+    assert R.PHASES[int(s.board.phase)] == "main" and int(s.board.active_player) == 1
+    assert names(rules, s, "prizes", 0) == ["sve-4"] * 2
+    assert names(rules, s, "prizes", 1) == ["sve-8"] * 2
+
+
 def test_simultaneous_wins_compare_counts(rules, apply):
     both = {"damage": {0: 60}, "conditions": {"poisoned": True}}
     # Both Actives fall to poison with no Bench: each meets "no Pokémon" and takes the last
