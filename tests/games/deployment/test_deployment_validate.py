@@ -198,7 +198,7 @@ CASES = [
         "mid_deployment_player2",
         _deployer("player1"),
         "deployment_state.current_deployer",
-        "(3.3, 7.1)",
+        "player1 deploys while player2 has units left (3.3, 7.1)",
     ),
     (
         "turn_during_deployment",
@@ -235,6 +235,13 @@ CASES = [
         _unit("blue_sniper", damageDealt=2),
         "units",
         "damageDealt by player1's units (2) != HP lost by player2's units",
+    ),
+    (
+        "damage_not_conserved_by_the_second_player",
+        "mid_skirmish",
+        _unit("red_sniper", damageDealt=7),
+        "units",
+        "damageDealt by player2's units",
     ),
     # Outcome and end reason.
     (
@@ -361,3 +368,17 @@ def test_validate_takes_one_game(deployment_env, states):
     batch = jax.tree.map(lambda *xs: jnp.stack(xs), states["init"], states["mid_skirmish"])
     with pytest.raises(tcgjax.TcgjaxError, match="one game"):
         deployment_env.validate(batch)
+
+
+def test_validate_refuses_a_unit_below_the_off_board_marker(deployment_env, states):
+    """(-1, -1) marks a unit off the board; (-2, -2) is no hex and no marker (JSON loading refuses
+    it before ``validate`` runs, so the state is edited directly)."""
+    state = states["mid_deployment_player2"]
+    game = state.game
+    off_board = int(jnp.argmax(game.col < 0))  # a unit not deployed yet
+    assert int(game.col[off_board]) == -1 and int(game.row[off_board]) == -1
+    broken = state.replace(
+        game=game.replace(col=game.col.at[off_board].set(-2), row=game.row.at[off_board].set(-2))
+    )
+    with pytest.raises(tcgjax.TcgjaxError, match=r"\(-2, -2\) is neither \(-1, -1\) nor a hex"):
+        deployment_env.validate(broken)
