@@ -179,8 +179,19 @@ def definition_counts(board: Board, selected: jax.Array, num_definitions: int) -
 
     One scatter-add of the C cards: the one-hot ``[C, N]`` sum it replaces cost several times
     more under ``vmap`` on the CPU."""
-    counts = jnp.zeros(num_definitions, jnp.int32)
-    return counts.at[board.definition.astype(jnp.int32)].add(selected.astype(jnp.int32))
+    group = jnp.where(selected, 0, 1)
+    return grouped_definition_counts(board, group, 1, num_definitions)[0]
+
+
+def grouped_definition_counts(
+    board: Board, group: jax.Array, num_groups: int, num_definitions: int
+) -> jax.Array:
+    """Cards of each definition in each group: ``group`` (int[C]) names every card's group, ``>=
+    num_groups`` (or negative) for a card counted nowhere. One scatter-add of the C cards.
+    Returns int32[num_groups, num_definitions]."""
+    row = jnp.where((group >= 0) & (group < num_groups), group, num_groups)
+    counts = jnp.zeros((num_groups + 1, num_definitions), jnp.int32)
+    return counts.at[row, board.definition.astype(jnp.int32)].add(1)[:num_groups]
 
 
 def contains(board: Board, zone, card) -> jax.Array:

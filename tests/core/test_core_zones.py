@@ -117,6 +117,15 @@ def test_definition_counts(layout, board0):
     )
     np.testing.assert_array_equal(batched[0], expected)
     np.testing.assert_array_equal(batched[1], np.eye(n, dtype=np.int32)[d("zeta_dragon")])
+    # Grouped: decks by player (groups 0 and 1), every other card in no group (-1 or >= 2).
+    group = jnp.where(board0.zone == DECK_P1, 0, jnp.where(board0.zone == DECK_P2, 1, -1))
+    group = jnp.where(board0.zone == STACK, 5, group)
+    grouped = zones.grouped_definition_counts(board0, group, 2, n)
+    assert grouped.shape == (2, n) and grouped.dtype == jnp.int32
+    np.testing.assert_array_equal(grouped.sum(axis=0), expected)
+    np.testing.assert_array_equal(
+        grouped[1], np.eye(n, dtype=np.int32)[[d("zeta_dragon"), d("alpha_goblin")]].sum(0)
+    )
 
 
 def test_zone_slots(board0):

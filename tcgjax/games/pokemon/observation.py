@@ -169,9 +169,8 @@ class Observer:
             ]
         )
         matches = (board.zone[None, :] == counted_zones[:, None]) & seen[None, :]  # [4, C]
-        group = jnp.where(jnp.any(matches, axis=0), jnp.argmax(matches, axis=0), 4)
-        per_definition = jnp.zeros((5, len(rules.cards)), jnp.int32)
-        per_definition = per_definition.at[group, board.definition.astype(jnp.int32)].add(1)
+        group = jnp.where(jnp.any(matches, axis=0), jnp.argmax(matches, axis=0), -1)
+        per_definition = zones.grouped_definition_counts(board, group, 4, len(rules.cards))
 
         def count(name, p):
             return zones.zone_count(board, R.zone_of(name, p))

@@ -457,10 +457,10 @@ class PokemonRules(Interpreter):
         # Attached Energy per slot and definition: one scatter of the C cards (an integer
         # [12, C] x [C, N] product cost ~20x more under vmap on the CPU); the sums over N as
         # float32 products (exact: small integers).
-        off = 2 * NUM_SLOTS  # the row of cards that are not Energy on a slot, dropped
-        energy_slot = jnp.where((slot >= 0) & self.is_energy[definition], slot, off)
-        energy_cards = jnp.zeros((off + 1, len(self.cards)), jnp.int32)
-        energy_cards = energy_cards.at[energy_slot, definition].add(1)[:off]
+        energy_slot = jnp.where(self.is_energy[definition], slot, -1)  # -1: counted nowhere
+        energy_cards = zones.grouped_definition_counts(
+            board, energy_slot, 2 * NUM_SLOTS, len(self.cards)
+        )
         counts = energy_cards.astype(jnp.float32)
         units = (counts @ self.provides.astype(jnp.float32)).astype(jnp.int32)
         modifier = (counts @ self.damage_modifier.astype(jnp.float32)).astype(jnp.int32)
