@@ -329,7 +329,7 @@ def digimon_heuristic(env: Env) -> Policy:
             (ids >= 112) & (ids < 124), opp_sel[jnp.clip(ids - 112, 0, 11)], 0
         )
         counter = jnp.where(ids == start("pass"), 0, 100)
-        selecting = game.sel_card >= 0
+        selecting = game.selection.card >= 0
         scores = jnp.where(
             selecting,
             select,

@@ -266,10 +266,12 @@ class Env(abc.ABC):
     def finalize(self, state: State) -> State:
         """Recompute the derived fields (``current_player``, ``observation``, mask) of ``state``."""
         player = jnp.asarray(self._current_player(state.game), jnp.int32)
+        mask = self._legal_action_mask(state.game)
+        done = state.terminated | state.truncated
         return state.replace(
             current_player=player,
-            observation=self._observe(state.game, player).astype(jnp.float32),
-            legal_action_mask=self.legal_action_mask(state),
+            observation=self._observe_acting(state.game, player, mask).astype(jnp.float32),
+            legal_action_mask=jnp.where(done, True, mask),
         )
 
     # ----------------------------------------------------------------------------------------------
@@ -342,6 +344,14 @@ class Env(abc.ABC):
     @abc.abstractmethod
     def _legal_action_mask(self, game: Any) -> jax.Array:
         """bool[A], never all False for a non-terminal rules state."""
+
+    def _observe_acting(self, game: Any, player: jax.Array, mask: jax.Array) -> jax.Array:
+        """``_observe(game, player)`` for the player to act, given the game's mask (bool[A], from
+        ``_legal_action_mask``, computed once per step anyway). A game whose observation
+        summarizes the legal actions overrides this to read them from ``mask`` instead of
+        working them out again; the result must equal ``_observe(game, player)``."""
+        del mask
+        return self._observe(game, player)
 
     @abc.abstractmethod
     def _observe(self, game: Any, player: jax.Array) -> jax.Array:

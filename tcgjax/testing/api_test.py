@@ -5,6 +5,7 @@ It plays random legal games, single (host loop through :class:`tcgjax.replay.Rec
 
 * dtypes and shapes of every ``State`` field; the mask is never all False;
 * ``action_error`` is 0 exactly where the mask is True (one source of truth for legality);
+* the cached mask and observation are what ``legal_action_mask`` and ``observe`` give now;
 * rewards are finite, zero outside terminal steps... and sum to zero for two players;
 * illegal and out-of-range actions under ``"reject"`` leave the state unchanged but ``error``;
 * terminal states are absorbing (any action: same state, zero rewards);
@@ -146,6 +147,7 @@ def api_test(
     # The game's own rule codes, without the core's mask shortcut: an independent legality check.
     game_errors_fn = jax.jit(jax.vmap(env._action_error, in_axes=(None, 0)))
     game_mask_fn = jax.jit(env._legal_action_mask)
+    observe_fn = jax.jit(env.observe)
     all_actions = jnp.arange(env.num_actions, dtype=jnp.int32)
     init = jax.jit(env.init)
 
@@ -193,6 +195,13 @@ def api_test(
         )
         np.testing.assert_array_equal(
             mask, np.asarray(game_mask_fn(state.game)), err_msg=f"{env.id}: stale cached mask"
+        )
+        # The cached observation is the acting player's (a game may build it from the step's
+        # mask, ``Env._observe_acting``: it must equal ``observe``).
+        np.testing.assert_array_equal(
+            np.asarray(state.observation),
+            np.asarray(observe_fn(state, state.current_player)),
+            err_msg=f"{env.id}: the cached observation is not observe(state, current_player)",
         )
         game_codes = np.asarray(game_errors_fn(state.game, all_actions))
         np.testing.assert_array_equal(

@@ -46,7 +46,9 @@ class DigimonEnv(Env):
     """
 
     id = "digimon"
-    version = "1"  # 1: the deal of a given key changed (rules.init written out)
+    # 1: the deal of a given key changed (rules.init written out); 2: the effect queue and the
+    # pending selection are the core's records (`queue`, `selection` in a JSON state)
+    version = "2"
     num_players = 2
     action_layout = A.LAYOUT
     observation_layout = O.LAYOUT
@@ -149,6 +151,10 @@ class DigimonEnv(Env):
 
     def _observe(self, game, player) -> jax.Array:
         return O.board_state_tensor(self.rules, game, player, "player")
+
+    def _observe_acting(self, game, player, mask) -> jax.Array:
+        # The selection block's count of valid choices is read off the mask of the step.
+        return O.board_state_tensor(self.rules, game, player, "player", legal=mask)
 
     def _forfeit(self, game, loser):
         return self.rules.forfeit(game, loser)

@@ -116,7 +116,9 @@ def _zone_ids(board, ids_seen, zone, size: int) -> jax.Array:
     return jnp.where(slots >= 0, ids_seen[jnp.maximum(slots, 0)], 0.0)
 
 
-def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
+def board_state_tensor(
+    rules, state, player, view: str = "player", legal: jax.Array | None = None
+) -> jax.Array:
     """The 981-float tensor of ``state`` from ``player``'s side (``digimon_state_tensor.md``).
 
     Args:
@@ -125,6 +127,9 @@ def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
       player: int[] observer, 0 or 1.
       view: ``"player"`` (default, G2: cards the observer cannot see — the opponent's hand, both
         security stacks — are ``-1.0``) or ``"omniscient"`` (every card id, as the spec writes it).
+      legal: optional bool[2120], ``rules.legal_action_mask(state)`` when the caller has it (the
+        env's step): the selection block's count of valid choices is then read from it instead
+        of being worked out again; the tensor is the same.
 
     Returns:
       float32[981] laid out as :data:`LAYOUT`. Zones list cards by position (bottom / first first).
@@ -196,11 +201,17 @@ def board_state_tensor(rules, state, player, view: str = "player") -> jax.Array:
         jnp.zeros(10, jnp.float32).at[0].set(board.turn_number).at[1].set(phase).at[2].set(memory)
     )
     # Selection context: the phase, how many choices are valid (declining not counted), who picks.
-    selecting = state.sel_card >= 0
-    # Counted only for the games of the batch in a selection (``when_some``): the choices cost
-    # about a third of the observation under vmap on the CPU.
-    count = lambda _, state: jnp.sum(rules.selection_choices(state), dtype=jnp.int32)  # noqa: E731
-    valid = when_some(selecting, count, jnp.int32(0), state)
+    selecting = state.selection.card >= 0
+    if legal is not None:
+        # In a selection the mask is the choices plus 62 when the row may be declined (62 is
+        # never a choice itself: ``selection_choices``).
+        pass_id = R.A.LAYOUT.start("pass")
+        valid = jnp.sum(legal, dtype=jnp.int32) - legal[pass_id].astype(jnp.int32)
+    else:
+        # Counted only for the games of the batch in a selection (``when_some``): the choices
+        # cost about a third of the observation under vmap on the CPU.
+        count = lambda _, state: jnp.sum(rules.selection_choices(state), dtype=jnp.int32)  # noqa: E731
+        valid = when_some(selecting, count, jnp.int32(0), state)
     selection = jnp.where(
         selecting,
         jnp.stack(

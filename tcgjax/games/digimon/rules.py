@@ -89,6 +89,7 @@ from flax import struct
 from tcgjax.core import zones
 from tcgjax.core.board import Board, BoardLayout, new_board
 from tcgjax.core.cards import CardRegistry
+from tcgjax.core.effects import EffectQueue, Selection
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
 from tcgjax.core.tree import tree_where, when_any, when_some
 from tcgjax.games.digimon import actions as A
@@ -201,17 +202,19 @@ class DigimonState:
       attacker: int8[] — battle-area slot of the attacking Digimon during an attack, else -1.
       attack_target: int8[] — the attack's target: an opponent slot 0-11, 12 = the player
         (security), -1 when no attack is in progress.
-      queue_card, queue_row, queue_slot: int16/int8/int8[Q] — triggered effect rows waiting to
-        resolve, in order (card instance, effect row, the permanent slot it acts from; -1 = empty
-        entry, entries packed at the front). The controller is the card's owner.
+      queue: the core's :class:`~tcgjax.core.effects.EffectQueue` (``Q`` entries): triggered
+        effect rows waiting to resolve, in order (card instance, effect row, the permanent slot it
+        acts from; -1 = empty entry, entries packed at the front). The controller is the card's
+        owner.
       lasting_kind: int8[L] — timed modifiers: 0 none, 1 DP, 2 <Security A.>; with
         ``lasting_player`` (int8, whose Digimon), ``lasting_slot`` (int8, a battle slot, or -1 for
         all of that player's Digimon), ``lasting_amount`` (int16) and ``lasting_expires`` (int16: the
         turn number at whose end it ends); kind 3 is a restriction whose ``amount`` holds the
         ``cannot`` bits (attack, block).
-      sel_card, sel_row, sel_slot, sel_left, sel_return: the pending selection
-        (``PendingSelection``): the effect row being resolved (card -1 when none), the slot it acts
-        from, how many targets are still to choose, and the phase to return to.
+      selection: the core's :class:`~tcgjax.core.effects.Selection` (the spec's
+        ``PendingSelection``): the effect row being resolved (``card`` -1 when none), the ``slot``
+        it acts from (in SelectMaterial: the first material picked, -1 before), how many choices
+        are ``left``, and the phase to ``resume``; ``stage`` and ``picked`` stay unused.
       attack_stage: int8[] — where the attack in progress is (``ATTACK_STAGES``): -1 none,
         0 declared (its [When Attacking] rows resolve, then the defender's first timing), 1 the
         first timing is over (the second next), 2 the timings are over (the battle or the first
@@ -235,19 +238,13 @@ class DigimonState:
     end_reason: jax.Array
     attacker: jax.Array
     attack_target: jax.Array
-    queue_card: jax.Array
-    queue_row: jax.Array
-    queue_slot: jax.Array
+    queue: EffectQueue
     lasting_kind: jax.Array
     lasting_player: jax.Array
     lasting_slot: jax.Array
     lasting_amount: jax.Array
     lasting_expires: jax.Array
-    sel_card: jax.Array
-    sel_row: jax.Array
-    sel_slot: jax.Array
-    sel_left: jax.Array
-    sel_return: jax.Array
+    selection: Selection
     attack_stage: jax.Array
     checks_left: jax.Array
     checking: jax.Array
@@ -258,19 +255,13 @@ class DigimonState:
 def empty_effects(num_cards: int) -> dict[str, jax.Array]:
     """The effect fields of a state with nothing queued and no timed modifier."""
     return dict(
-        queue_card=jnp.full(QUEUE_SIZE, -1, jnp.int16),
-        queue_row=jnp.full(QUEUE_SIZE, -1, jnp.int8),
-        queue_slot=jnp.full(QUEUE_SIZE, -1, jnp.int8),
+        queue=EffectQueue.empty(QUEUE_SIZE),
         lasting_kind=jnp.zeros(LASTING_SIZE, jnp.int8),
         lasting_player=jnp.full(LASTING_SIZE, -1, jnp.int8),
         lasting_slot=jnp.full(LASTING_SIZE, -1, jnp.int8),
         lasting_amount=jnp.zeros(LASTING_SIZE, jnp.int16),
         lasting_expires=jnp.full(LASTING_SIZE, -1, jnp.int16),
-        sel_card=jnp.int16(-1),
-        sel_row=jnp.int8(-1),
-        sel_slot=jnp.int8(-1),
-        sel_left=jnp.int8(0),
-        sel_return=jnp.int8(-1),
+        selection=Selection.none(),
         attack_stage=jnp.int8(-1),
         checks_left=jnp.int8(0),
         checking=jnp.int16(-1),
@@ -748,7 +739,7 @@ class DigimonRules:
         codes = jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
         # A selection's codes, and a counter timing's, only for the games of the batch in one
         # (``when_some``): the mask is computed for every game at every step.
-        codes = when_some(state.sel_card >= 0, self._selection_codes, codes, state)
+        codes = when_some(state.selection.card >= 0, self._selection_codes, codes, state)
         counter_timing = state.board.phase == PHASE["counter_timing"]
         return when_some(counter_timing, self._counter_codes, codes, state)
 
@@ -812,7 +803,7 @@ class DigimonRules:
             ],
             CODES["wrong_phase"],
         )
-        code = jnp.where(state.sel_card >= 0, self._select_errors(state)[action], code)
+        code = jnp.where(state.selection.card >= 0, self._select_errors(state)[action], code)
         counter = jnp.select(
             [action == L.start("pass"), in_range("digivolve")],
             [0, part["blast"][0, dig_field]],
@@ -999,8 +990,8 @@ class DigimonRules:
         phase = state.board.phase
         defending = (phase == PHASE["block_timing"]) | (phase == PHASE["counter_timing"])
         active = state.board.active_player.astype(jnp.int32)
-        chooser = state.board.owner[jnp.maximum(state.sel_card.astype(jnp.int32), 0)]
-        selecting = state.sel_card >= 0
+        chooser = state.board.owner[jnp.maximum(state.selection.card.astype(jnp.int32), 0)]
+        selecting = state.selection.card >= 0
         return jnp.where(selecting, chooser, jnp.where(defending, 1 - active, active)).astype(
             jnp.int32
         )
@@ -1046,7 +1037,7 @@ class DigimonRules:
         phase = state.board.phase
         block = phase == PHASE["block_timing"]
         counter = phase == PHASE["counter_timing"]
-        selecting = state.sel_card >= 0
+        selecting = state.selection.card >= 0
         attack_range = (action >= layout.start("attack")) & (action < layout.start("digivolve"))
         kind = jnp.select(
             [
@@ -1114,13 +1105,13 @@ class DigimonRules:
         deciding = (
             (phase == PHASE["block_timing"])
             | (phase == PHASE["counter_timing"])
-            | (state.sel_card >= 0)
+            | (state.selection.card >= 0)
             | (state.winner >= 0)
         )
         processing = zones.zone_count(state.board, self.layout.zone_index("processing")) > 0
         kind = jnp.select(
             [
-                state.queue_card[0] >= 0,
+                state.queue.card[0] >= 0,
                 processing,
                 state.attacker >= 0,
                 (phase == PHASE["main"]) & self._turn_over(state),
@@ -1174,13 +1165,9 @@ class DigimonRules:
 
     def _resolve_one(self, state: DigimonState) -> DigimonState:
         """Pop the first queued effect row and execute it."""
-        card = jnp.maximum(state.queue_card[0].astype(jnp.int32), 0)
-        row, slot = state.queue_row[0], state.queue_slot[0]
-        popped = state.replace(
-            queue_card=jnp.roll(state.queue_card, -1).at[-1].set(-1),
-            queue_row=jnp.roll(state.queue_row, -1).at[-1].set(-1),
-            queue_slot=jnp.roll(state.queue_slot, -1).at[-1].set(-1),
-        )
+        card = jnp.maximum(state.queue.card[0].astype(jnp.int32), 0)
+        row, slot = state.queue.row[0], state.queue.slot[0]
+        popped = state.replace(queue=state.queue.pop())
         return self._execute(popped, card, row, slot)
 
     def _trash_processed(self, state: DigimonState) -> DigimonState:
@@ -1199,7 +1186,7 @@ class DigimonRules:
         fire = self._push(state, TRIGGER["end_of_your_turn"], self._all_slots(me))
         fire = fire.replace(end_fired=jnp.bool_(True))
         # No row fired: the gauge is unchanged and the next turn begins in the same micro-step.
-        nothing = fire.queue_card[0] < 0
+        nothing = fire.queue.card[0] < 0
         return tree_where(state.end_fired | nothing, self._next_turn(state), fire)
 
     def _next_turn(self, state: DigimonState) -> DigimonState:
@@ -1444,14 +1431,17 @@ class DigimonRules:
         new_row = jnp.where(new_valid, row_id, -1)
         slots = jnp.broadcast_to(jnp.asarray(card_slot, jnp.int32), (fires.shape[0],))
         new_slot = jnp.where(new_valid, slots[entry], -1)
-        n = jnp.sum(state.queue_card >= 0)
+        n = jnp.sum(state.queue.card >= 0)
         i = jnp.arange(QUEUE_SIZE)
         j = jnp.clip(i - n, 0, QUEUE_SIZE - 1)
         keep = i < n
+        queue = state.queue
         return state.replace(
-            queue_card=jnp.where(keep, state.queue_card, new_card[j]).astype(jnp.int16),
-            queue_row=jnp.where(keep, state.queue_row, new_row[j]).astype(jnp.int8),
-            queue_slot=jnp.where(keep, state.queue_slot, new_slot[j]).astype(jnp.int8),
+            queue=EffectQueue(
+                card=jnp.where(keep, queue.card, new_card[j]).astype(jnp.int16),
+                row=jnp.where(keep, queue.row, new_row[j]).astype(jnp.int8),
+                slot=jnp.where(keep, queue.slot, new_slot[j]).astype(jnp.int8),
+            )
         )
 
     def _execute(self, state: DigimonState, card, row, slot) -> DigimonState:
@@ -1522,11 +1512,13 @@ class DigimonRules:
 
         def open_selection(state):
             pending = state.replace(
-                sel_card=card.astype(jnp.int16),
-                sel_row=row.astype(jnp.int8),
-                sel_slot=slot.astype(jnp.int8),
-                sel_left=jnp.where(op == OP_CHOOSE_ONE, 1, col("count")).astype(jnp.int8),
-                sel_return=state.board.phase,
+                selection=Selection.open(
+                    card,
+                    row,
+                    slot,
+                    left=jnp.where(op == OP_CHOOSE_ONE, 1, col("count")),
+                    resume=state.board.phase,
+                ),
                 board=state.board.replace(
                     phase=jnp.where(own_phase >= 0, own_phase, PHASE["select_target"]).astype(
                         jnp.int8
@@ -1611,9 +1603,9 @@ class DigimonRules:
 
     def selection_targets(self, state: DigimonState) -> jax.Array:
         """bool[2, 12]: the permanents (own = controller's row) the pending row may choose now."""
-        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
         definition = state.board.definition[card]
-        row = jnp.maximum(state.sel_row.astype(jnp.int32), 0)
+        row = jnp.maximum(state.selection.row.astype(jnp.int32), 0)
         col = lambda name: self.cards[f"effects.{name}"][definition, row]  # noqa: E731
         controller = state.board.owner[card].astype(jnp.int32)
         perm = self.permanents(state)
@@ -1640,13 +1632,13 @@ class DigimonRules:
         which &= (op != OP_SUSPEND) | ~field(state.suspended)
         which &= (op != OP_UNSUSPEND) | field(state.suspended)
         selecting = state.board.phase == PHASE["select_target"]
-        return which & (state.sel_card >= 0) & selecting
+        return which & (state.selection.card >= 0) & selecting
 
     def source_choices(self, state: DigimonState) -> jax.Array:
         """bool[12, 10] in SelectSource (``play_from_sources``): the Digimon cards among the
         digivolution cards (stack position, bottom = 0) of the controller's battle-area Digimon
         that may be played now (a free battle slot is needed)."""
-        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
         controller = state.board.owner[card].astype(jnp.int32)
         board = state.board
         card_slot, size, _, top = _membership(board)
@@ -1666,7 +1658,7 @@ class DigimonRules:
         under = jnp.arange(A.SOURCE_STRIDE)[None, :] < (my_size - 1)[:, None]
         which = is_digimon & under & (my_kind[: A.FIELD_SLOTS] == DIGIMON)[:, None]
         selecting = state.board.phase == PHASE["select_source"]
-        return which & self._has_room(state, controller) & (state.sel_card >= 0) & selecting
+        return which & self._has_room(state, controller) & (state.selection.card >= 0) & selecting
 
     # -- activated [Main] effects of permanents (1000 + permanent * 10 + effect) -------------------
 
@@ -1749,31 +1741,27 @@ class DigimonRules:
         me = state.board.active_player.astype(jnp.int32)
         card = self.hand(state, me)[action - A.LAYOUT.start("dna")]
         return state.replace(
-            sel_card=card.astype(jnp.int16),
-            sel_row=jnp.int8(-1),
-            sel_slot=jnp.int8(-1),
-            sel_left=jnp.int8(2),
-            sel_return=state.board.phase,
+            selection=Selection.open(card, -1, -1, left=2, resume=state.board.phase),
             board=state.board.replace(phase=jnp.int8(PHASE["select_material"])),
         )
 
     def material_choices(self, state: DigimonState) -> jax.Array:
         """bool[12] in SelectMaterial: the controller's battle-area Digimon that can be the next
         material (the first pick: part of a valid pair; the second: completes the first's)."""
-        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
         controller = state.board.owner[card].astype(jnp.int32)
         top, _ = self.stacks(state)
         tops = jnp.where(controller == 0, top[0], top[1])[: A.FIELD_SLOTS]
         pairs = self._dna_pairs(self._dna_matches(state, card, tops))
-        first = state.sel_slot.astype(jnp.int32)
+        first = state.selection.slot.astype(jnp.int32)
         which = jnp.where(first < 0, jnp.any(pairs, axis=1), pairs[jnp.maximum(first, 0)])
-        return which & (state.board.phase == PHASE["select_material"]) & (state.sel_card >= 0)
+        return which & (state.board.phase == PHASE["select_material"]) & (state.selection.card >= 0)
 
     def _dna_merge(self, state: DigimonState, player, first, second) -> DigimonState:
         """The DNA digivolution: the second material's stack goes onto the first's, the DNA card
         on top, in the first's slot; pay the DNA cost, unsuspend, draw 1, [When Digivolving].
         The result may attack this turn (the reference's unverified point, DCGO's reading)."""
-        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
         board = zones.move_all(
             self.layout, state.board, slot_zone(player, second), slot_zone(player, first)
         ).board
@@ -1850,8 +1838,8 @@ class DigimonRules:
         ]
 
     def _sel_col(self, state: DigimonState, name: str) -> jax.Array:
-        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
-        row = jnp.maximum(state.sel_row.astype(jnp.int32), 0)
+        card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
+        row = jnp.maximum(state.selection.row.astype(jnp.int32), 0)
         return self.cards[f"effects.{name}"][state.board.definition[card], row]
 
     def _sel_matches(self, state: DigimonState, cards: jax.Array) -> jax.Array:
@@ -1866,7 +1854,7 @@ class DigimonRules:
         return (cards >= 0) & kind_ok & level_ok
 
     def _selecting(self, state: DigimonState, phase: str) -> jax.Array:
-        return (state.board.phase == PHASE[phase]) & (state.sel_card >= 0)
+        return (state.board.phase == PHASE[phase]) & (state.selection.card >= 0)
 
     def hand_choices(self, state: DigimonState) -> jax.Array:
         """bool[30] in SelectHand: the controller's hand cards the row may take: any card to
@@ -1985,32 +1973,26 @@ class DigimonRules:
         moves |= in_phase("select_trash") | in_phase("select_security")
         applied = tree_where(plays, played, tree_where(moves, moved, applied))
         # SelectEffectChoice: the chosen branch row resolves next (front of the queue).
-        branch_row = state.sel_row + 1 + (action - 1000)
+        branch_row = state.selection.row + 1 + (action - 1000)
         branched = state.replace(
-            queue_card=jnp.roll(state.queue_card, 1).at[0].set(state.sel_card),
-            queue_row=jnp.roll(state.queue_row, 1).at[0].set(branch_row.astype(jnp.int8)),
-            queue_slot=jnp.roll(state.queue_slot, 1).at[0].set(state.sel_slot),
+            queue=state.queue.push_front(state.selection.card, branch_row, state.selection.slot)
         )
         applied = tree_where(in_phase("select_effect_choice"), branched, applied)
         # SelectMaterial: the first pick is remembered; the second completes the DNA digivolution.
-        first = state.sel_slot.astype(jnp.int32)
+        first = state.selection.slot.astype(jnp.int32)
         merged = tree_where(
             first < 0,
-            state.replace(sel_slot=slot.astype(jnp.int8)),
+            state.replace(selection=state.selection.replace(slot=slot.astype(jnp.int8))),
             self._dna_merge(state, controller, first, slot),
         )
         applied = tree_where(in_phase("select_material"), merged, applied)
         state = tree_where(decline, state, applied)
-        left = jnp.where(decline, 0, state.sel_left - 1).astype(jnp.int8)
-        state = state.replace(sel_left=left)
+        left = jnp.where(decline, 0, state.selection.left - 1).astype(jnp.int8)
+        state = state.replace(selection=state.selection.replace(left=left))
         more = self.has_selection_choice(state)
         done = state.replace(
-            sel_card=jnp.int16(-1),
-            sel_row=jnp.int8(-1),
-            sel_slot=jnp.int8(-1),
-            sel_left=jnp.int8(0),
-            sel_return=jnp.int8(-1),
-            board=state.board.replace(phase=state.sel_return),
+            selection=Selection.none(),
+            board=state.board.replace(phase=state.selection.resume),
         )
         done = self._unreveal(done, op == OP_REVEAL_ADD)
         return tree_where((left <= 0) | ~more, done, state)
@@ -2064,7 +2046,7 @@ class DigimonRules:
         now = jnp.where(op == OP_SUSPEND, True, jnp.where(op == OP_UNSUSPEND, False, was))
         state = state.replace(suspended=state.suspended.at[player, slot].set(now))
         # Timed: DP on the chosen Digimon, or a restriction (cannot attack / block).
-        card = jnp.maximum(state.sel_card.astype(jnp.int32), 0)
+        card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
         duration = self._sel_col(state, "duration")
         cannot = self._sel_col(state, "cannot").astype(jnp.int32)
         timed = (op == OP_DP) | (op == OP_RESTRICT)
@@ -2437,16 +2419,20 @@ class DigimonRules:
                 fail("game.checking", "a security card is checked outside the security checks")
             if int(b.zone[checking]) != layout.zone_index("revealed") and not paused:
                 fail("game.checking", "the checked card has left the revealed zone mid-check")
-        if (int(state.sel_card) >= 0) != paused:
+        if (int(state.selection.card) >= 0) != paused:
             fail(
-                "game.sel_card", f"a pending selection exactly in the selection phases, not {phase}"
+                "game.selection.card",
+                f"a pending selection exactly in the selection phases, not {phase}",
             )
-        sel_card, sel_row = int(state.sel_card), int(state.sel_row)
+        sel_card, sel_row = int(state.selection.card), int(state.selection.row)
         if paused and phase != "select_material":
             definition = int(b.definition[sel_card]) if 0 <= sel_card < layout.num_cards else 0
             num_rows = int(self.cards.numpy["effects.num_rows"][definition])
             if not 0 <= sel_row < num_rows:
-                fail("game.sel_row", f"row {sel_row} is not an effect row of the selecting card")
+                fail(
+                    "game.selection.row",
+                    f"row {sel_row} is not an effect row of the selecting card",
+                )
             op = int(self.cards.numpy["effects.op"][definition, sel_row])
             expected = (
                 int(SELECTION_OF_OP[op]) if SELECTION_OF_OP[op] >= 0 else PHASE["select_target"]

@@ -37,9 +37,9 @@ class CoverageRules(R.DigimonRules):
         return CoverageState(**fields, resolved=jnp.zeros(shape, jnp.bool_))
 
     def _resolve_one(self, state):
-        card = jnp.maximum(state.queue_card[0].astype(jnp.int32), 0)
+        card = jnp.maximum(state.queue.card[0].astype(jnp.int32), 0)
         definition = state.board.definition[card]
-        row = jnp.maximum(state.queue_row[0].astype(jnp.int32), 0)
+        row = jnp.maximum(state.queue.row[0].astype(jnp.int32), 0)
         out = super()._resolve_one(state)
         return out.replace(resolved=out.resolved.at[definition, row].set(True))
 
@@ -79,7 +79,7 @@ def device_invariants(rules):
         ongoing = state.winner < 0
         phase_ok = ~ongoing | jnp.any(board.phase == decision)
         paused = jnp.any(board.phase == selection)
-        record_ok = ((state.sel_card >= 0) == paused) & (
+        record_ok = ((state.selection.card >= 0) == paused) & (
             (state.attack_stage < 0) == (state.attacker < 0)
         )
         return jnp.stack([conserved, in_bounds, memory, phase_ok, record_ok])

@@ -64,7 +64,7 @@ def test_delete_up_to_two_within_a_dp_bound(rules, apply, errors):
     s = build_state(rules, [{"hand": ["DESTROY"], "field": [["P3"]]},
                             {"field": [["P3"], ["P5"], None, ["P3"]]}], memory=3)  # fmt: skip
     s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
-    assert A.PHASES[int(s.board.phase)] == "select_target" and int(s.sel_left) == 2
+    assert A.PHASES[int(s.board.phase)] == "select_target" and int(s.selection.left) == 2
     assert int(jax.jit(rules.decider)(s)) == 0
     assert legal(errors, s) == [62, THEIRS + 0, THEIRS + 3], "P5 is above 4000 DP; 62 = up to"
     assert code_name(errors(s)[THEIRS + 1]) == "not_a_valid_selection"

@@ -14,6 +14,7 @@ from tcgjax.core.cards import CardRegistry
 from tcgjax.core.errors import CardDataError
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import cards as C
+from tcgjax.games.digimon import observation as O
 from tcgjax.games.digimon.scenario import build_state
 
 
@@ -203,6 +204,31 @@ def test_return_to_deck_puts_the_whole_stack_at_the_bottom(rules, apply, errors)
     assert stack(rules, s, 1, 0) == [] and not bool(s.suspended[1, 0])
     assert zone_cards(rules, s, "deck", 1)[:2] == ["P3", "P5"], "top card first to the bottom"
     assert zone_cards(rules, s, "trash", 1) == [], "not deleted: nothing in the trash"
+
+
+@pytest.mark.parametrize(
+    ("hand", "deck", "choices"),
+    [
+        (["SWAP", "P3"], ["P7", "P5"], 3),  # SelectHand, exactly 1: 30-32, no 62
+        (["FREE", "P7", "ONPLAY4", "T1", "P3"], [], 2),  # optional: 1, 3 (and 62, not counted)
+        (["CHOICE"], ["P5"], 2),  # SelectEffectChoice, declinable: 1000, 1001
+    ],
+)
+def test_the_tensor_counts_the_choices_from_the_mask_as_from_the_rules(
+    rules, apply, errors, hand, deck, choices
+):
+    """The env's step builds the selection block from the step's mask (``legal=``); it must be
+    the tensor the rules compute on their own, and count the choices without the decline."""
+    s = build_state(rules, [{"hand": hand, "deck": deck, "field": [["P3"]]}, {}], memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert phase(s).startswith("select_")
+    mask = np.asarray(errors(s)) == 0
+    tensor = jax.jit(O.board_state_tensor, static_argnums=(0, 3))
+    own = np.asarray(tensor(rules, s, 0, "player"))
+    from_mask = np.asarray(tensor(rules, s, 0, "player", mask))
+    np.testing.assert_array_equal(from_mask, own)
+    selection = O.LAYOUT.view(own, "selection")
+    assert selection[1] == choices == O.LAYOUT.view(from_mask, "selection")[1]
 
 
 def test_selection_state_is_rejected_when_its_phase_is_not_the_rows(rules, apply, errors):
