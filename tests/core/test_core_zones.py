@@ -6,6 +6,7 @@ keys.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 
@@ -24,11 +25,13 @@ from core_testlib import (
     HAND_P2,
     LIMBO,
     STACK,
+    ZONES,
     assert_boards_equal,
     assert_dense,
     board_with_zones,
     initial_cards,
     make_layout,
+    make_zone_types,
     reference_move,
     stack_boards,
     zone_lists,
@@ -36,6 +39,7 @@ from core_testlib import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tcgjax.core import board as board_lib
 from tcgjax.core import errors, zones
 from tcgjax.core.board import new_board
 from tcgjax.core.zones import BOTTOM, TOP
@@ -377,6 +381,48 @@ def test_draw_n_errors_change_nothing(layout, board0, src, dst, n, code):
 def test_draw_n_fills_a_zone_exactly_to_its_max_size(layout, board0):
     result = zones.draw_n(layout, board0, DECK_P1, HAND_P1, 2)
     _applied(board0, result, [[0], [3, 4], [5, 2, 1], [], [], [6], [7], []], layout)
+
+
+def test_zone_types_are_immutable_once_declared():
+    # A registry hands out its ZoneType objects: a caller must not be able to change the
+    # capacity or visibility of a type that boards were laid out with.
+    deck = make_zone_types()["deck"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        deck.max_size = 1
+
+
+def test_draw_n_into_the_first_zone(layout, board0):
+    # Zone 0 (deck_player1) is a destination like any other.
+    result = zones.draw_n(layout, board0, DECK_P2, DECK_P1, 2)
+    _applied(board0, result, [[0, 1, 2, 4, 3], [], [5], [], [], [6], [7], []], layout)
+
+
+def test_moves_check_the_capacity_of_the_last_zone_itself():
+    # The last zone instance is a hand (at most 3) right after an unlimited one: its own
+    # max_size, not its neighbour's, bounds what may enter it.
+    layout = board_lib.BoardLayout(
+        num_players=2,
+        zone_types=make_zone_types(),
+        zones=(*ZONES[:3], *ZONES[4:], ("hand", 1)),
+        cards=make_layout().cards,
+        num_cards=8,
+        card_attributes=("damage",),
+        player_attributes=("life", "mana"),
+        phases=("draw", "main", "end"),
+    )
+    last = layout.num_zones - 1
+    bolt = layout.cards.index("bolt")
+    # Cards 0-3 in deck_player2 (zone 1), 4-5 in the last zone, 6-7 in deck_player1 (zone 0).
+    board = new_board(layout, [(bolt, 1, 1)] * 4 + [(bolt, 1, last)] * 2 + [(bolt, 0, 0)] * 2)
+    assert int(zones.draw_n(layout, board, 1, last, 1).error) == errors.OK
+    _rejected(board, zones.draw_n(layout, board, 1, last, 2), errors.ZONE_FULL)
+    assert int(zones.move_card(layout, board, 0, last, TOP).error) == errors.OK
+    once = zones.move_card(layout, board, 0, last, TOP).board
+    _rejected(once, zones.move_card(layout, once, 1, last, TOP), errors.ZONE_FULL)
+    _rejected(board, zones.move_all(layout, board, 1, last), errors.ZONE_FULL)
+    assert int(zones.move_all(layout, board, 0, last).error) == errors.ZONE_FULL  # 2 + 2 > 3
+    _rejected(board, zones.swap_zones(layout, board, 1, last), errors.ZONE_FULL)
+    _rejected(board, zones.swap_zones(layout, board, last, 1), errors.ZONE_FULL)
 
 
 def test_swap_zones_exchanges_piles_keeping_their_order(layout, board0):
@@ -798,6 +844,12 @@ def test_move_all_of_an_empty_zone_or_onto_itself_moves_nothing(layout, board0):
         assert int(result.error) == 0
         assert zone_lists(layout, result.board) == zone_lists(layout, board0)
         assert int(result.board.version) == int(board0.version) + 1
+
+
+def test_move_all_may_fill_a_zone_exactly(layout, board0):
+    # The two cards of deck_player2 fill board_player1 (at most 2) to its capacity.
+    result = zones.move_all(layout, board0, DECK_P2, BOARD_P1)
+    _applied(board0, result, [[0, 1, 2], [], [5], [], [3, 4], [6], [7], []], layout)
 
 
 def test_move_all_into_a_zone_without_room_is_rejected(layout, board0):

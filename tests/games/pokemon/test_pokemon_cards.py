@@ -3,6 +3,7 @@ the decks are the reference's two lists, every rule between fields is refused by
 importer from the public card data maps each field (and names each malformed one)."""
 
 import copy
+import dataclasses
 import json
 import pathlib
 
@@ -22,6 +23,7 @@ from tcgjax.games.pokemon.cards import (
     load_cards,
 )
 from tcgjax.games.pokemon.decks import SHIPPED_DECKS, load_deck
+from tcgjax.games.pokemon.rules import PokemonRules
 
 REFERENCE = pathlib.Path(__file__).resolve().parents[4] / "shared" / "reference" / "pokemon"
 REGISTRY = load_cards()
@@ -121,6 +123,15 @@ def test_deck_rules(deck, message):
     with pytest.raises(ConfigError, match=message) as info:
         load_deck(deck, REGISTRY)
     assert str(info.value).startswith("<deck dict>: ")
+
+
+@pytest.mark.parametrize("sizes", [(60,), (60, 59), (59, 60), (60, 60, 60)])
+def test_the_rules_take_exactly_two_decks_of_60(sizes):
+    # The rules check what they are given, whatever built the decks (load_deck checks too).
+    full = load_deck(_deck(), REGISTRY)
+    decks = [dataclasses.replace(full, cards=full.cards[:n]) for n in sizes]
+    with pytest.raises(ConfigError, match="two decks of 60 cards"):
+        PokemonRules(decks, REGISTRY)
 
 
 def _with(card_id, **changes):

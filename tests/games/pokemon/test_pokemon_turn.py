@@ -229,9 +229,17 @@ def test_retreat_with_basic_energy_takes_one_selection_per_unit(rules, apply):
 
 def test_free_retreat_swaps_at_once(rules, apply):
     s = state_of(rules, {"slots": [["t-floater"], ["sv3-67"]]}, {"slots": [["sv3-152"]]})
+    # Effects of attacks on the retreating Active (protected, can't attack next turn) end on the
+    # Bench (R13): the records go back to 0 (none), not to some past turn.
+    turn = int(s.board.turn_number)
+    s = s.replace(
+        protected_turn=s.protected_turn.at[0, 0].set(turn + 1),
+        cannot_attack_turn=s.cannot_attack_turn.at[0, 0].set(turn + 1),
+    )
     s, _ = step(apply, s, act(rules, "retreat", 0))
     assert R.PHASES[int(s.board.phase)] == "main"
     assert pile(rules, s, 0, 0) == ["sv3-67"] and pile(rules, s, 0, 1) == ["t-floater"]
+    assert int(s.protected_turn[0, 1]) == 0 and int(s.cannot_attack_turn[0, 1]) == 0
 
 
 @pytest.mark.parametrize(
