@@ -128,7 +128,11 @@ TARGETS = (
     ),
     Target(
         "tcgjax/games/pokemon/effects.py",
-        ("tests/games/pokemon/test_pokemon_effects.py", "tests/games/pokemon"),
+        (
+            "tests/games/pokemon/test_pokemon_effects.py",
+            "tests/games/pokemon/test_pokemon_effect_rows.py",
+            "tests/games/pokemon",
+        ),
     ),
 )
 
