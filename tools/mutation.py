@@ -23,8 +23,10 @@ mutants without a result run. Every mutant's outcome is also written to the trac
 from it, so results outlive the machine that ran them.
 
 When a module's source changes, its session starts over; when anything else changes (its tests,
-other modules), the survivors (and only they) run again: a new test can only kill more mutants
-(use ``--fresh`` after a change elsewhere that could revive one).
+other modules), the survivors not explained as equivalent (and only they) run again, before any
+new mutant: a new test can only kill more mutants (use ``--fresh`` after a change elsewhere that
+could revive one). cosmic-ray runs the other pending mutants in random order, so a run cut short
+by its budget is a uniform sample: the report gives its kill rate with a 95% interval.
 The persistent JAX compilation cache of the checkout is shared (``.jax_cache``), so a mutant that
 leaves the traced programs alone compiles nothing.
 
@@ -129,8 +131,8 @@ TARGETS = (
     Target(
         "tcgjax/games/pokemon/effects.py",
         (
-            "tests/games/pokemon/test_pokemon_effects.py",
             "tests/games/pokemon/test_pokemon_effect_rows.py",
+            "tests/games/pokemon/test_pokemon_effects.py",
             "tests/games/pokemon",
         ),
     ),
@@ -279,19 +281,80 @@ def _skip_operators(session: str, module: str) -> int:
     return len(skipped)
 
 
-def _forget_survivors(session: str) -> int:
-    """Drop the results of mutants that were not killed, so that they run again."""
+def _forget_survivors(session: str, module: str) -> list[str]:
+    """Drop the results of mutants that were not killed, so that they run again, except the
+    explained equivalents (no test can kill them); returns the job ids (:func:`execute` runs them
+    first)."""
     import sqlite3
 
     con = sqlite3.connect(session)
+    # cosmic-ray stores the enum *names* (SKIPPED, KILLED, SURVIVED, INCOMPETENT).
+    where = (
+        "UPPER(w.worker_outcome) != 'SKIPPED' AND "
+        "(w.test_outcome IS NULL OR UPPER(w.test_outcome) != 'KILLED')"
+    )
+    rows = con.execute(
+        "SELECT w.job_id, m.operator_name, w.diff FROM work_results w JOIN mutation_specs m "
+        f"ON m.job_id = w.job_id WHERE {where}"
+    ).fetchall()
+    job_ids = [
+        job_id
+        for job_id, operator, diff in rows
+        if not _is_equivalent(module, operator, diff or "")
+    ]
     with con:
-        # cosmic-ray stores the enum *names* (SKIPPED, KILLED, SURVIVED, INCOMPETENT).
-        cur = con.execute(
-            "DELETE FROM work_results WHERE UPPER(worker_outcome) != 'SKIPPED' AND "
-            "(test_outcome IS NULL OR UPPER(test_outcome) != 'KILLED')"
-        )
+        con.executemany("DELETE FROM work_results WHERE job_id = ?", [(j,) for j in job_ids])
     con.close()
-    return cur.rowcount
+    return job_ids
+
+
+def _is_equivalent(module: str, operator: str, diff: str) -> bool:
+    """Whether a survivor's diff is explained in :data:`EQUIVALENT`."""
+    original, mutated = _changed_lines(diff)
+    return any(
+        e["module"] == module
+        and e["operator"] == operator
+        and e["original"].strip() == original
+        and e["mutated"].strip() == mutated
+        for e in _equivalents()
+    )
+
+
+def _run_one(target: Target, tree: str, session: str, job_id: str, timeout_s: float) -> None:
+    """Run one pending mutant (``cosmic-ray mutate-and-test``) and record its result."""
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    with _open_db(session) as db:
+        (item,) = [i for i in db.work_items if i.job_id == job_id]
+    (mutation,) = item.mutations
+    tests = " ".join(target.tests)
+    command = f"{_python()} -m pytest -x -q -p no:cacheprovider {tests}"
+    try:
+        done = _cosmic_ray(
+            "mutate-and-test",
+            str(mutation.module_path),
+            mutation.operator_name,
+            str(mutation.occurrence),
+            command,
+            cwd=tree,
+            timeout=timeout_s,
+        )
+        data = json.loads(done.stdout)
+        result = WorkResult(
+            worker_outcome=WorkerOutcome(data["worker_outcome"]),
+            output=data.get("output"),
+            test_outcome=None
+            if data["test_outcome"] is None
+            else TestOutcome(data["test_outcome"]),
+            diff=data.get("diff"),
+        )
+    except subprocess.TimeoutExpired:
+        result = WorkResult(WorkerOutcome.NORMAL, "timeout", TestOutcome.KILLED)
+    finally:
+        # A timed-out run can leave the mutated file behind.
+        shutil.copy2(os.path.join(REPO, target.module), os.path.join(tree, target.module))
+    with _open_db(session) as db:
+        db.set_result(job_id, result)
 
 
 def _log(slug: str, message: str) -> None:
@@ -333,8 +396,9 @@ def prepare(target: Target, files: list[str], fresh: bool) -> str:
         return session
     _copy_tree(files, tree)
     if state.get("module") == module_fp:
-        rerun = _forget_survivors(session)
-        _log(target.slug, f"tests changed: {rerun} survivors run again")
+        rerun = _forget_survivors(session, target.module)
+        state["rerun"] = sorted(set(state.get("rerun", [])) | set(rerun))
+        _log(target.slug, f"tests changed: {len(rerun)} survivors run again, first")
     else:
         _write_config(target, config, timeout_s=3600)
         # Targets with the same tests share one baseline run per invocation.
@@ -373,6 +437,26 @@ def execute(target: Target, budget_s: float | None) -> None:
     base = os.path.join(WORK, target.slug)
     tree = os.path.join(base, "tree")
     config, session = os.path.join(base, "cosmic-ray.toml"), os.path.join(base, "session.sqlite")
+    # The survivors re-opened by a change of the tests run first (the new tests may kill them).
+    state_path = os.path.join(base, "state.json")
+    with open(state_path) as fh:
+        state = json.load(fh)
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    rerun = state.get("rerun", [])
+    with _open_db(session) as db:
+        pending_ids = {item.job_id for item in db.pending_work_items}
+    for job_id in [j for j in rerun if j in pending_ids]:
+        if deadline is not None and time.monotonic() > deadline:
+            _log(target.slug, "budget spent, stopped (run again to resume)")
+            return
+        _run_one(target, tree, session, job_id, timeout_s=3 * state["baseline_s"] + 60)
+    if rerun:
+        state.pop("rerun")
+        with open(state_path, "w") as fh:
+            json.dump(state, fh)
+        _log(target.slug, f"{len(rerun)} re-opened survivors run")
+    if deadline is not None:
+        budget_s = max(0.0, deadline - time.monotonic())
     with _open_db(session) as db:
         pending = db.num_work_items - db.num_results
     if not pending:
@@ -584,7 +668,6 @@ def summarize(target: Target) -> dict | None:
         counts["survivors"] = []
         counts["carried"] = archive["note"]
         return counts
-    equivalents = [e for e in _equivalents() if e["module"] == target.module]
     counts = dict(total=0, skipped=0, killed=0, timeouts=0, survived=0, equivalent=0, pending=0)
     survivors = []
     for mutant in archive["mutants"]:
@@ -596,15 +679,7 @@ def summarize(target: Target) -> dict | None:
         if outcome == "pending":
             counts["pending"] += 1
         elif outcome == "survived":
-            original, mutated = _changed_lines(mutant["diff"])
-            match = [
-                e
-                for e in equivalents
-                if e["operator"] == mutant["operator"]
-                and e["original"].strip() == original
-                and e["mutated"].strip() == mutated
-            ]
-            if match:
+            if _is_equivalent(target.module, mutant["operator"], mutant["diff"]):
                 counts["equivalent"] += 1
             else:
                 counts["survived"] += 1

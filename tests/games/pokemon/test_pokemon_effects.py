@@ -435,11 +435,16 @@ def test_boltund_attaches_up_to_two_lightning_from_the_deck_to_the_bench(rules, 
 def test_melmetal_metal_bolize_and_full_metal_knuckle(rules, apply, errors):
     s = state_of(rules, {"slots": [["sv3-152", "svp-104", "sve-8"]]},
                  {"slots": [["sv4-68"], ["sv3-144"]]})  # fmt: skip
+    deck = names(rules, s, "deck", 0)
     s = run(apply, s, [act(rules, "attack", 0)])
     assert phase(s) == "select"
     s = run(apply, s, [card(rules, "select_card", "sve-8"), rules.actions.encode("done")])
     assert pile(rules, s, 0, 0) == ["sv3-152", "svp-104", "sve-8", "sve-8"]
     assert int(s.damage[1, 0]) == 0
+    # "then shuffle your deck": the same cards, the one taken out, in another order.
+    deck.remove("sve-8")
+    after = names(rules, s, "deck", 0)
+    assert sorted(after) == sorted(deck) and after != deck
     # 90 + 30 per Metal unit (3 basic Metal; the DTE gives Colorless) - 20 for the DTE.
     knuckle = ["sv3-152", "svp-104", "sve-8", "sve-8", "sve-8", "swsh9-151"]
     s = attack(rules, apply, knuckle, ["sv4-68"], 1)
