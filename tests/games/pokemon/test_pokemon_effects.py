@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -45,6 +47,28 @@ def slot(rules, k):
 
 
 DONE = "done"
+
+
+def assert_shuffled_without(rules, before, after_state, taken, looked=0):
+    """The deck after a "then shuffle" effect holds the cards of ``before`` less ``taken``, and not
+    in any order it could have without the shuffle: for a search of the whole deck, ``before`` less
+    any instances of the taken cards; after looking at the top ``looked`` cards, the cards below
+    them in their old order. A fixed key makes the check deterministic."""
+    after = names(rules, after_state, "deck", 0)
+    left = list(before)
+    for card_id in taken:
+        left.remove(card_id)
+    assert sorted(after) == sorted(left)
+    if looked:
+        below = len(before) - looked
+        assert after[:below] != before[:below]
+        return
+    unshuffled = {
+        tuple(c for i, c in enumerate(before) if i not in drop)
+        for drop in itertools.combinations(range(len(before)), len(taken))
+        if sorted(before[i] for i in drop) == sorted(taken)
+    }
+    assert tuple(after) not in unshuffled
 
 
 # -------------------------------------------------------------------------------------------------
@@ -108,6 +132,7 @@ def test_rika_takes_two_of_four_and_orders_the_rest_to_the_bottom(rules, apply, 
 
 def test_jacq_searches_up_to_two_evolutions_and_shuffles(rules, apply, errors):
     s = state_of(rules, {"hand": ["sv1-175"], "slots": [["sv3-67"]]}, {"slots": [["sv3-152"]]})
+    deck = names(rules, s, "deck", 0)
     s = run(apply, s, [card(rules, "play", "sv1-175")])
     err = errors(s)
     assert err[card(rules, "select_card", "sv3-69")] == "ok"
@@ -115,6 +140,7 @@ def test_jacq_searches_up_to_two_evolutions_and_shuffles(rules, apply, errors):
     assert err[rules.actions.encode("done")] == "ok"  # up to
     s = run(apply, s, [card(rules, "select_card", "sv3-69"), rules.actions.encode("done")])
     assert names(rules, s, "hand", 0) == ["sv3-69"] and phase(s) == "main"
+    assert_shuffled_without(rules, deck, s, ["sv3-69"])
 
 
 def test_roark_draws_two_then_takes_a_basic_energy_from_the_discard(rules, apply, errors):
@@ -141,6 +167,7 @@ def test_great_ball_takes_up_to_one_pokemon_of_seven(rules, apply, errors):
     top = ["sve-4"] * 5 + ["sv3-68", "sve-4"]
     s = state_of(rules, {"hand": ["sv2-183"], "slots": [["sv3-67"]], "deck": top},
                  {"slots": [["sv3-152"]]})  # fmt: skip
+    deck = names(rules, s, "deck", 0)
     s = run(apply, s, [card(rules, "play", "sv2-183")])
     assert len(names(rules, s, "looking", 0)) == 7
     err = errors(s)
@@ -149,12 +176,15 @@ def test_great_ball_takes_up_to_one_pokemon_of_seven(rules, apply, errors):
     s = run(apply, s, [card(rules, "select_card", "sv3-68")])
     assert names(rules, s, "hand", 0) == ["sv3-68"] and phase(s) == "main"
     assert names(rules, s, "looking", 0) == [] and "sv2-183" in names(rules, s, "discard", 0)
+    assert_shuffled_without(rules, deck, s, ["sv3-68"], looked=7)
 
 
 def test_nest_ball_benches_a_basic_and_needs_room(rules, apply, errors):
     s = state_of(rules, {"hand": ["sv1-181"], "slots": [["sv3-67"]]}, {"slots": [["sv3-152"]]})
+    deck = names(rules, s, "deck", 0)
     s = run(apply, s, [card(rules, "play", "sv1-181"), card(rules, "select_card", "t-fighter")])
     assert pile(rules, s, 0, 1) == ["t-fighter"] and int(s.since_turn[0, 1]) == 3
+    assert_shuffled_without(rules, deck, s, ["t-fighter"])
     bench = [["sv3-152"]] * 3 + [["sv2-151"]] * 2
     full = state_of(rules, {"hand": ["sv1-181"], "slots": [["sv3-67"], *bench]},
                     {"slots": [["sv3-152"]]})  # fmt: skip
@@ -168,6 +198,7 @@ def test_electric_generator_attaches_lightning_to_benched_lightning(rules, apply
         {"hand": ["sv1-170"], "slots": [["sv3-67"], ["sv3-152"], ["t-volt-v"]], "deck": top},
         {"slots": [["sv3-152"]]},
     )
+    deck = names(rules, s, "deck", 0)
     s = run(apply, s, [card(rules, "play", "sv1-170")])
     err = errors(s)
     assert err[card(rules, "select_card", "sve-8")] == "not_a_choice"  # Metal
@@ -179,6 +210,7 @@ def test_electric_generator_attaches_lightning_to_benched_lightning(rules, apply
     s = run(apply, s, [slot(rules, 2), card(rules, "select_card", "sve-4"), slot(rules, 2)])
     assert pile(rules, s, 0, 2) == ["t-volt-v", "sve-4", "sve-4"] and phase(s) == "main"
     assert names(rules, s, "looking", 0) == []
+    assert_shuffled_without(rules, deck, s, ["sve-4", "sve-4"], looked=5)
     no_target = state_of(rules, {"hand": ["sv1-170"], "slots": [["sv3-67"], ["sv3-152"]]},
                          {"slots": [["sv3-152"]]})  # fmt: skip
     assert errors(no_target)[card(rules, "play", "sv1-170")] == "no_effect"
@@ -422,6 +454,7 @@ def test_boltund_attaches_up_to_two_lightning_from_the_deck_to_the_bench(rules, 
         {"slots": [["sv5-58", "sv5-59", "sve-8"], ["sv3-67"], ["sv3-152"]]},
         {"slots": [["sv4-68"], ["sv3-144"]]},
     )
+    deck = names(rules, s, "deck", 0)
     s = run(apply, s, [act(rules, "attack", 0)])
     assert int(s.damage[1, 0]) == 50 and phase(s) == "select"
     assert errors(s)[card(rules, "select_card", "sve-8")] == "not_a_choice"
@@ -430,6 +463,7 @@ def test_boltund_attaches_up_to_two_lightning_from_the_deck_to_the_bench(rules, 
     assert pile(rules, s, 0, 1) == ["sv3-67", "sve-4"]
     assert pile(rules, s, 0, 2) == ["sv3-152", "sve-4"]
     assert phase(s) == "main" and int(s.board.active_player) == 1
+    assert_shuffled_without(rules, deck, s, ["sve-4", "sve-4"])
 
 
 def test_melmetal_metal_bolize_and_full_metal_knuckle(rules, apply, errors):
@@ -441,10 +475,7 @@ def test_melmetal_metal_bolize_and_full_metal_knuckle(rules, apply, errors):
     s = run(apply, s, [card(rules, "select_card", "sve-8"), rules.actions.encode("done")])
     assert pile(rules, s, 0, 0) == ["sv3-152", "svp-104", "sve-8", "sve-8"]
     assert int(s.damage[1, 0]) == 0
-    # "then shuffle your deck": the same cards, the one taken out, in another order.
-    deck.remove("sve-8")
-    after = names(rules, s, "deck", 0)
-    assert sorted(after) == sorted(deck) and after != deck
+    assert_shuffled_without(rules, deck, s, ["sve-8"])  # "then shuffle your deck"
     # 90 + 30 per Metal unit (3 basic Metal; the DTE gives Colorless) - 20 for the DTE.
     knuckle = ["sv3-152", "svp-104", "sve-8", "sve-8", "sve-8", "swsh9-151"]
     s = attack(rules, apply, knuckle, ["sv4-68"], 1)
