@@ -7,6 +7,9 @@ import pytest
 
 import tcgjax
 from tcgjax.core import errors
+from tcgjax.core.actions import ActionLayout
+from tcgjax.core.env import Env, StepResult
+from tcgjax.core.observation import ObservationLayout
 from tcgjax.games.duel.rules import ACTIONS, END_REASONS
 from tcgjax.games.duel.scenario import build_state
 from tcgjax.testing import assert_states_equal
@@ -195,3 +198,60 @@ def test_max_steps_must_fit_int32(max_steps):
     with pytest.raises(tcgjax.ConfigError, match="max_steps"):
         tcgjax.make("duel", max_steps=max_steps)
     assert tcgjax.make("duel", max_steps=2**31 - 1).max_steps == 2**31 - 1
+
+
+class _RoundTable(Env):
+    """A three-seat toy game for the core's n-player conventions: each ``pass`` hands the turn to
+    the next seat; ``claim`` is legal for seat 0 only; nothing else ever ends it."""
+
+    id = "round-table"
+    version = "1"
+    num_players = 3
+    action_layout = ActionLayout([("pass", 1), ("claim", 1)])
+    observation_layout = ObservationLayout([("turn", (3,), "one-hot: the seat to act")])
+    default_max_steps = 50
+
+    def _init_game(self, key):
+        del key
+        return {"turn": jnp.int32(0), "loser": jnp.int32(-1)}
+
+    def _apply_action(self, game, action, key):
+        del action, key
+        return StepResult({**game, "turn": (game["turn"] + 1) % 3}, jnp.zeros(3, jnp.float32))
+
+    def _legal_action_mask(self, game):
+        return jnp.stack([jnp.bool_(True), game["turn"] == 0])
+
+    def _observe(self, game, player):
+        del player
+        return jax.nn.one_hot(game["turn"], 3)
+
+    def _current_player(self, game):
+        return game["turn"]
+
+    def _is_terminal(self, game):
+        return game["loser"] >= 0
+
+    def _forfeit(self, game, loser):
+        return {**game, "loser": loser}
+
+
+def test_a_forfeit_among_three_players_shares_the_win():
+    """``illegal_action="lose"`` with three seats: the forfeiting seat gets -1 and the two others
+    share +1 (1/2 each), so the rewards still sum to zero; the game records who forfeited."""
+    env = _RoundTable(illegal_action="lose")
+    step = jax.jit(env.step)
+    s = step(env.init(KEY), jnp.int32(0), KEY)  # seat 0 passes: seat 1 to act
+    assert int(s.current_player) == 1 and not bool(s.terminated)
+    s = step(s, jnp.int32(1), KEY)  # seat 1 claims: illegal, it forfeits
+    assert bool(s.terminated) and int(s.game["loser"]) == 1
+    np.testing.assert_array_equal(s.rewards, [0.5, -1.0, 0.5])
+    assert int(s.error) == errors.ACTION_NOT_LEGAL
+
+
+def test_options_are_keyword_only():
+    """``Env.__init__`` takes its options by name only: ``SomeEnv("lose")`` must not silently mean
+    ``illegal_action="lose"`` (a game without an ``__init__`` of its own inherits the core's)."""
+    with pytest.raises(TypeError):
+        _RoundTable("lose")
+    assert _RoundTable(illegal_action="lose").illegal_action == "lose"
