@@ -154,6 +154,31 @@ def test_layout_validation(zones, match):
         _layout_with(zones)
 
 
+@pytest.mark.parametrize(
+    ("num_players", "num_zones", "num_cards", "fits"),
+    [
+        (127, 1, 8, True),  # zone owners and players are int8
+        (128, 1, 8, False),
+        (2, 127, 8, True),  # zone ids are int8
+        (2, 128, 8, False),
+        (2, 1, 32767, True),  # positions are int16
+        (2, 1, 32768, False),
+    ],
+)
+def test_layout_size_limits(num_players, num_zones, num_cards, fits):
+    """Each dimension is refused on its own past its dtype's range, and accepted at the limit."""
+    reg = tcgjax.ZoneTypeRegistry()
+    for z in range(num_zones):
+        reg.register(tcgjax.ZoneType(f"z{z}", ordered=True, visibility="public"))
+    zones = tuple((f"z{z}", None) for z in range(num_zones))
+    build = functools.partial(BoardLayout, num_players, reg, zones, make_layout().cards, num_cards)
+    if fits:
+        assert build().num_cards == num_cards
+    else:
+        with pytest.raises(errors.ConfigError, match="board too large"):
+            build()
+
+
 def test_layout_accepts_zone_order_as_given():
     layout = _layout_with((("stack", None), ("hand", 1), ("deck", 0)))
     assert [layout.zone_id(z) for z in range(3)] == ["stack", "hand_player2", "deck_player1"]
