@@ -80,10 +80,17 @@ def test_targets_and_equivalents_name_real_code():
         assert mutation._RUN.match(entry["operator"]), entry["operator"]
 
 
-def test_forget_survivors_keeps_killed_and_skipped_mutants(tmp_path):
-    """A changed test suite reruns only the survivors (cosmic-ray stores enum names)."""
+def test_forget_survivors_keeps_killed_skipped_and_explained_mutants(tmp_path, monkeypatch):
+    """A changed test suite reruns only the survivors (cosmic-ray stores enum names), except those
+    explained as equivalent: no test can kill them."""
     import sqlite3
 
+    equivalent = tmp_path / "equivalent.yaml"
+    equivalent.write_text(
+        "- {module: pkg/m.py, operator: core/NumberReplacer, original: 'x = 1', "
+        "mutated: 'x = 2', why: same}\n"
+    )
+    monkeypatch.setattr(mutation, "EQUIVALENT", str(equivalent))
     session = str(tmp_path / "session.sqlite")
     con = sqlite3.connect(session)
     with con:
@@ -91,18 +98,28 @@ def test_forget_survivors_keeps_killed_and_skipped_mutants(tmp_path):
             "CREATE TABLE work_results (worker_outcome VARCHAR(9), output TEXT, "
             "test_outcome VARCHAR(11), diff TEXT, job_id VARCHAR NOT NULL, PRIMARY KEY (job_id))"
         )
-        rows = [("NORMAL", "KILLED", "a"), ("NORMAL", "SURVIVED", "b"), ("SKIPPED", None, "c"),
-                ("NORMAL", "INCOMPETENT", "d"), ("ABNORMAL", None, "e")]  # fmt: skip
+        con.execute("CREATE TABLE mutation_specs (job_id VARCHAR, operator_name VARCHAR)")
+        explained = "--- a\n+++ b\n-x = 1\n+x = 2\n"
+        other = "--- a\n+++ b\n-x = 1\n+x = 0\n"
+        rows = [("NORMAL", "KILLED", "a", other), ("NORMAL", "SURVIVED", "b", other),
+                ("SKIPPED", None, "c", None), ("NORMAL", "INCOMPETENT", "d", other),
+                ("ABNORMAL", None, "e", other), ("NORMAL", "SURVIVED", "f", explained)]  # fmt: skip
         con.executemany(
-            "INSERT INTO work_results (worker_outcome, test_outcome, job_id) VALUES (?, ?, ?)",
+            "INSERT INTO work_results (worker_outcome, test_outcome, job_id, diff) "
+            "VALUES (?, ?, ?, ?)",
             rows,
         )
+        con.executemany(
+            "INSERT INTO mutation_specs VALUES (?, 'core/NumberReplacer')", [(r[2],) for r in rows]
+        )
     con.close()
-    assert mutation._forget_survivors(session) == 3
+    assert sorted(mutation._forget_survivors(session, "pkg/m.py")) == ["b", "d", "e"]
+    # The same survivor in another module is not explained by pkg/m.py's entry.
     con = sqlite3.connect(session)
     left = sorted(r[0] for r in con.execute("SELECT job_id FROM work_results"))
     con.close()
-    assert left == ["a", "c"]
+    assert left == ["a", "c", "f"]
+    assert mutation._forget_survivors(session, "pkg/other.py") == ["f"]
 
 
 def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
