@@ -1,5 +1,7 @@
 """``RowsField``: lists of structured rows (requirements, effect rows, attacks) in the card registry."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,7 @@ from tcgjax.core.cards import (
     CardSchema,
     CountsField,
     EnumField,
+    FlagsField,
     IntField,
     RowsField,
     TextField,
@@ -75,6 +78,33 @@ def test_row_errors_name_file_card_field_row_and_key(rows, needle):
     message = str(info.value)
     assert message.startswith("mem.yaml, card 'x', field 'attacks': "), message
     assert needle in message, message
+
+
+def test_row_columns_are_read_only():
+    reg = registry([{"id": "a", "name": "A", "attacks": [{"kind": "hit", "amount": 10}]}])
+    for name in ATTACKS.column_names:
+        with pytest.raises(ValueError, match="read-only"):
+            reg.numpy[name][1] = 0
+    assert int(reg["attacks.amount"][1, 0]) == 10
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        IntField("n", 0, 9),
+        EnumField("kind", ("a", "b")),
+        FlagsField("tags", ("x", "y")),
+        CountsField("colors", ("r", "g")),
+        TextField("name"),
+        ATTACKS,
+        SCHEMA,
+    ],
+    ids=lambda f: type(f).__name__,
+)
+def test_schema_fields_are_immutable(field):
+    """A schema is shared by every registry built from it: none of its fields may change."""
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        field.name = "other"
 
 
 def test_schema_errors():

@@ -69,3 +69,15 @@ def test_selection_open_and_none():
     assert jax.tree.map(lambda x: x.dtype, sel) == jax.tree.map(lambda x: x.dtype, none)
     batched = jax.vmap(lambda c: Selection.open(c, 0, 1, 1, 2))(jnp.asarray([-1, 5]))
     assert np.asarray(batched.pending()).tolist() == [False, True]
+
+
+def test_an_empty_entry_is_minus_one_in_every_field():
+    """One padding for unused entries (-1 in card, row and slot), whatever led to them: states are
+    compared, hashed into replay digests and written to JSON field by field."""
+    q = EffectQueue.empty(3)
+    for field in (q.card, q.row, q.slot):
+        np.testing.assert_array_equal(field, [-1, -1, -1])
+    q = q.append([5, 6], [1, 2], [0, 1], [True, True]).pop()
+    np.testing.assert_array_equal(q.card, [6, -1, -1])
+    np.testing.assert_array_equal(q.row, [2, -1, -1])
+    np.testing.assert_array_equal(q.slot, [1, -1, -1])
