@@ -81,3 +81,13 @@ def test_an_empty_entry_is_minus_one_in_every_field():
     np.testing.assert_array_equal(q.card, [6, -1, -1])
     np.testing.assert_array_equal(q.row, [2, -1, -1])
     np.testing.assert_array_equal(q.slot, [1, -1, -1])
+
+
+def test_no_selection_and_a_new_one_use_one_padding():
+    """Nothing pending is -1 in card, row, slot, picked and resume (0 left, stage 0); a new selection has
+    picked nothing yet (-1): the padding is one value, as for the queue's empty entries."""
+    none = Selection.none()
+    assert [int(none.card), int(none.row), int(none.slot), int(none.picked)] == [-1, -1, -1, -1]
+    assert [int(none.left), int(none.stage), int(none.resume)] == [0, 0, -1]
+    sel = Selection.open(12, 3, 0, 2, resume=4)
+    assert int(sel.picked) == -1

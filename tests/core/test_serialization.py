@@ -4,9 +4,13 @@ import json
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
+from flax import struct
 
 import tcgjax
+from tcgjax.core.errors import SerializationError
+from tcgjax.core.serialization import tree_from_json
 from tcgjax.games.duel.rules import ACTIONS
 from tcgjax.games.duel.scenario import build_state
 from tcgjax.testing import assert_states_equal
@@ -145,3 +149,34 @@ def test_to_json_refuses_a_batch(duel_env):
     batch = jax.tree.map(lambda leaf: jnp.stack([leaf, leaf]), state)
     with pytest.raises(tcgjax.SerializationError, match="batch"):
         tcgjax.to_json(duel_env, batch)
+
+
+def test_integers_load_at_their_dtypes_limits_and_not_beyond():
+    int8 = jax.ShapeDtypeStruct((2,), jnp.int8)
+    np.testing.assert_array_equal(tree_from_json([-128, 127], int8, "$.x"), [-128, 127])
+    for bad in ([-129, 0], [0, 128]):
+        with pytest.raises(SerializationError, match=r"^\$\.x: value outside the int8 range"):
+            tree_from_json(bad, int8, "$.x")
+
+
+@pytest.mark.parametrize("bad", [["1.5", "2"], [True, False]], ids=["strings", "booleans"])
+def test_floats_refuse_what_is_not_a_number(bad):
+    float32 = jax.ShapeDtypeStruct((2,), jnp.float32)
+    with pytest.raises(SerializationError, match=r"^\$\.r: expected numbers"):
+        tree_from_json(bad, float32, "$.r")
+    np.testing.assert_array_equal(tree_from_json([1, 2.5], float32, "$.r"), [1.0, 2.5])
+
+
+def test_the_first_missing_field_in_declared_order_is_named():
+    @struct.dataclass
+    class Record:
+        a: jax.Array
+        b: jax.Array
+        c: jax.Array
+
+    scalar = jax.ShapeDtypeStruct((), jnp.int32)
+    template = Record(scalar, scalar, scalar)
+    with pytest.raises(SerializationError, match=r"^\$\.a: missing field"):
+        tree_from_json({"c": 0}, template, "$")
+    with pytest.raises(SerializationError, match=r"^\$\.d: unknown field"):
+        tree_from_json({"a": 0, "b": 0, "c": 0, "e": 0, "d": 0}, template, "$")
