@@ -91,3 +91,10 @@ def test_no_selection_and_a_new_one_use_one_padding():
     assert [int(none.left), int(none.stage), int(none.resume)] == [0, 0, -1]
     sel = Selection.open(12, 3, 0, 2, resume=4)
     assert int(sel.picked) == -1
+
+
+def test_card_instance_zero_is_an_entry():
+    """Card instance 0 is a card like any other: only -1 marks an empty entry."""
+    q = EffectQueue.empty(3).append([0], [2], [1], [True])
+    assert int(q.count()) == 1 and not bool(q.is_empty())
+    assert entries(q) == [(0, 2, 1)] and tuple(int(x) for x in q.head()) == (0, 2, 1)
