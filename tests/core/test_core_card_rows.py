@@ -120,6 +120,9 @@ def test_schema_errors():
         RowsField("r", 2, (RowsField("inner", 1, (IntField("a", 0, 1),)),))
     with pytest.raises(tcgjax.ConfigError, match="max_rows"):
         RowsField("r", 0, (IntField("a", 0, 1),))
+    with pytest.raises(tcgjax.ConfigError, match="max_rows"):
+        RowsField("r", 128, (IntField("a", 0, 1),))  # num_rows is an int8
+    assert RowsField("r", 127, (IntField("a", 0, 1),)).max_rows == 127
 
 
 TYPES = ("fire", "water", "colorless")

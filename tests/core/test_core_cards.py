@@ -245,6 +245,7 @@ def test_entry_not_a_mapping(tmp_path, bad_entry):
         ("just a string\n", None, "top level must be a mapping"),
         ("", None, "top level must be a mapping"),  # empty file -> None
         ("cards: []\nextra: 1\n", "extra", "unknown top-level key"),
+        ("zeta: 1\ncards: []\nalpha: 2\n", "alpha", "unknown top-level key"),  # sorted: first
         ("{}\n", "cards", "missing top-level 'cards'"),
         ("cards: {a: 1}\n", "cards", "expected a list"),
         ("cards: []\n", "cards", "no card definitions"),

@@ -133,7 +133,7 @@ def test_truncation_at_the_games_own_limit():
     assert int(s.step_count) < env.max_steps and bool(s.legal_action_mask.all())
     env.validate(s)
     assert_states_equal(step(s, END_TURN, KEY), s, "truncated is absorbing")
-    with pytest.raises(errors.InvalidStateError, match="env.truncated"):
+    with pytest.raises(errors.InvalidStateError, match="env.truncated.*the game's own limit"):
         env.validate(s.replace(truncated=jnp.bool_(False)))
 
 
@@ -255,3 +255,14 @@ def test_options_are_keyword_only():
     with pytest.raises(TypeError):
         _RoundTable("lose")
     assert _RoundTable(illegal_action="lose").illegal_action == "lose"
+
+
+def test_validate_names_max_steps_when_truncation_is_missing_there():
+    """At exactly ``max_steps`` an unfinished game must be truncated; the error says why."""
+    env = tcgjax.make("duel", max_steps=2)
+    step = jax.jit(env.step)
+    s = step(step(env.init(KEY), END_TURN, KEY), END_TURN, KEY)
+    assert int(s.step_count) == 2 and bool(s.truncated)
+    env.validate(s)
+    with pytest.raises(errors.InvalidStateError, match=r"env.truncated.*step 2 .*past max_steps"):
+        env.validate(s.replace(truncated=jnp.bool_(False)))
