@@ -262,6 +262,8 @@ def test_change_owner(layout, board0, jitted):
     assert zone_lists(layout, result.board) == zone_lists(layout, board0)
     np.testing.assert_array_equal(result.board.position, board0.position)
     assert result.board.owner.dtype == jnp.int8
+    back = jitted.change_owner(board0, 3, 0)  # to the first player: id 0 is a player
+    assert int(back.error) == 0 and int(back.board.owner[3]) == 0
 
 
 @pytest.mark.parametrize(
