@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 import jax
 import jax.numpy as jnp
@@ -67,11 +68,24 @@ def test_parse_player_id_errors(text):
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["card_000", "card_009", "card_1", "card_0001", "card_abc", "card_-1", "card001", "", 3, None],
+    ("text", "why"),
+    [
+        ("card_000", "no such card"),
+        ("card_009", "no such card"),
+        ("card_1", "no such card"),
+        ("card_0001", "no such card"),
+        ("card_abc", "not a card id"),
+        ("card_x01", "not a card id"),
+        ("card_-1", "not a card id"),
+        ("card001", "not a card id"),
+        ("", "not a card id"),
+        (3, "not a card id"),
+        (None, "not a card id"),
+    ],
 )
-def test_parse_card_id_errors(text):
-    with pytest.raises(ValueError):
+def test_parse_card_id_errors(text, why):
+    """Every malformed id is refused with a message naming it (never a bare int() error)."""
+    with pytest.raises(ValueError, match=f"^{why}: {re.escape(repr(text))}$"):
         parse_card_id(text, 8)
 
 
