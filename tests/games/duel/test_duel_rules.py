@@ -203,3 +203,13 @@ def test_observation_is_from_the_viewers_side(env):
     np.testing.assert_allclose(view(env.observe(s, 1), "life"), [3 / 12, 7 / 12])
     assert float(view(env.observe(s, 0), "my_turn")[0]) == 1.0
     assert float(view(env.observe(s, 1), "my_turn")[0]) == 0.0
+
+
+def test_card_schema_allows_free_cards_and_caps_cost_and_power():
+    """A card file may hold a free card (cost 0); cost above 10 or power above 20 is refused."""
+    free = {"id": "imp", "name": "Imp", "kind": "creature", "cost": 0, "power": 1}
+    registry = tcgjax.CardRegistry(rules.SCHEMA, [free], source="mem.yaml")
+    assert int(registry["cost"][registry.index("imp")]) == 0
+    for field, value in (("cost", 11), ("power", 21), ("cost", -1)):
+        with pytest.raises(tcgjax.CardDataError, match=f"field '{field}'"):
+            tcgjax.CardRegistry(rules.SCHEMA, [{**free, field: value}], source="mem.yaml")
