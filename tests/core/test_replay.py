@@ -307,3 +307,16 @@ def test_final_fields_are_checked(recorded):
         data["final"].update(edit)
         with pytest.raises(tcgjax.ReplayError, match=message):
             replay.run(data)
+
+
+def test_tape_keys_raw_or_typed_and_in_the_uint32_range():
+    from tcgjax.core import replay as core_replay
+
+    raw = jax.random.PRNGKey(3)
+    expected = [int(v) for v in raw]
+    assert core_replay.key_to_tape(raw) == expected
+    assert core_replay.key_to_tape(jax.random.key(3)) == expected  # a typed key
+    top = 2**32 - 1
+    assert [int(v) for v in core_replay._tape_key([[0, top]], 0, "$")] == [0, top]
+    with pytest.raises(tcgjax.ReplayError, match=r"randomTape.values\[0\]"):
+        core_replay._tape_key([[0, 2**32]], 0, "$")
