@@ -8,6 +8,7 @@ import pytest
 
 import tcgjax
 from tcgjax import replay
+from tcgjax.core import replay as core_replay
 from tcgjax.games.duel.rules import ACTIONS
 from tcgjax.games.duel.scenario import build_state
 from tcgjax.testing import assert_states_equal
@@ -310,8 +311,6 @@ def test_final_fields_are_checked(recorded):
 
 
 def test_tape_keys_raw_or_typed_and_in_the_uint32_range():
-    from tcgjax.core import replay as core_replay
-
     raw = jax.random.PRNGKey(3)
     expected = [int(v) for v in raw]
     assert core_replay.key_to_tape(raw) == expected
