@@ -87,6 +87,7 @@ import numpy as np
 from flax import struct
 
 from tcgjax.core import zones
+from tcgjax.core.arrays import materialize, take, take_static
 from tcgjax.core.board import Board, BoardLayout, new_board
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.effects import EffectQueue, Selection
@@ -719,10 +720,11 @@ class DigimonRules:
 
     def action_errors(self, state: DigimonState) -> jax.Array:
         """Error code of every action (0 = legal) in the current phase. int32[A]."""
-        hands, slots = jnp.arange(A.HAND_SLOTS), jnp.arange(40)
+        # Host-known rows: every id of each range (``_range_codes`` lays them out without gathers).
+        hands, rows = np.arange(A.HAND_SLOTS), np.arange(40)
         # <Blast Digivolve> rows (no row here) are evaluated below, only in a counter timing.
-        no_rows = jnp.arange(0)
-        part = self._range_codes(state, hands, hands, slots, jnp.arange(100), no_rows)
+        no_rows = np.arange(0)
+        part = self._range_codes(state, hands, hands, rows, np.arange(100), no_rows)
         parts = [
             part["play"],
             jnp.full((A.HAND_SLOTS,), CODES["wrong_phase"]),  # trash_hand: SelectHand only
@@ -833,9 +835,13 @@ class DigimonRules:
         field_full = jnp.all(my_size[: A.FIELD_SLOTS] > 0)
         afford = lambda cost: cost <= state.memory.astype(jnp.int32) + self._reach  # noqa: E731
         hand = self.hand(state, me)  # [H]
-        at_hand = lambda rows: jnp.where(  # noqa: E731
-            rows < A.HAND_SLOTS, hand[jnp.clip(rows, 0, A.HAND_SLOTS - 1)], -1
-        )
+
+        def at_hand(rows):
+            # Host-known rows (the whole mask) are laid out without a gather (``take``).
+            xnp = np if isinstance(rows, np.ndarray) else jnp
+            return jnp.where(
+                rows < A.HAND_SLOTS, take(hand, xnp.clip(rows, 0, A.HAND_SLOTS - 1)), -1
+            )
 
         cards = at_hand(play_at)
         kind = self._card(state, "kind", cards)
@@ -849,24 +855,32 @@ class DigimonRules:
         )
 
         # Digivolve: [n, 15] (field indices 13, 14 unused), requirement rows matched elementwise.
-        cards = at_hand(digivolve_at)
+        # For the whole mask, worked out once per real hand position (``materialize``) and then
+        # laid out on the 40 id rows, rather than recomputed for each id.
+        whole = isinstance(digivolve_at, np.ndarray)
+        cards = at_hand(np.arange(A.HAND_SLOTS) if whole else digivolve_at)  # [n]
         kind = self._card(state, "kind", cards)
         cost = self.digivolve_costs(state, cards, my_top)  # [n, S], -1 = no requirement matches
-        field = jnp.arange(A.FIELD_STRIDE)
-        in_range = field < NUM_SLOTS
-        safe_field = jnp.minimum(field, NUM_SLOTS - 1)
-        target_kind = self._card(state, "kind", my_top)[safe_field]  # [15]
-        occupied = (my_size[safe_field] > 0) & in_range
-        c = cost[:, safe_field]  # [n, 15]
-        digivolve = _first_error(
-            (~main[None, None], "wrong_phase"),
-            (cards[:, None] < 0, "no_card_in_hand_slot"),
-            (kind[:, None] != DIGIMON, "not_a_digimon"),
-            (~occupied[None, :], "no_permanent_there"),
-            (((target_kind != DIGIMON) & (target_kind != DIGI_EGG))[None, :] | (c < 0),
+        target_kind = self._card(state, "kind", my_top)  # [S]
+        card_code = _first_error(
+            (~main, "wrong_phase"),
+            (cards < 0, "no_card_in_hand_slot"),
+            (kind != DIGIMON, "not_a_digimon"),
+        )  # [n]
+        target_code = _first_error(
+            (~(my_size > 0)[None, :], "no_permanent_there"),
+            (((target_kind != DIGIMON) & (target_kind != DIGI_EGG))[None, :] | (cost < 0),
              "requirement_not_met"),
-            (~afford(c), "not_enough_memory"),
+            (~afford(cost), "not_enough_memory"),
         )  # fmt: skip
+        unused = jnp.full((cost.shape[0], A.FIELD_STRIDE - NUM_SLOTS), CODES["no_permanent_there"])
+        target_code = jnp.concatenate([target_code, unused], axis=1)  # [n, 15]
+        card_code = materialize(card_code)[:, None]
+        digivolve = jnp.where(card_code != 0, card_code, target_code)
+        if whole:
+            digivolve = take_static(
+                materialize(digivolve), np.minimum(digivolve_at, A.HAND_SLOTS - 1)
+            )
         # Hand rows 30-39 exist in the id layout but never hold a card, in any phase.
         digivolve = jnp.where(
             (digivolve_at < A.HAND_SLOTS)[:, None], digivolve, CODES["no_card_in_hand_slot"]
@@ -946,30 +960,44 @@ class DigimonRules:
         perm = self.permanents(state)
         mine = lambda x: jnp.where(me == 0, x[0], x[1])  # noqa: E731
         theirs = lambda x: jnp.where(me == 0, x[1], x[0])  # noqa: E731
-        attacker_in_range = jnp.arange(20) < A.FIELD_SLOTS
-        a = jnp.minimum(jnp.arange(20), A.FIELD_SLOTS - 1)
-        t = jnp.minimum(jnp.arange(A.FIELD_STRIDE), A.FIELD_SLOTS - 1)
-        rush = mine(perm.keywords)[a, KW["rush"]]
-        fresh = mine(state.entered_turn)[a] >= state.board.turn_number
-        target_ok = (jnp.arange(A.FIELD_STRIDE) == A.TARGET_PLAYER) | (
-            (jnp.arange(A.FIELD_STRIDE) < A.FIELD_SLOTS)
-            & (theirs(perm.kind)[t] == DIGIMON)
-            & theirs(state.suspended)[t]
+        attacker_in_range = np.arange(20) < A.FIELD_SLOTS
+        # Host-known index layouts (``take_static``: no gather that would keep the batch axis in
+        # the middle under vmap).
+        a = np.minimum(np.arange(20), A.FIELD_SLOTS - 1)
+        t = np.minimum(np.arange(A.FIELD_STRIDE), A.FIELD_SLOTS - 1)
+        rush = take_static(mine(perm.keywords)[:, KW["rush"]], a)
+        fresh = take_static(mine(state.entered_turn), a) >= state.board.turn_number
+        target_ok = (np.arange(A.FIELD_STRIDE) == A.TARGET_PLAYER) | (
+            (np.arange(A.FIELD_STRIDE) < A.FIELD_SLOTS)
+            & (take_static(theirs(perm.kind), t) == DIGIMON)
+            & take_static(theirs(state.suspended), t)
         )
-        attack = _first_error(
-            (~main, "wrong_phase"),
-            ((~attacker_in_range | (mine(perm.kind)[a] != DIGIMON))[:, None], "no_attacker"),
-            (mine(state.suspended)[a][:, None], "attacker_suspended"),
-            ((fresh & ~rush)[:, None], "attacked_this_turn_entry"),
-            (mine(self.restricted(state, CANNOT_ATTACK))[a][:, None], "cannot_attack"),
-            (~target_ok[None, :], "bad_attack_target"),
+        # Per attacker, then per target, each worked out once (``materialize`` keeps XLA from
+        # recomputing them for each of the 300 ids); the first failing check in that order.
+        attacker_code, target_code = map(
+            materialize,
+            (
+                _first_error(
+                    (~main, "wrong_phase"),
+                    (~attacker_in_range | (take_static(mine(perm.kind), a) != DIGIMON),
+                     "no_attacker"),
+                    (take_static(mine(state.suspended), a), "attacker_suspended"),
+                    (fresh & ~rush, "attacked_this_turn_entry"),
+                    (take_static(mine(self.restricted(state, CANNOT_ATTACK)), a), "cannot_attack"),
+                ),
+                _first_error((~target_ok, "bad_attack_target")),
+            ),
+        )  # fmt: skip
+        attack = jnp.where(
+            attacker_code[:, None] != 0, attacker_code[:, None], target_code[None, :]
         )
-        blockers = self.blockers(state, perm)  # [12] of the defender
-        flat = jnp.arange(20 * A.FIELD_STRIDE)
-        block_code = jnp.where(
-            flat < A.FIELD_SLOTS,
-            jnp.where(blockers[jnp.minimum(flat, A.FIELD_SLOTS - 1)], 0, CODES["not_a_blocker"]),
-            CODES["wrong_phase"],
+        blockers = materialize(self.blockers(state, perm))  # [12] of the defender
+        # Block timing: ids 100-111 pick the blocker at that field index.
+        block_code = jnp.concatenate(
+            [
+                jnp.where(blockers, 0, CODES["not_a_blocker"]),
+                jnp.full(20 * A.FIELD_STRIDE - A.FIELD_SLOTS, CODES["wrong_phase"]),
+            ]
         )
         return jnp.where(block, block_code, attack.reshape(-1))
 
@@ -1667,22 +1695,35 @@ class DigimonRules:
         0-99: a battle-area slot below 12) and effect index (the row of its top card): a [Main]
         row of the card's own text, in the turn player's Main phase, not yet used this turn
         when [Once Per Turn]."""
-        top = my_top[jnp.minimum(slots, A.FIELD_SLOTS - 1)]
-        top = jnp.where(slots < A.FIELD_SLOTS, top, -1)  # [100]
+        # Worked out for the 12 battle-area slots once (``materialize``), then laid out on the
+        # requested indices; indices 12-99 hold no permanent.
+        top = my_top[: A.FIELD_SLOTS]  # [12]
         rows = jnp.arange(A.SOURCE_STRIDE)
         definition = state.board.definition[jnp.maximum(top, 0)]
-        safe_row = jnp.minimum(rows, self.cards["effects.where"].shape[1] - 1)
-        col = lambda name: self.cards[f"effects.{name}"][definition][:, safe_row]  # noqa: E731
+        safe_row = np.minimum(np.arange(A.SOURCE_STRIDE), self.cards["effects.where"].shape[1] - 1)
+        # The table's columns laid out on the 10 effect indices first (a constant), then one
+        # gather of rows by definition: no per-game gather of columns.
+        col = lambda name: take_static(self.cards[f"effects.{name}"], safe_row, 1)[definition]  # noqa: E731
         has_row = rows[None, :] < self.cards["effects.num_rows"][definition][:, None]
         is_main = has_row & (col("trigger") == TRIGGER["main"]) & (col("where") == WHERE_MAIN)
         once = (col("flags").astype(jnp.int32) & FLAG_OPT) != 0
         used = ((state.opt_used[jnp.maximum(top, 0)].astype(jnp.int32)[:, None] >> rows) & 1) == 1
-        return _first_error(
-            (~main, "wrong_phase"),
-            ((top < 0)[:, None], "no_permanent_there"),
-            (~is_main, "no_activated_effect"),
-            (once & used, "used_this_turn"),
-        )
+        field = materialize(
+            _first_error(
+                (~main, "wrong_phase"),
+                ((top < 0)[:, None], "no_permanent_there"),
+                (~is_main, "no_activated_effect"),
+                (once & used, "used_this_turn"),
+            )
+        )  # [12, 10]
+        beyond = _first_error((~main, "wrong_phase"), (True, "no_permanent_there"))
+        if isinstance(slots, np.ndarray) and np.array_equal(slots, np.arange(100)):
+            return jnp.concatenate(
+                [field, jnp.full((100 - A.FIELD_SLOTS, A.SOURCE_STRIDE), beyond)]
+            )
+        xnp = np if isinstance(slots, np.ndarray) else jnp
+        field = take(field, xnp.minimum(slots, A.FIELD_SLOTS - 1))  # [n, 10]
+        return jnp.where((slots < A.FIELD_SLOTS)[:, None], field, beyond)
 
     def _activate(self, state: DigimonState, action):
         """Activate a permanent's [Main] row: it resolves now (its window, condition and

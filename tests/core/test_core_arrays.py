@@ -1,0 +1,101 @@
+"""``take_static`` / ``take`` / ``materialize``: the values of ``jnp.take`` and of the input, under
+jit, vmap and both, and no gather in the program where the point is to avoid one."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from tcgjax.core.arrays import materialize, take, take_static
+
+INDEX_PATTERNS = {
+    "clipped range": np.minimum(np.arange(20), 11),
+    "one index": np.array([3]),
+    "reversed": np.arange(12)[::-1].copy(),
+    "scattered with repeats": np.array([5, 5, 0, 1, 2, 9, 9, 9, 4]),
+    "two-dimensional": np.array([[0, 1, 2], [2, 2, 11]]),
+    "scalar": np.int64(7),
+}
+
+
+@pytest.mark.parametrize("name", list(INDEX_PATTERNS))
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_take_static_equals_take_under_jit_and_vmap(name, axis):
+    idx = INDEX_PATTERNS[name]
+    x = jnp.arange(12**3, dtype=jnp.int32).reshape(12, 12, 12)
+    want = np.take(np.asarray(x), idx, axis=axis)
+    got = take_static(x, idx, axis)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert got.dtype == x.dtype
+    jitted = jax.jit(lambda x: take_static(x, idx, axis))(x)
+    np.testing.assert_array_equal(np.asarray(jitted), want)
+    # vmap over the first axis: each game indexes its own [12, 12] (axis counted without it).
+    inner_axis = 0 if axis == 0 else axis if axis < 0 else axis - 1
+    per_game = jax.jit(jax.vmap(lambda g: take_static(g, idx, inner_axis)))(x)
+    np.testing.assert_array_equal(
+        np.asarray(per_game), np.stack([np.take(np.asarray(g), idx, inner_axis) for g in x])
+    )
+
+
+def test_take_static_builds_no_gather():
+    idx = np.minimum(np.arange(20), 11)
+    program = jax.jit(jax.vmap(lambda g: take_static(g, idx))).lower(jnp.zeros((8, 12))).as_text()
+    assert "gather" not in program
+    gathered = jax.jit(jax.vmap(lambda g: g[idx])).lower(jnp.zeros((8, 12))).as_text()
+    assert "gather" in gathered  # the comparison the helper exists for
+
+
+@pytest.mark.parametrize(
+    "indices, error, match",
+    [
+        (jnp.arange(3), TypeError, "known on the host"),
+        (np.array([0.0, 1.0]), TypeError, "integers"),
+        (np.array([-1, 0]), ValueError, r"\[0, 12\)"),
+        (np.array([0, 12]), ValueError, r"\[0, 12\)"),
+        (np.array([], np.int32), ValueError, "empty"),
+    ],
+)
+def test_take_static_refuses_what_it_cannot_lay_out(indices, error, match):
+    with pytest.raises(error, match=match):
+        take_static(jnp.zeros(12), indices)
+
+
+def test_take_dispatches_on_where_the_indices_live():
+    x = jnp.arange(12) * 10
+    np.testing.assert_array_equal(np.asarray(take(x, np.array([2, 2, 5]))), [20, 20, 50])
+    # A traced index (one id of the checked API) is a gather with the same meaning.
+    got = jax.jit(lambda x, i: take(x, i))(x, jnp.array([4, 0]))
+    np.testing.assert_array_equal(np.asarray(got), [40, 0])
+    np.testing.assert_array_equal(np.asarray(take(x, 3)), 30)
+
+
+@pytest.mark.parametrize("dtype", [jnp.bool_, jnp.int8, jnp.int16, jnp.int32])
+def test_materialize_is_the_identity(dtype):
+    info = None if dtype == jnp.bool_ else jnp.iinfo(dtype)
+    if info is None:
+        x = jnp.array([[True, False, True], [False, False, True]])
+    else:
+        x = jnp.array([[info.min, -1, 0], [1, 7, info.max]], dtype)
+    for fn in (materialize, jax.jit(materialize), jax.jit(jax.vmap(materialize))):
+        got = fn(x)
+        assert got.dtype == x.dtype and got.shape == x.shape
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(x))
+
+
+def test_materialize_keeps_a_reduction_in_the_program():
+    # The reduction is what keeps XLA from fusing the value into each consumer; a trivial one
+    # (over a size-1 axis) would be simplified away.
+    program = jax.jit(lambda x: materialize(x > 0)).lower(jnp.zeros(4, jnp.int32))
+    assert "reduce" in program.compile().as_text()
+
+
+def test_materialize_keeps_float32_bit_for_bit():
+    x = jnp.array([-jnp.inf, -1.5, -0.0, 0.0, 1e-38, 3.25, jnp.inf, jnp.nan], jnp.float32)
+    for fn in (materialize, jax.jit(materialize), jax.jit(jax.vmap(materialize))):
+        got = np.asarray(fn(x))
+        np.testing.assert_array_equal(got.view(np.int32), np.asarray(x).view(np.int32))
+
+
+def test_materialize_refuses_other_floats():
+    with pytest.raises(TypeError, match="bool, integer or float32"):
+        materialize(jnp.zeros(3, jnp.float16))
