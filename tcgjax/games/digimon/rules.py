@@ -184,6 +184,9 @@ RULE_ERRORS = (
     ),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
+# The mask's codes are computed in this dtype (``action_errors``): every code must fit.
+_CODE_DTYPE = jnp.int8
+assert max(CODES.values()) <= jnp.iinfo(_CODE_DTYPE).max
 
 
 @struct.dataclass
@@ -738,16 +741,19 @@ class DigimonRules:
             part["activate"],
             jnp.full((A.LAYOUT.size("source"),), CODES["wrong_phase"]),
         ]
-        codes = jnp.concatenate([jnp.asarray(x, jnp.int32).reshape(-1) for x in parts])
+        # The 2120 codes travel as int8 (every code is below 128: ``_CODE_DTYPE``), a quarter of
+        # the memory of the largest arrays of the mask, and widen once at the end.
+        codes = jnp.concatenate([jnp.asarray(x, _CODE_DTYPE).reshape(-1) for x in parts])
         # A selection's codes, and a counter timing's, only for the games of the batch in one
         # (``when_some``): the mask is computed for every game at every step.
         codes = when_some(state.selection.card >= 0, self._selection_codes, codes, state)
         counter_timing = state.board.phase == PHASE["counter_timing"]
-        return when_some(counter_timing, self._counter_codes, codes, state)
+        codes = when_some(counter_timing, self._counter_codes, codes, state)
+        return codes.astype(jnp.int32)
 
     def _selection_codes(self, codes: jax.Array, state: DigimonState) -> jax.Array:
         del codes  # a selection replaces every code
-        return self._select_errors(state)
+        return self._select_errors(state).astype(_CODE_DTYPE)
 
     def _counter_codes(self, codes: jax.Array, state: DigimonState) -> jax.Array:
         """A counter timing's codes: 62 declines, 400-999 are the defender's <Blast Digivolve>."""
@@ -756,7 +762,7 @@ class DigimonRules:
         counter = counter.at[A.LAYOUT.start("pass")].set(0)
         start, stop = A.LAYOUT.start("digivolve"), A.LAYOUT.start("activate")
         blast = self.blast_errors(state, jnp.arange(40)).astype(jnp.int32)
-        return counter.at[start:stop].set(blast.reshape(-1))
+        return counter.at[start:stop].set(blast.reshape(-1)).astype(_CODE_DTYPE)
 
     def action_error(self, state: DigimonState, action: jax.Array) -> jax.Array:
         """``action_errors(state)[action]`` for one in-range id (int32[]), evaluating the rules of
