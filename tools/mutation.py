@@ -89,6 +89,7 @@ class Target:
 
 
 TARGETS = (
+    Target("tcgjax/core/arrays.py", ("tests/core/test_core_arrays.py", *_CORE)),
     Target("tcgjax/core/actions.py", ("tests/core/test_core_layouts.py", *_CORE)),
     Target("tcgjax/core/board.py", ("tests/core/test_core_board.py", *_CORE)),
     Target("tcgjax/core/cards.py", ("tests/core/test_core_cards.py", *_CORE)),
