@@ -45,6 +45,31 @@ def test_take_static_builds_no_gather():
     assert "gather" in gathered  # the comparison the helper exists for
 
 
+def test_take_static_default_axis_is_the_first():
+    x = jnp.arange(24).reshape(4, 6)
+    np.testing.assert_array_equal(
+        np.asarray(take_static(x, np.array([3, 0]))), np.asarray(x)[[3, 0]]
+    )
+
+
+def _pieces(idx):
+    """The slices and broadcasts ``take_static`` builds for ``idx`` on a [12] vector."""
+    jaxpr = jax.make_jaxpr(lambda x: take_static(x, idx))(jnp.zeros(12)).jaxpr
+    return [
+        e.primitive.name for e in jaxpr.eqns if e.primitive.name in ("slice", "broadcast_in_dim")
+    ]
+
+
+def test_take_static_lays_each_run_out_as_one_piece():
+    # A clipped range: one slice for 0..11, one broadcast slice for the repeated 11.
+    assert _pieces(np.minimum(np.arange(20), 11)) == ["slice", "slice", "broadcast_in_dim"]
+    assert _pieces(np.arange(3, 9)) == ["slice"]  # one run, one slice, no concatenation
+    # Descending indices are runs of one each.
+    assert _pieces(np.array([5, 4, 3])) == ["slice", "slice", "slice"]
+    # A run, a repeat, a run: 2, 3 | 3, 3 | 4 ... (a repeat is its own piece).
+    assert _pieces(np.array([2, 3, 3, 3, 7, 8])) == ["slice", "slice", "broadcast_in_dim", "slice"]
+
+
 @pytest.mark.parametrize(
     "indices, error, match",
     [
