@@ -44,6 +44,10 @@ class PPOConfig:
     num_steps: int = 64
     update_epochs: int = 4
     num_minibatches: int = 4
+    # Share of a rollout's transitions the SGD phase keeps, the learner's own (weight 1) first in
+    # random order: against a scripted or frozen opponent about half the transitions are the
+    # opponent's (weight 0) and cost a forward and backward pass for nothing. None keeps them all.
+    sgd_fraction: float | None = None
     lr: float = 1e-3
     anneal_lr: bool = True
     gamma: float = 0.99
@@ -111,6 +115,17 @@ class PPOConfig:
                 f"config key 'num_minibatches' = {self.num_minibatches}: must divide "
                 f"num_envs * num_steps = {self.num_envs * self.num_steps}"
             )
+        if self.sgd_fraction is not None:
+            if not 0.0 < self.sgd_fraction <= 1.0:  # False for NaN too
+                raise ConfigError(
+                    f"config key 'sgd_fraction' = {self.sgd_fraction!r}: must be in (0, 1] "
+                    "(null keeps every transition)"
+                )
+            if self.sgd_batch < self.num_minibatches:
+                raise ConfigError(
+                    f"config key 'sgd_fraction' = {self.sgd_fraction!r}: keeps fewer transitions "
+                    f"than num_minibatches = {self.num_minibatches}"
+                )
         if self.network not in NETWORKS:
             raise ConfigError(f"config key 'network' = {self.network!r}: one of {NETWORKS}")
         if self.embed_dim <= 0:
@@ -127,8 +142,17 @@ class PPOConfig:
         return max(self.total_timesteps // (self.num_envs * self.num_steps), 1)
 
     @property
+    def sgd_batch(self) -> int:
+        """Transitions one epoch of SGD uses: all ``num_envs * num_steps``, or ``sgd_fraction`` of
+        them rounded down to a multiple of ``num_minibatches``."""
+        total = self.num_envs * self.num_steps
+        if self.sgd_fraction is None:
+            return total
+        return int(self.sgd_fraction * total) // self.num_minibatches * self.num_minibatches
+
+    @property
     def minibatch_size(self) -> int:
-        return self.num_envs * self.num_steps // self.num_minibatches
+        return self.sgd_batch // self.num_minibatches
 
     def to_dict(self) -> dict[str, Any]:
         """Plain, YAML/JSON-ready dict (``env_options`` as a dict, tuples as lists)."""

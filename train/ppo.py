@@ -113,6 +113,26 @@ class PPO(NamedTuple):
     policy_logits: Any  # (params, observation) -> logits
 
 
+def sgd_indices(key: jax.Array, weight: jax.Array, size: int) -> jax.Array:
+    """The transitions one epoch of SGD uses, in a random order.
+
+    Args:
+      key: PRNG key.
+      weight: float32[N], 1 for the learner's transitions, 0 for the opponent's.
+      size: static ``<= N`` (``PPOConfig.sgd_batch``).
+
+    Returns:
+      int32[size]: ``N == size``: a random permutation of ``range(N)``. Otherwise the learner's
+      transitions first, in random order, then as many of the opponent's (weight 0: padding the
+      loss ignores) as fill ``size``; learner transitions beyond ``size`` are left out at random.
+    """
+    perm = jax.random.permutation(key, weight.shape[0])
+    if size == weight.shape[0]:
+        return perm
+    first = jnp.argsort(weight[perm] == 0, stable=True)  # stable: each group keeps its order
+    return perm[first[:size]]
+
+
 def make_network(config: PPOConfig, env: Env):
     """The actor-critic of ``config.network``: ``mlp`` (:class:`ActorCritic`) or
     ``card_embedding`` (:class:`CardEmbeddingActorCritic` over the env's ``card_id_slices``,
@@ -167,6 +187,7 @@ def make_ppo(
     network = make_network(config, env)
     num_envs, num_steps = config.num_envs, config.num_steps
     num_updates = config.num_updates
+    sgd_batch = config.sgd_batch
     if config.opponent in ("heuristic", "mixed") and opponent_policy is None:
         from train.opponents import heuristic_policy
 
@@ -315,7 +336,7 @@ def make_ppo(
 
         def epoch(carry, k):
             params, opt_state = carry
-            perm = jax.random.permutation(k, num_envs * num_steps)
+            perm = sgd_indices(k, flat[0].weight, sgd_batch)
             shuffled = jax.tree.map(
                 lambda x: x[perm].reshape((config.num_minibatches, -1) + x.shape[1:]), flat
             )
@@ -346,8 +367,13 @@ def make_ppo(
             params,
         )
         finished = traj.episode_done
+        learner_transitions = jnp.sum(traj.weight)
         metrics = {k: jnp.mean(v) for k, v in stats.items()}
         metrics.update(
+            learner_share=learner_transitions / (num_envs * num_steps),
+            # Share of the learner's transitions that did not fit in the SGD batch (sgd_fraction).
+            sgd_dropped=jnp.maximum(learner_transitions - sgd_batch, 0.0)
+            / jnp.maximum(learner_transitions, 1.0),
             episodes=jnp.sum(finished),
             learner_wins=jnp.sum(finished & (traj.learner_outcome > 0)),
             learner_losses=jnp.sum(finished & (traj.learner_outcome < 0)),

@@ -226,6 +226,34 @@ def zone_slots(board: Board, zone, num_slots: int) -> jax.Array:
     return jnp.full(num_slots + 1, -1, jnp.int32).at[dest].set(cards)[:num_slots]
 
 
+def zone_listing(
+    board: Board, start: jax.Array, width: jax.Array, values: jax.Array, size: int, fill=-1
+) -> jax.Array:
+    """Several zones listed end to end, by one scatter of the cards. Returns ``values.dtype[size]``.
+
+    The card at position ``p`` of zone ``z`` puts ``values[card]`` at ``start[z] + p`` when
+    ``start[z] >= 0`` and ``p < width[z]``; every other entry is ``fill``. With the tables chosen
+    per observer this lists, say, my hand, the opponent's hand and both trashes at once (the
+    Digimon observation): one scatter instead of one :func:`zone_slots` per zone, each of which
+    costs a pass over the C cards under ``vmap``.
+
+    Args:
+      board: the board (C cards, Z zones).
+      start: int32[Z], where each zone's list begins in the result; -1 for a zone not listed.
+      width: int32[Z], how many positions of each zone are listed (cards above are left out).
+        The lists must not overlap: ``start[z] + width[z] <= start`` of the next listed zone.
+      values: [C], what each card contributes (its index, its id as seen, ...).
+      size: static length of the result (at least every ``start[z] + width[z]``).
+      fill: the value of an empty position.
+    """
+    zone = board.zone.astype(jnp.int32)
+    pos = board.position.astype(jnp.int32)
+    first, limit = start[zone], width[zone]  # [C]
+    # Cards of unlisted zones, or beyond their zone's width, land in a dropped extra entry.
+    dest = jnp.where((first >= 0) & (pos < limit), first + pos, size)
+    return jnp.full(size + 1, fill, values.dtype).at[dest].set(values)[:size]
+
+
 # ---------------------------------------------------------------------------------------------------
 # Commands
 

@@ -141,6 +141,37 @@ def test_zone_slots(board0):
     assert zones.zone_slots(board0, DECK_P1, 4).dtype == jnp.int32
 
 
+def _listing_tables(listed):
+    """``{zone: (start, width)}`` -> the int32[8] start and width tables of ``zone_listing``."""
+    start, width = np.full(len(ZONES), -1, np.int32), np.zeros(len(ZONES), np.int32)
+    for zone, (first, size) in listed.items():
+        start[zone], width[zone] = first, size
+    return jnp.asarray(start), jnp.asarray(width)
+
+
+def test_zone_listing_lays_zones_end_to_end(board0):
+    # board0: DECK_P1 [0, 1, 2], DECK_P2 [3, 4], HAND_P1 [5], BOARD_P2 [6], STACK [7].
+    values = jnp.arange(8, dtype=jnp.int32) * 10
+    start, width = _listing_tables({DECK_P2: (0, 3), DECK_P1: (3, 2), STACK: (5, 1)})
+    listing = zones.zone_listing(board0, start, width, values, 7)
+    # DECK_P2 padded to its width 3, DECK_P1 cut to its bottom 2, STACK, one spare entry; the
+    # unlisted HAND_P1 and BOARD_P2 cards go nowhere.
+    np.testing.assert_array_equal(listing, [30, 40, -1, 0, 10, 70, -1])
+    assert listing.dtype == jnp.int32
+    floats = zones.zone_listing(board0, start, width, values.astype(jnp.float32), 6, fill=0.5)
+    np.testing.assert_array_equal(floats, [30.0, 40.0, 0.5, 0.0, 10.0, 70.0])
+    assert floats.dtype == jnp.float32
+
+
+def test_zone_listing_follows_positions(layout, board0):
+    reordered = zones.move_card(layout, board0, 2, DECK_P1, BOTTOM).board  # DECK_P1 [2, 0, 1]
+    start, width = _listing_tables({DECK_P1: (1, 3)})
+    listing = zones.zone_listing(reordered, start, width, jnp.arange(8, dtype=jnp.int32), 4)
+    np.testing.assert_array_equal(listing, [-1, 2, 0, 1])
+    # Each listed zone's slice equals zone_slots of that zone.
+    np.testing.assert_array_equal(listing[1:], zones.zone_slots(reordered, DECK_P1, 3))
+
+
 def test_zone_slots_follow_positions_not_card_indices(layout, board0):
     # Put card 2 at the bottom of its deck: the slots are [2, 0, 1], not index order.
     moved = zones.move_card(layout, board0, 2, DECK_P1, BOTTOM).board
@@ -709,6 +740,13 @@ def test_queries_batched(layout, board0):
     assert [int(c) for c in at] == [0, 2, 2, 2]
     slots = _assert_batched_matches(lambda b, z: zones.zone_slots(b, z, 3), boards, [zs])
     np.testing.assert_array_equal(np.stack(slots), [[0, 1, 2], [5, 2, -1], [1, 2, 5], [2, 0, 1]])
+    start, width = _listing_tables({DECK_P1: (0, 3), HAND_P1: (3, 2)})
+    listing = _assert_batched_matches(
+        lambda b: zones.zone_listing(b, start, width, jnp.arange(8, dtype=jnp.int32), 5), boards, []
+    )
+    np.testing.assert_array_equal(
+        np.stack(listing), [[0, 1, 2, 5, -1], [0, 1, -1, 5, 2], [0, -1, -1, 1, 2], [2, 0, 1, 5, -1]]
+    )
     has = _assert_batched_matches(zones.contains, boards, [zs, [2, 2, 0, 0]])
     assert [bool(h) for h in has] == [True, True, False, True]
 

@@ -207,11 +207,33 @@ def test_every_opponent_kind_is_accepted_and_others_named():
         ("num_envs=2147483648", "num_envs"),
         ("total_timesteps=10000000000", "total_timesteps"),
         ("snapshot_every=0", "snapshot_every"),
+        ("sgd_fraction=0", "sgd_fraction"),
+        ("sgd_fraction=1.5", "sgd_fraction"),
+        ("sgd_fraction=nan", "sgd_fraction"),
+        ("sgd_fraction=-0.5", "sgd_fraction"),
     ],
 )
 def test_every_numeric_field_is_range_checked(override, key):
     message = _error([override])
     assert f"'{key}'" in message, message
+
+
+def test_sgd_fraction_sets_the_sgd_batch_in_whole_minibatches():
+    full = load_config(None, ["num_envs=10", "num_steps=3", "num_minibatches=5"])
+    assert (full.sgd_batch, full.minibatch_size) == (30, 6)
+    # 0.5 * 30 = 15 transitions, rounded down to a multiple of 5 minibatches... 15 is one.
+    half = load_config(
+        None, ["num_envs=10", "num_steps=3", "num_minibatches=5", "sgd_fraction=0.5"]
+    )
+    assert (half.sgd_batch, half.minibatch_size) == (15, 3)
+    # 0.45 * 30 = 13.5 -> 13 -> 10: two transitions a minibatch.
+    cut = load_config(
+        None, ["num_envs=10", "num_steps=3", "num_minibatches=5", "sgd_fraction=0.45"]
+    )
+    assert (cut.sgd_batch, cut.minibatch_size) == (10, 2)
+    assert load_config(None, ["sgd_fraction=1"]).sgd_batch == load_config(None).sgd_batch
+    message = _error(["num_envs=10", "num_steps=3", "num_minibatches=5", "sgd_fraction=0.1"])
+    assert "'sgd_fraction'" in message and "num_minibatches = 5" in message
 
 
 def test_batch_of_one_update_must_fit_int32():

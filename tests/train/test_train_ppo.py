@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from train.config import PPOConfig
 from train.networks import greedy_action, masked_distribution
-from train.ppo import Transition, make_ppo, per_seat_gae
+from train.ppo import Transition, make_ppo, per_seat_gae, sgd_indices
 
 # ---------------------------------------------------------------------------------------------
 # Masked categorical
@@ -139,6 +139,69 @@ def test_gae_bootstraps_across_the_rollout_end_and_truncation():
     )
     adv, _ = per_seat_gae(traj, jnp.array([[100.0, 100.0]]), g, lam)
     np.testing.assert_allclose(np.asarray(adv)[:, 0], [g * 5.0 - 1.0, g * 6.0 - 2.0], rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# The SGD batch (sgd_fraction): the learner's transitions, not the opponent's
+
+
+def test_sgd_indices_put_every_learner_transition_first_in_random_order():
+    weight = jnp.zeros(20, jnp.float32).at[jnp.array([1, 4, 5, 9, 13, 17])].set(1.0)
+    learner = {1, 4, 5, 9, 13, 17}
+    orders = []
+    for seed in range(4):
+        idx = np.asarray(sgd_indices(jax.random.PRNGKey(seed), weight, 10))
+        assert idx.shape == (10,) and len(set(idx)) == 10
+        assert set(idx[:6]) == learner  # all six learner transitions, before any padding
+        assert not set(idx[6:]) & learner
+        orders.append(tuple(idx[:6]))
+    assert len(set(orders)) > 1  # the learner's order is shuffled, not sorted
+    # Fewer places than learner transitions: only learner transitions, a random subset.
+    subsets = {
+        tuple(sorted(np.asarray(sgd_indices(jax.random.PRNGKey(s), weight, 4)))) for s in range(8)
+    }
+    assert all(set(sub) <= learner for sub in subsets) and len(subsets) > 1
+    # The whole batch: a plain permutation.
+    full = np.asarray(sgd_indices(jax.random.PRNGKey(0), weight, 20))
+    assert sorted(full) == list(range(20))
+
+
+def test_sgd_fraction_gives_the_same_update_when_every_learner_transition_fits():
+    """The opponent's transitions weigh 0 in the loss, so leaving them out of a one-minibatch
+    epoch changes the gradient only by float rounding; the metrics report the learner's share."""
+    common = dict(
+        env_id="duel",
+        num_envs=16,
+        num_steps=8,
+        total_timesteps=16 * 8 * 4,
+        hidden_sizes=(16,),
+        opponent="random",
+        update_epochs=1,
+        num_minibatches=1,
+    )
+    results = []
+    for fraction in (None, 0.75):
+        ppo = make_ppo(PPOConfig(**common, sgd_fraction=fraction))
+        runner, metrics = jax.jit(ppo.update)(ppo.init(jax.random.PRNGKey(3)))
+        results.append((runner.params, metrics))
+    (full_params, full_metrics), (kept_params, kept_metrics) = results
+    share = float(full_metrics["learner_share"])
+    assert 0.25 < share < 0.75, share  # about half the moves are the opponent's
+    assert float(kept_metrics["learner_share"]) == share
+    assert float(full_metrics["sgd_dropped"]) == 0.0 == float(kept_metrics["sgd_dropped"])
+    changed = jax.tree.map(lambda a, b: float(jnp.max(jnp.abs(a - b))), full_params, kept_params)
+    assert max(jax.tree.leaves(changed)) < 1e-5, changed
+    moved = jax.tree.map(
+        lambda a, b: float(jnp.max(jnp.abs(a - b))),
+        full_params,
+        ppo.init(jax.random.PRNGKey(3)).params,
+    )
+    assert max(jax.tree.leaves(moved)) > 1e-4  # the update did change the parameters
+    # A batch too small for the learner's transitions drops some, and says how many.
+    ppo = make_ppo(PPOConfig(**common, sgd_fraction=0.25))
+    _, metrics = jax.jit(ppo.update)(ppo.init(jax.random.PRNGKey(3)))
+    expected = (share * 128 - 32) / (share * 128)
+    np.testing.assert_allclose(float(metrics["sgd_dropped"]), expected, rtol=1e-6)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1723,13 +1723,11 @@ class DigimonRules:
             )
         )  # [12, 10]
         beyond = _first_error((~main, "wrong_phase"), (True, "no_permanent_there"))
-        if isinstance(slots, np.ndarray) and np.array_equal(slots, np.arange(100)):
-            return jnp.concatenate(
-                [field, jnp.full((100 - A.FIELD_SLOTS, A.SOURCE_STRIDE), beyond)]
-            )
+        # Row 12 holds the codes of every index past the battle area; host indices (the whole
+        # mask) become slices and one broadcast of it, a traced index one gather.
+        table = jnp.concatenate([field, jnp.broadcast_to(beyond, (1, A.SOURCE_STRIDE))])
         xnp = np if isinstance(slots, np.ndarray) else jnp
-        field = take(field, xnp.minimum(slots, A.FIELD_SLOTS - 1))  # [n, 10]
-        return jnp.where((slots < A.FIELD_SLOTS)[:, None], field, beyond)
+        return take(table, xnp.minimum(slots, A.FIELD_SLOTS))  # [n, 10]
 
     def _activate(self, state: DigimonState, action):
         """Activate a permanent's [Main] row: it resolves now (its window, condition and
