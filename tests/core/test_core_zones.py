@@ -402,6 +402,7 @@ def test_draw_n_equals_n_draws(layout, board0, n):
         (DECK_P1, DECK_P1, 1, errors.ZONE_OUT_OF_RANGE),
         (DECK_P1, 8, 1, errors.ZONE_OUT_OF_RANGE),
         (-1, STACK, 1, errors.ZONE_OUT_OF_RANGE),
+        (8, STACK, 1, errors.ZONE_OUT_OF_RANGE),  # the first index past the 8 zones
         (DECK_P1, HAND_P1, 3, errors.ZONE_FULL),  # the hand holds 1 of at most 3
     ],
 )
@@ -895,3 +896,6 @@ def test_move_all_into_a_zone_without_room_is_rejected(layout, board0):
     _rejected(board0, zones.move_all(layout, board0, DECK_P1, HAND_P1), errors.ZONE_FULL)
     _rejected(board0, zones.move_all(layout, board0, DECK_P1, 99), errors.ZONE_OUT_OF_RANGE)
     _rejected(board0, zones.move_all(layout, board0, -1, STACK), errors.ZONE_OUT_OF_RANGE)
+    # The first index past the 8 zones, as source and as destination.
+    _rejected(board0, zones.move_all(layout, board0, 8, STACK), errors.ZONE_OUT_OF_RANGE)
+    _rejected(board0, zones.move_all(layout, board0, DECK_P1, 8), errors.ZONE_OUT_OF_RANGE)
