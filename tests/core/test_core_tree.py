@@ -219,3 +219,30 @@ def test_when_some_runs_the_work_on_chunks_of_the_games_that_need_it(monkeypatch
     jax.block_until_ready(got)
     assert calls == [2, 2]  # three games, chunks of 8 // 4 = 2: two runs of two games
     _assert_trees_equal(got, _expected_some(pred, operand, key))
+
+
+def _pass_some_through(t, key):
+    """Keeps ``kept`` (and passes it through nested jit), swaps ``a`` and ``b``, changes ``c``:
+    only ``kept`` may skip its scatter back, a swapped leaf is not "unchanged"."""
+    inner = jax.jit(lambda t: {"a": t["b"], "b": t["a"], "c": t["c"] + key, "kept": t["kept"]})
+    return inner(t)
+
+
+def test_when_some_leaves_passed_through_stay_and_the_others_are_written(skip_policy):
+    pred = jnp.array([True, False, True, True])
+    operand = {
+        "a": jnp.arange(4, dtype=jnp.int32),
+        "b": jnp.arange(10, 14, dtype=jnp.int32),
+        "c": jnp.zeros(4, jnp.int16),
+        "kept": jnp.arange(20, 24, dtype=jnp.int8),
+    }
+    key = jnp.arange(4, dtype=jnp.int16) + 1
+    got = jax.jit(jax.vmap(lambda p, x, k: when_some(p, _pass_some_through, x, k)))(
+        pred, operand, key
+    )
+    _assert_trees_equal(got, tree_where(pred, _pass_some_through(operand, key), operand))
+    one = jax.tree.map(lambda x: x[0], operand)
+    # The analysis itself: only the leaf returned as the same input variable is passed through.
+    assert tree._passed_through(jax.jit(_pass_some_through), one, (key[0],)) == [
+        False, False, False, True
+    ]  # fmt: skip

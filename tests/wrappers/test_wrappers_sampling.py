@@ -13,7 +13,7 @@ from tcgjax.wrappers import auto_reset, random_legal_action, reset_if_done
 sample_many = jax.jit(jax.vmap(random_legal_action, in_axes=(0, None)), static_argnums=())
 
 
-@pytest.mark.parametrize("num_actions", [5, 300])  # the matmul path and the cumsum path
+@pytest.mark.parametrize("num_actions", [5, 300, 2120])  # one prefix count, blocks of 64
 def test_uniform_over_legal_actions_only(num_actions):
     mask = np.zeros(num_actions, bool)
     legal = [1, 3, num_actions - 1]
@@ -26,13 +26,42 @@ def test_uniform_over_legal_actions_only(num_actions):
     np.testing.assert_allclose(freq, 1 / 3, atol=0.015)  # ~5 sigma for 30k draws
 
 
-def test_paths_agree(monkeypatch):
+def _reference(key, mask):
+    """The k-th legal id by a plain prefix count (the definition every path must match)."""
+    counts = jnp.cumsum(mask, axis=-1, dtype=jnp.int32)
+    total = counts[..., -1]
+    k = auto_reset._kth(key, total)
+    return jnp.where(total > 0, jnp.sum(counts <= k[..., None], axis=-1, dtype=jnp.int32), 0)
+
+
+@pytest.mark.parametrize("num_actions", [40, 256, 257, 2120, 2176])
+def test_every_path_picks_the_reference_action(num_actions):
+    """The one-count path (<= 256 ids) and the blocked path (more; 2120 leaves a partial last
+    block, 2176 fills 34 blocks of 64) pick the same id as a plain prefix count, including
+    masks whose only legal ids are at either end, in the last block, or every id."""
+    rows = jax.random.bernoulli(jax.random.PRNGKey(1), 0.3, (64, num_actions))
+    rows = rows.at[0].set(False).at[0, num_actions - 1].set(True)  # only the last id
+    rows = rows.at[1].set(False).at[1, 0].set(True)  # only the first id
+    rows = rows.at[2].set(True)  # every id
+    rows = rows.at[3].set(False)  # none: action 0
+    rows = rows.at[4].set(False).at[4, -(num_actions % 64 or 64) :].set(True)  # last block only
+    rows = rows.at[5].set(jax.random.bernoulli(jax.random.PRNGKey(5), 0.01, (num_actions,)))
+    for seed in range(3):
+        key = jax.random.PRNGKey(seed)
+        np.testing.assert_array_equal(random_legal_action(key, rows), _reference(key, rows))
+
+
+def test_prefix_count_paths_agree(monkeypatch):
     mask = jax.random.bernoulli(jax.random.PRNGKey(1), 0.3, (64, 40))
     key = jax.random.PRNGKey(2)
     fast = random_legal_action(key, mask)
     monkeypatch.setattr(auto_reset, "_MATMUL_CUMSUM_MAX_ACTIONS", 0)
+    blocked = random_legal_action(key, mask)
+    monkeypatch.setattr(auto_reset, "_BLOCK", 1024)  # one block: its count is a cumsum
     slow = random_legal_action(key, mask)
-    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(fast, _reference(key, mask))
+    np.testing.assert_array_equal(blocked, fast)
+    np.testing.assert_array_equal(slow, fast)
 
 
 @settings(max_examples=40, deadline=None)
@@ -61,7 +90,7 @@ def test_reset_if_done_replaces_only_finished_games(duel_env):
     )
 
 
-@pytest.mark.parametrize("num_actions", [5, 300])  # both prefix-count paths
+@pytest.mark.parametrize("num_actions", [5, 300])  # one prefix count, blocks
 def test_all_false_row_gives_action_zero(num_actions):
     mask = jnp.zeros((3, num_actions), bool).at[1, num_actions - 1].set(True)
     actions = random_legal_action(jax.random.PRNGKey(0), mask)

@@ -16,9 +16,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from tcgjax.core import visibility, zones
-from tcgjax.core.arrays import materialize
 from tcgjax.core.observation import ObservationLayout
 from tcgjax.core.tree import when_some
+from tcgjax.games.digimon.cards import MAX_EFFECTS
 
 __all__ = [
     "TENSOR_SIZE",
@@ -50,6 +50,7 @@ HIDDEN = -1.0  # a card the observer cannot see (G2); 0.0 is padding
 HEADER = ("card_id", "dp", "suspended", "opt_total", "opt_used", "linked_count", "source_count")
 SOURCE_FIELDS = ("card_id", "opt_state", "dp_contribution")
 assert len(HEADER) + MAX_SOURCES * len(SOURCE_FIELDS) == SLOT_SIZE
+assert MAX_SOURCES * MAX_EFFECTS < 256  # the packed OPT counts of ``board_state_tensor``
 
 _SLOT_DOC = (
     "31 floats a permanent: card id, DP, suspended, OPT total, OPT used, linked, source count, "
@@ -196,27 +197,38 @@ def board_state_tensor(
     perm = rules.permanents(state)
     zone = board.zone.astype(jnp.int32)
     pos = board.position.astype(jnp.int32)
-    # Each card's source entry (permanent slot, stack position < 8); off the field: dropped.
+    # Each card's source entry (permanent slot, stack position < 8); off the field or deeper in
+    # the stack: not shown. The entries are written by one scatter of the cards' three floats
+    # into the flat [2, S, 8, 3] block: reading each entry's card back by a gather per fact
+    # cost about four times as much under vmap on the CPU (XLA fused the gathers into the
+    # slot concatenation and redid them per element).
     card_slot = jnp.asarray(R.ZONE_SLOT)[zone]  # flat permanent slot, -1 off the field
+    shown = (card_slot >= 0) & (pos < MAX_SOURCES)
     entries = 2 * R.NUM_SLOTS * MAX_SOURCES
-    dest = jnp.where((card_slot >= 0) & (pos < MAX_SOURCES), card_slot * MAX_SOURCES + pos, entries)
-    # The card at each source entry (-1: none), then its facts read per entry: a scatter of
-    # indices rather than of a [C, 5] row per card (a trailing axis of 5 is slow on the CPU).
-    cards = jnp.arange(board.zone.shape[0], dtype=jnp.int32)
-    index = jnp.full(entries + 1, -1, jnp.int32).at[dest].set(cards)[:entries]
-    index = index.reshape(2, R.NUM_SLOTS, MAX_SOURCES)
-    present = index >= 0
-    at_entry = lambda per_card: jnp.where(  # noqa: E731  [2, S, 8]
-        present, per_card[jnp.maximum(index, 0)].astype(jnp.float32), 0.0
-    )
-    source_ids = at_entry(ids)
-    opt_rows, opt_used = at_entry(perm.card_opt), at_entry(perm.card_opt_used)
+    width = len(SOURCE_FIELDS)
+    opt_rows, opt_used = perm.card_opt, perm.card_opt_used  # int32[C]
     # OPT state: -1 no once-per-turn effect; else the fraction still available this turn
     # (1.0 all available, 0.0 all exhausted).
-    available = (opt_rows - opt_used) / jnp.maximum(opt_rows, 1.0)
-    opt_state = jnp.where(present, jnp.where(opt_rows > 0, available, -1.0), 0.0)
-    sources = jnp.stack([source_ids, opt_state, at_entry(perm.card_dp)], axis=-1)  # [2, S, 8, 3]
-    opt_total = jnp.sum(opt_rows, axis=-1)  # [2, S]
+    available = (opt_rows - opt_used).astype(jnp.float32) / jnp.maximum(opt_rows, 1)
+    opt_state = jnp.where(opt_rows > 0, available, -1.0)
+    values = jnp.stack([ids, opt_state, perm.card_dp.astype(jnp.float32)], axis=-1)  # [C, 3]
+    entry = card_slot * MAX_SOURCES + pos
+    dest = jnp.where(shown, entry, entries)[:, None] * width + jnp.arange(width)  # [C, 3]
+    sources = (
+        jnp.zeros((entries + 1) * width, jnp.float32)
+        .at[dest.reshape(-1)]
+        .set(values.reshape(-1))[: entries * width]
+        .reshape(2, R.NUM_SLOTS, MAX_SOURCES * width)
+    )
+    # The header's OPT counts over the shown sources, both by one scatter-add (used << 8 | total:
+    # each at most MAX_SOURCES x MAX_EFFECTS = 32, below 256).
+    opt_counts = (
+        jnp.zeros(2 * R.NUM_SLOTS + 1, jnp.int32)
+        .at[jnp.where(shown, card_slot, 2 * R.NUM_SLOTS)]
+        .add(opt_rows + (opt_used << 8))[:-1]
+        .reshape(2, R.NUM_SLOTS)
+    )
+    opt_total = (opt_counts & 0xFF).astype(jnp.float32)  # [2, S]
     top_id = jnp.where(perm.size > 0, ids[jnp.maximum(perm.top, 0)], 0.0)
     header = jnp.stack(
         [
@@ -224,15 +236,13 @@ def board_state_tensor(
             jnp.where(perm.size > 0, perm.dp, 0).astype(jnp.float32),
             (state.suspended & (perm.size > 0)).astype(jnp.float32),
             opt_total,
-            jnp.sum(opt_used, axis=-1),  # OPT effects used this turn
+            (opt_counts >> 8).astype(jnp.float32),  # OPT effects used this turn
             jnp.zeros_like(top_id),  # linked cards ([TS]; none in the shipped cards)
             perm.size.astype(jnp.float32),
         ],
         axis=-1,
     )  # [2, S, 7]
-    # Each part computed once before the concatenation reads it (``materialize``: XLA would
-    # otherwise redo the per-entry gathers inside the concatenation, element by element).
-    parts = [materialize(header), materialize(sources.reshape(2, R.NUM_SLOTS, -1))]
+    parts = [header, sources]
     slots = jnp.concatenate(parts, axis=-1)  # [2, S, 31]
     seat = lambda x: jnp.where(player == 0, x, x[::-1])  # noqa: E731  (me first)
     slots = seat(slots)

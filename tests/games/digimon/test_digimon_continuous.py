@@ -9,6 +9,7 @@ from digimon_testlib import digimon, make_rules, other, stack, step_ok, zone_car
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import observation as O
+from tcgjax.games.digimon.rules import slot_zone
 from tcgjax.games.digimon.scenario import build_state
 
 R2 = [{"color": "red", "level": 2, "cost": 0}]
@@ -132,3 +133,25 @@ def test_worked_example_of_the_tensor_spec(rules, owners_turn):
                 ids["TEST-ROOKIE"], 1.0, 2000.0 if owners_turn else 0.0,
                 ids["TEST-CHAMPION"], -1.0, 0.0] + [0.0] * 18  # fmt: skip
     np.testing.assert_array_equal(slot, expected)
+
+
+def test_tensor_counts_once_per_turn_rows_used_this_turn(rules):
+    """The worked example after TEST-ROOKIE's [Once Per Turn] row was used this turn: the header's
+    OPT used is 1 (of 1) and the source entry's OPT state 0.0 (nothing left); a row used by a card
+    off the field counts nowhere."""
+    s = situation(rules, {"field": [["TEST-ROOKIE", "TEST-CHAMPION"]], "hand": ["TEST-ROOKIE"]}, {})
+    board = s.board
+    rookie = rules.cards.ids.index("TEST-ROOKIE")
+    field = np.asarray(board.zone) == np.asarray(slot_zone(0, 0))  # the first battle-area slot
+    in_hand = np.flatnonzero((np.asarray(board.definition) == rookie) & ~field)
+    on_field = np.flatnonzero((np.asarray(board.definition) == rookie) & field)
+    assert len(on_field) == 1 and len(in_hand) >= 1
+    used = np.zeros(np.asarray(s.opt_used).shape, np.uint8)
+    used[[on_field[0], in_hand[0]]] = 1  # row 0: the OPT row
+    s = s.replace(opt_used=jax.numpy.asarray(used))
+    slot = np.asarray(O.LAYOUT.view(O.board_state_tensor(rules, s, 0), "my_field"))[0]
+    header = dict(zip(O.HEADER, slot[: len(O.HEADER)], strict=True))
+    assert header["opt_total"] == 1.0 and header["opt_used"] == 1.0
+    first = len(O.HEADER)  # the bottom source: TEST-ROOKIE
+    assert slot[first + O.SOURCE_FIELDS.index("opt_state")] == 0.0
+    assert slot[first + len(O.SOURCE_FIELDS) + O.SOURCE_FIELDS.index("opt_state")] == -1.0
