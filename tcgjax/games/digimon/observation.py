@@ -222,12 +222,8 @@ def board_state_tensor(
     )
     # The header's OPT counts over the shown sources, both by one scatter-add (used << 8 | total:
     # each at most MAX_SOURCES x MAX_EFFECTS = 32, below 256).
-    opt_counts = (
-        jnp.zeros(2 * R.NUM_SLOTS + 1, jnp.int32)
-        .at[jnp.where(shown, card_slot, 2 * R.NUM_SLOTS)]
-        .add(opt_rows + (opt_used << 8))[:-1]
-        .reshape(2, R.NUM_SLOTS)
-    )
+    opt_counts = R._per_slot(jnp.where(shown, card_slot, -1), opt_rows + (opt_used << 8))
+    opt_counts = opt_counts.reshape(2, R.NUM_SLOTS)
     opt_total = (opt_counts & 0xFF).astype(jnp.float32)  # [2, S]
     top_id = jnp.where(perm.size > 0, ids[jnp.maximum(perm.top, 0)], 0.0)
     header = jnp.stack(
