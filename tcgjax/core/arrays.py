@@ -6,6 +6,16 @@ middle of its result under ``vmap`` (``[n, batch, ...]``), and XLA on the CPU th
 into every consumer: in the Digimon mask the attack, digivolve and activation blocks spent 10-16 ms
 a call at batch 4096 on that alone (the game README's performance log). Built from static slices,
 broadcasts and one concatenation, the same values keep the batch axis first and cost a copy.
+
+``count_true``, ``sum_along``, ``max_along``, ``min_along`` and ``any_along`` are integer
+reductions over one axis (the ``C`` cards of a board, above all) that XLA on the CPU runs as one
+kernel. A plain reduction over more than 32 elements is split by XLA's CPU pipeline in two (its
+tree-reduction rewrite, meant for the precision of float sums: a windowed reduction to ``[..., 4]``
+and then a reduction of that), each a separate kernel; in the Digimon step about 1,300 such pairs
+ran a step at batch 4096. A reduction of two operands at once (a *variadic* one) is left whole, so
+these helpers reduce a companion alongside the values and fold it back without changing them.
+In a micro-benchmark (12 counts over ``[4096, 108]``) that is 3-6x faster than ``jnp.sum``; the
+values are exactly those of the plain reductions.
 """
 
 from __future__ import annotations
@@ -14,7 +24,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["take", "take_static", "materialize"]
+__all__ = [
+    "take",
+    "take_static",
+    "materialize",
+    "count_true",
+    "sum_along",
+    "max_along",
+    "min_along",
+    "any_along",
+]
 
 
 def take_static(x: jax.Array, indices, axis: int = 0) -> jax.Array:
@@ -108,3 +127,72 @@ def take(x: jax.Array, indices, axis: int = 0) -> jax.Array:
     if isinstance(indices, np.ndarray | int | np.integer):
         return take_static(x, np.asarray(indices), axis)
     return jnp.take(x, indices, axis=axis)
+
+
+def _reduce_pair(values, companion, inits, combine, axis: int):
+    """``lax.reduce`` of two operands of one shape over ``axis``: left whole by XLA's CPU tree
+    rewrite, which only splits single-operand reductions (module doc)."""
+    values = jnp.asarray(values)
+    axes = (axis % values.ndim,)
+    return jax.lax.reduce((values, companion), inits, combine, axes)
+
+
+def _integer(x: jax.Array, name: str) -> jax.Array:
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.integer):
+        raise TypeError(f"{name}: integer arrays only, got {x.dtype}")
+    return x
+
+
+def count_true(mask: jax.Array, axis: int = -1) -> jax.Array:
+    """``jnp.sum(mask, axis, dtype=int32)``: how many of ``mask`` (bool, any shape) are True
+    along ``axis``, in one kernel (module doc). Returns int32, ``mask``'s shape without ``axis``."""
+    x = jnp.asarray(mask, jnp.bool_).astype(jnp.int32)
+    # The companion is the minimum of 0 and the 0/1 values: 0, never above the count.
+    total, floor = _reduce_pair(
+        x, x, (jnp.int32(0), jnp.int32(0)),
+        lambda a, b: (a[0] + b[0], jnp.minimum(a[1], b[1])), axis,
+    )  # fmt: skip
+    return jnp.maximum(total, floor)
+
+
+def sum_along(x: jax.Array, axis: int = -1) -> jax.Array:
+    """``jnp.sum(x, axis, dtype=x.dtype)`` of an integer array (wrapping as it does), in one
+    kernel: the positive and the negative parts are summed together (module doc). Returns ``x``'s
+    dtype."""
+    x = _integer(x, "sum_along")
+    zero = jnp.zeros((), x.dtype)
+    positive, negative = _reduce_pair(
+        jnp.maximum(x, zero), jnp.minimum(x, zero), (zero, zero),
+        lambda a, b: (a[0] + b[0], a[1] + b[1]), axis,
+    )  # fmt: skip
+    return positive + negative
+
+
+def max_along(x: jax.Array, axis: int = -1) -> jax.Array:
+    """``jnp.max(x, axis)`` of an integer array, in one kernel (module doc); the smallest value of
+    the dtype along an empty axis. Returns ``x``'s dtype."""
+    x = _integer(x, "max_along")
+    low = jnp.array(jnp.iinfo(x.dtype).min, x.dtype)
+    # The companion, a minimum that starts at the dtype's smallest value, stays there.
+    top, floor = _reduce_pair(
+        x, x, (low, low), lambda a, b: (jnp.maximum(a[0], b[0]), jnp.minimum(a[1], b[1])), axis
+    )
+    return jnp.maximum(top, floor)
+
+
+def min_along(x: jax.Array, axis: int = -1) -> jax.Array:
+    """``jnp.min(x, axis)`` of an integer array, in one kernel (module doc); the largest value of
+    the dtype along an empty axis. Returns ``x``'s dtype."""
+    x = _integer(x, "min_along")
+    high = jnp.array(jnp.iinfo(x.dtype).max, x.dtype)
+    bottom, ceiling = _reduce_pair(
+        x, x, (high, high), lambda a, b: (jnp.minimum(a[0], b[0]), jnp.maximum(a[1], b[1])), axis
+    )
+    return jnp.minimum(bottom, ceiling)
+
+
+def any_along(mask: jax.Array, axis: int = -1) -> jax.Array:
+    """``jnp.any(mask, axis)`` in one kernel (module doc). Returns bool, ``mask``'s shape without
+    ``axis``."""
+    return max_along(jnp.asarray(mask, jnp.bool_).astype(jnp.int8), axis) > 0

@@ -27,6 +27,8 @@ import jax
 import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 
+from tcgjax.core.arrays import any_along
+
 __all__ = [
     "tree_where",
     "batch_any",
@@ -80,7 +82,7 @@ def batch_any(predicate: jax.Array) -> jax.Array:
 def _batch_any_rule(axis_size, in_batched, predicate):
     del axis_size
     (batched,) = in_batched
-    reduced = jnp.any(predicate, axis=0) if batched else predicate
+    reduced = any_along(predicate, axis=0) if batched else predicate
     # Recurse so that an enclosing vmap (vmap of vmap) reduces its own axis as well.
     return batch_any(reduced), False
 
@@ -197,22 +199,29 @@ def _forwarded_inputs(jaxpr) -> list[int | None]:
 
 def _run_gathered(fn, predicate, operand, args, batch: int, chunk: int, kept: list[bool]):
     """``operand`` (a batch of ``batch`` games) with ``fn`` applied to each game whose predicate
-    holds, ``chunk`` games per iteration: their indices come from ``nonzero`` (past the last one,
-    the fill index ``batch`` is dropped by the scatter). Leaves that ``fn`` passes through
-    unchanged (``kept``) are not scattered back."""
-    treedef = jax.tree.structure(operand)
+    holds, ``chunk`` games per iteration. Each iteration takes the first ``chunk`` games still
+    waiting, by their rank among them (one cumulative sum and one scatter of their indices into
+    ``chunk`` places; past the last one, the fill index ``batch`` is dropped by the scatters
+    back); the games left are those of rank beyond ``chunk``. Leaves that ``fn`` passes through
+    unchanged (``kept``) are neither carried through the loop nor scattered back."""
+    leaves = jax.tree.leaves(operand)
+    games = jnp.arange(batch, dtype=jnp.int32)
 
     def body(carry):
-        out, remaining = carry
-        index = jnp.nonzero(remaining, size=chunk, fill_value=batch)[0]  # int[chunk]
+        written, remaining = carry
+        rank = jnp.cumsum(remaining, dtype=jnp.int32)  # 1-based among the games left
+        place = jnp.where(remaining & (rank <= chunk), rank - 1, chunk)
+        index = jnp.full(chunk, batch, jnp.int32).at[place].set(games, mode="drop")
         safe = jnp.minimum(index, batch - 1)
         picked_operand, picked_args = jax.tree.map(lambda x: x[safe], (operand, args))
-        result = jax.vmap(fn)(picked_operand, *picked_args)
-        leaves = [
-            x if same else x.at[index].set(r, mode="drop")
-            for x, r, same in zip(jax.tree.leaves(out), jax.tree.leaves(result), kept, strict=True)
-        ]
-        out = jax.tree.unflatten(treedef, leaves)
-        return out, remaining.at[index].set(False, mode="drop")
+        result = jax.tree.leaves(jax.vmap(fn)(picked_operand, *picked_args))
+        changed = (r for r, same in zip(result, kept, strict=True) if not same)
+        written = [x.at[index].set(r, mode="drop") for x, r in zip(written, changed, strict=True)]
+        return written, remaining & (rank > chunk)
 
-    return jax.lax.while_loop(lambda carry: jnp.any(carry[1]), body, (operand, predicate))[0]
+    initial = [x for x, same in zip(leaves, kept, strict=True) if not same]
+    written = iter(
+        jax.lax.while_loop(lambda carry: any_along(carry[1], 0), body, (initial, predicate))[0]
+    )
+    out = [x if same else next(written) for x, same in zip(leaves, kept, strict=True)]
+    return jax.tree.unflatten(jax.tree.structure(operand), out)

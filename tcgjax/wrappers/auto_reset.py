@@ -24,6 +24,7 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
+from tcgjax.core.arrays import count_true, sum_along
 from tcgjax.core.env import State
 from tcgjax.core.tree import when_some
 
@@ -58,7 +59,7 @@ def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Arr
     k = _kth(key, total)
     # counts is non-decreasing, so the first index with counts > k is the number with counts <= k
     # (a sum is cheaper than an argmax on CPU).
-    index = jnp.sum(counts <= k[..., None], axis=-1, dtype=jnp.int32)
+    index = count_true(counts <= k[..., None])
     return jnp.where(total > 0, index, 0)
 
 
@@ -86,19 +87,20 @@ def _blocked_sample(key: jax.Array, mask: jax.Array) -> jax.Array:
     num_actions = mask.shape[-1]
     num_blocks = -(-num_actions // _BLOCK)
     # int8 throughout (a block has at most 64 ids): a bool-to-int32 sum costs 4x as much on the
-    # CPU.
+    # CPU. The reductions are one kernel each (``tcgjax.core.arrays``): ~2.3x faster at 4096 x
+    # 2120 than jnp's, which XLA splits in two.
     padded = jnp.pad(
         mask.astype(jnp.int8), [(0, 0)] * (mask.ndim - 1) + [(0, num_blocks * _BLOCK - num_actions)]
     )
     blocks = padded.reshape(mask.shape[:-1] + (num_blocks, _BLOCK))
-    per_block = jnp.sum(blocks, axis=-1, dtype=jnp.int8).astype(jnp.int32)  # [..., B]
+    per_block = sum_along(blocks).astype(jnp.int32)  # [..., B]
     through = _prefix_counts(per_block)  # [..., B] legal ids up to the end of each block
     total = through[..., -1]
     k = _kth(key, total)
-    block = jnp.minimum(jnp.sum(through <= k[..., None], axis=-1, dtype=jnp.int32), num_blocks - 1)
-    before = jnp.sum(jnp.where(jnp.arange(num_blocks) < block[..., None], per_block, 0), axis=-1)
+    block = jnp.minimum(count_true(through <= k[..., None]), num_blocks - 1)
+    before = sum_along(jnp.where(jnp.arange(num_blocks) < block[..., None], per_block, 0))
     ids = jnp.take_along_axis(blocks, block[..., None, None], axis=-2)[..., 0, :]  # [..., BLOCK]
-    inside = jnp.sum(_prefix_counts(ids) <= (k - before)[..., None], axis=-1, dtype=jnp.int32)
+    inside = count_true(_prefix_counts(ids) <= (k - before)[..., None])
     return jnp.where(total > 0, block * _BLOCK + inside, 0)
 
 

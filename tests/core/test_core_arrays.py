@@ -1,12 +1,22 @@
 """``take_static`` / ``take`` / ``materialize``: the values of ``jnp.take`` and of the input, under
-jit, vmap and both, and no gather in the program where the point is to avoid one."""
+jit, vmap and both, and no gather in the program where the point is to avoid one. The one-kernel
+reductions: the values of ``jnp``'s, and no split (``reduce-window``) in the compiled program."""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tcgjax.core.arrays import materialize, take, take_static
+from tcgjax.core.arrays import (
+    any_along,
+    count_true,
+    materialize,
+    max_along,
+    min_along,
+    sum_along,
+    take,
+    take_static,
+)
 
 INDEX_PATTERNS = {
     "clipped range": np.minimum(np.arange(20), 11),
@@ -124,3 +134,66 @@ def test_materialize_keeps_float32_bit_for_bit():
 def test_materialize_refuses_other_floats():
     with pytest.raises(TypeError, match="bool, integer or float32"):
         materialize(jnp.zeros(3, jnp.float16))
+
+
+REDUCTIONS = {
+    "count_true": (count_true, lambda x, axis: np.sum(x != 0, axis=axis).astype(np.int32)),
+    "any_along": (any_along, lambda x, axis: np.any(x != 0, axis=axis)),
+    "sum_along": (sum_along, lambda x, axis: np.sum(x, axis=axis, dtype=x.dtype)),
+    "max_along": (max_along, lambda x, axis: np.max(x, axis=axis)),
+    "min_along": (min_along, lambda x, axis: np.min(x, axis=axis)),
+}
+
+
+def _reduction_input(name, dtype, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype)
+    if name in ("count_true", "any_along"):
+        return rng.random(shape) < 0.3
+    if name == "sum_along":  # both signs, and sums that wrap in int8 / int16 as jnp.sum's do
+        return rng.integers(info.min, info.max, shape, endpoint=True).astype(dtype)
+    # Extremes of the dtype included: max/min must see them.
+    x = rng.integers(-50, 50, shape).astype(dtype)
+    x.flat[0], x.flat[-1] = info.min, info.max
+    return x
+
+
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32])
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((7, 108), -1), ((108, 5), 0), ((3, 20), 1), ((40,), 0)]
+)
+def test_one_kernel_reductions_equal_numpy_under_jit_and_vmap(name, dtype, shape, axis):
+    fn, reference = REDUCTIONS[name]
+    x = _reduction_input(name, dtype, shape)
+    want = reference(x, axis)
+    for got in (fn(x, axis), jax.jit(lambda x: fn(x, axis))(x)):
+        np.testing.assert_array_equal(np.asarray(got), want)
+        assert np.asarray(got).dtype == want.dtype
+    if len(shape) == 2 and axis in (-1, 1):  # a batch of rows, each reduced on its own
+        batched = jax.jit(jax.vmap(lambda row: fn(row, 0)))(x)
+        np.testing.assert_array_equal(np.asarray(batched), want)
+
+
+def test_one_kernel_reductions_are_not_split_by_xla():
+    # What they are for: jnp's reduction over 108 values compiles to a reduce-window and a
+    # reduce on the CPU; these compile to one reduce each.
+    x = jnp.zeros((64, 108), jnp.int32)
+    plain = jax.jit(lambda x: jnp.max(x, axis=-1)).lower(x).compile().as_text()
+    if "reduce-window" not in plain:
+        pytest.skip(f"this backend ({jax.default_backend()}) does not split reductions")
+    for name, (fn, _) in REDUCTIONS.items():
+        program = jax.jit(fn).lower(x).compile().as_text()
+        assert "reduce-window" not in program, name
+
+
+def test_empty_axis_gives_the_identity_and_floats_are_refused():
+    empty = np.zeros((3, 0), np.int16)
+    np.testing.assert_array_equal(np.asarray(max_along(empty)), np.full(3, -(2**15), np.int16))
+    np.testing.assert_array_equal(np.asarray(min_along(empty)), np.full(3, 2**15 - 1, np.int16))
+    np.testing.assert_array_equal(np.asarray(sum_along(empty)), np.zeros(3, np.int16))
+    np.testing.assert_array_equal(np.asarray(count_true(empty != 0)), np.zeros(3, np.int32))
+    np.testing.assert_array_equal(np.asarray(any_along(empty != 0)), np.zeros(3, bool))
+    for fn in (sum_along, max_along, min_along):
+        with pytest.raises(TypeError, match="integer arrays only"):
+            fn(jnp.ones(4, jnp.float32))

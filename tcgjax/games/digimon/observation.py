@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tcgjax.core import visibility, zones
+from tcgjax.core.arrays import count_true
 from tcgjax.core.observation import ObservationLayout
 from tcgjax.core.tree import when_some
 from tcgjax.games.digimon.cards import MAX_EFFECTS
@@ -253,7 +254,7 @@ def board_state_tensor(
         # In a selection the mask is the choices plus 62 when the row may be declined (62 is
         # never a choice itself: ``selection_choices``).
         pass_id = R.A.LAYOUT.start("pass")
-        valid = jnp.sum(legal, dtype=jnp.int32) - legal[pass_id].astype(jnp.int32)
+        valid = count_true(legal) - legal[pass_id].astype(jnp.int32)
     else:
         # Counted only for the games of the batch in a selection (``when_some``): the choices
         # cost about a third of the observation under vmap on the CPU.

@@ -87,7 +87,7 @@ import numpy as np
 from flax import struct
 
 from tcgjax.core import zones
-from tcgjax.core.arrays import materialize, take, take_static
+from tcgjax.core.arrays import any_along, materialize, min_along, sum_along, take, take_static
 from tcgjax.core.board import Board, BoardLayout, new_board
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.effects import EffectQueue, Selection
@@ -466,6 +466,35 @@ def _row_table(cards: CardRegistry, trigger: int, columns: Sequence[str]) -> dic
     return table
 
 
+def _digivolve_cost_table(
+    cards: CardRegistry, used: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Host-side digivolve costs between the definitions the decks use: ``compact`` (int16
+    ``[D]``: a definition's row and column in the table, 0 for the padding definition and those
+    no deck holds) and ``cost`` (int8 ``[U, U]``, ``U = len(used)``: the cheapest requirement row
+    of the hand card (row) that the top card (column) meets, level equal and color among the top
+    card's colors; -1 when none does). A card's requirements and a top card's level and colors
+    are printed facts, so the mask reads one entry instead of matching rows in every game."""
+    used = np.asarray(used)
+    compact = np.zeros(len(cards.ids), np.int16)
+    compact[used] = np.arange(len(used))
+    col = lambda name: np.asarray(cards.numpy[name]).astype(np.int32)[used]  # noqa: E731
+    level, colors = col("level"), col("colors")
+    req_level, req_color, req_cost = (col(f"digivolve.{f}") for f in ("level", "color", "cost"))
+    rows = np.arange(req_level.shape[1])[None, :] < col("digivolve.num_rows")[:, None]
+    match = (
+        rows[:, None, :]
+        & (req_level[:, None, :] == level[None, :, None])
+        & (((colors[None, :, None] >> req_color[:, None, :]) & 1) == 1)
+    )  # [U hand, U top, R]
+    big = 1 << 20
+    best = np.min(np.where(match, req_cost[:, None, :], big), axis=-1)
+    cost = np.where(best < big, best, -1)
+    cost[:, 0] = cost[0, :] = -1  # the padding definition: no card
+    assert cost.max() < 128, "digivolve costs fit int8"
+    return compact, cost.astype(np.int8)
+
+
 def _first_error(*checks):
     """The code of the first failing ``(failed, rule name)`` check, elementwise; 0 if none fails."""
     return zones.first_error(*((failed, CODES[name]) for failed, name in checks))
@@ -531,6 +560,8 @@ class DigimonRules:
         continuous = ("where", "window", "condition", "condition_value", "amount", "amount_per")
         self._continuous = _row_table(cards, TRIGGER_CONTINUOUS, (*continuous, "op", "target"))
         self._triggered = {t: _row_table(cards, t, ("where",)) for t in range(len(TRIGGERS))}
+        used = sorted({0} | {cards.index(n) for eggs, main in self.decks for n in (*eggs, *main)})
+        self._compact, self._digivolve_cost = _digivolve_cost_table(cards, used)
         self._initial_board = self._initial()
 
     def _initial(self) -> Board:
@@ -701,7 +732,7 @@ class DigimonRules:
                 jnp.where(live_cont & (op == op_id) & (target == TARGET_ALL_OWN), amount, 0), 1
             )  # [C]
             per_slot = _per_slot(card_slot, to_self)  # [2S]
-            aura = jnp.stack([jnp.sum(jnp.where(owner == p, to_all, 0)) for p in range(2)])
+            aura = jnp.stack([sum_along(jnp.where(owner == p, to_all, 0)) for p in range(2)])
             bonus = per_slot.reshape(2, NUM_SLOTS) + aura[:, None]
             return jnp.where(digimon_slot, bonus, 0), to_self
 
@@ -732,10 +763,13 @@ class DigimonRules:
             live_rows=live,
         )
 
+    def _definition(self, state: DigimonState, card: jax.Array) -> jax.Array:
+        """Definition index of card instance(s) ``card`` (-1 gives the padding definition 0)."""
+        return jnp.where(card >= 0, state.board.definition[jnp.maximum(card, 0)], 0)
+
     def _card(self, state: DigimonState, name: str, card: jax.Array) -> jax.Array:
         """Registry column ``name`` of card instance(s) ``card`` (-1 reads the padding row)."""
-        definition = state.board.definition[jnp.maximum(card, 0)]
-        return self.cards[name][jnp.where(card >= 0, definition, 0)]
+        return self.cards[name][self._definition(state, card)]
 
     # -- legality ----------------------------------------------------------------------------------
 
@@ -891,12 +925,13 @@ class DigimonRules:
             (cards < 0, "no_card_in_hand_slot"),
             (kind != DIGIMON, "not_a_digimon"),
         )  # [n]
+        no_target = materialize(~(my_size > 0))[None, :]  # per target, worked out once
+        not_digimon = materialize((target_kind != DIGIMON) & (target_kind != DIGI_EGG))[None, :]
         target_code = _first_error(
-            (~(my_size > 0)[None, :], "no_permanent_there"),
-            (((target_kind != DIGIMON) & (target_kind != DIGI_EGG))[None, :] | (cost < 0),
-             "requirement_not_met"),
+            (no_target, "no_permanent_there"),
+            (not_digimon | (cost < 0), "requirement_not_met"),
             (~afford(cost), "not_enough_memory"),
-        )  # fmt: skip
+        )
         unused = jnp.full((cost.shape[0], A.FIELD_STRIDE - NUM_SLOTS), CODES["no_permanent_there"])
         target_code = jnp.concatenate([target_code, unused], axis=1)  # [n, 15]
         card_code = materialize(card_code)[:, None]
@@ -1050,24 +1085,15 @@ class DigimonRules:
 
     def digivolve_costs(self, state: DigimonState, hand: jax.Array, tops: jax.Array) -> jax.Array:
         """Cheapest digivolve cost of each hand card onto each permanent: int32[H, S], -1 when no
-        requirement matches (level equal, color among the top card's colors)."""
-        top_level = self._card(state, "level", tops)  # [S]
-        top_colors = self._card(state, "colors", tops).astype(jnp.int32)  # [S] bit mask
-        req_level = self._card(state, "digivolve.level", hand)  # [H, R]
-        req_color = self._card(state, "digivolve.color", hand).astype(jnp.int32)
-        req_cost = self._card(state, "digivolve.cost", hand).astype(jnp.int32)
-        rows = (
-            jnp.arange(req_level.shape[-1]) < self._card(state, "digivolve.num_rows", hand)[:, None]
-        )
-        match = (
-            rows[:, None, :]
-            & (req_level[:, None, :] == top_level[None, :, None])
-            & (((top_colors[None, :, None] >> req_color[:, None, :]) & 1) == 1)
-            & (tops >= 0)[None, :, None]
-        )  # [H, S, R]
-        big = jnp.int32(1 << 20)
-        best = jnp.min(jnp.where(match, req_cost[:, None, :], big), axis=-1)
-        return jnp.where(best < big, best, -1)
+        requirement matches (level equal, color among the top card's colors) or either card is
+        missing (-1). One lookup in the host-built table of the decks' definitions."""
+        # Each card's table row / column worked out once (``materialize``: not redone, through
+        # three gathers, for each of the H x S entries).
+        compact = lambda cards: materialize(  # noqa: E731
+            jnp.where(cards >= 0, jnp.asarray(self._compact)[self._definition(state, cards)], 0)
+        ).astype(jnp.int32)
+        table = jnp.asarray(self._digivolve_cost)
+        return table[compact(hand)[:, None], compact(tops)[None, :]].astype(jnp.int32)
 
     def legal_action_mask(self, state: DigimonState) -> jax.Array:
         """bool[2120]; never all False before the game ends (pass is legal in Breeding and Main)."""
@@ -1465,10 +1491,10 @@ class DigimonRules:
 
         def take_smallest(k, carry):
             key, order = carry
-            # Keys are distinct: the smallest by a min, its index by a second min (two plain
-            # reductions instead of an argmin's variadic one).
-            smallest = jnp.min(key)
-            i = jnp.min(jnp.where(key == smallest, flat, key.shape[0])).astype(jnp.int32)
+            # Keys are distinct: the smallest by a min, its index by a second min (two simple
+            # one-kernel reductions, ``min_along``, instead of an argmin's value-then-index one).
+            smallest = min_along(key)
+            i = min_along(jnp.where(key == smallest, flat, key.shape[0]).astype(jnp.int32))
             order = order.at[k].set(jnp.where(smallest < big, i, -1))
             return jnp.where(flat == i, big, key), order
 
@@ -1870,7 +1896,7 @@ class DigimonRules:
 
     def has_selection_choice(self, state: DigimonState) -> jax.Array:
         """bool[]: ``any(selection_choices(state))``, without building the 2120 ids."""
-        return jnp.any(jnp.stack([jnp.any(v) for _, v in self._selection_parts(state)]))
+        return jnp.any(jnp.stack([any_along(v) for _, v in self._selection_parts(state)]))
 
     def _selection_parts(self, state: DigimonState) -> list[tuple[int, jax.Array]]:
         """The choice ranges of :meth:`selection_choices` as ``(first id, bool[n])`` pairs (a

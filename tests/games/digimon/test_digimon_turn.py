@@ -30,8 +30,15 @@ ENTRIES = [
          digivolve=[]),
     dict(BASE, id="R3B", name="Red3b", kind="digimon", colors=["red"], level=3, play_cost=3,
          dp=3000, digivolve=RED2),
+    # Two colors, and a level-5 card with two requirement rows of different costs.
+    dict(BASE, id="RB4", name="RedBlue4", kind="digimon", colors=["red", "blue"], level=4,
+         play_cost=5, dp=5000, digivolve=[]),
+    dict(BASE, id="RB5", name="RedBlue5", kind="digimon", colors=["red", "blue"], level=5,
+         play_cost=7, dp=7000, digivolve=[{"color": "red", "level": 4, "cost": 3},
+                                          {"color": "blue", "level": 4, "cost": 1}]),
 ]  # fmt: skip
 MAIN = ["R3"] * 4 + ["R4"] * 4 + ["B4"] * 4 + ["R7"] * 4 + ["T"] * 4 + ["O"] * 4 + ["R3B"] * 4
+MAIN += ["RB4"] * 4 + ["RB5"] * 4
 EGGS = ["EGG"] * 4
 
 
@@ -100,6 +107,22 @@ def test_digivolve_pays_draws_one_and_keeps_the_permanent_state(rules, apply, er
     assert int(s.memory) == 3, "digivolve cost 2, not the play cost 5"
     assert zone_cards(rules, s, "hand", 0) == ["B4"], "the digivolution bonus draws 1"
     assert bool(s.suspended[0, 1]) and int(s.entered_turn[0, 1]) == 2
+
+
+def test_digivolve_pays_the_cheapest_requirement_the_top_card_meets(rules, apply, errors):
+    # RB5: red Lv.4 for 3, blue Lv.4 for 1. A red top pays 3, a blue one 1, a red-and-blue one
+    # the cheaper 1; a Lv.3, a Tamer or an empty slot meets neither.
+    s = build_state(
+        rules, [{"hand": ["RB5"], "field": [["R4"], ["B4"], ["RB4"], ["R3"], ["T"]]}, {}], memory=5
+    )
+    top, _ = rules.stacks(s)
+    costs = np.asarray(rules.digivolve_costs(s, rules.hand(s, 0)[:1], top[0]))[0]
+    assert costs[:6].tolist() == [3, 1, 1, -1, -1, -1]
+    for slot, left in ((0, 2), (1, 4), (2, 4)):
+        after, _ = step_ok(rules, apply, errors, s, A.encode("digivolve", 0, slot))
+        assert int(after.memory) == left and stack(rules, after, 0, slot)[-1] == "RB5"
+    assert code_name(errors(s)[A.encode("digivolve", 0, 3)]) == "requirement_not_met"
+    assert code_name(errors(s)[A.encode("digivolve", 0, 4)]) == "requirement_not_met"
 
 
 def test_digivolve_in_the_breeding_area_g8(rules, apply, errors):
