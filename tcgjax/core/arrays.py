@@ -169,27 +169,30 @@ def sum_along(x: jax.Array, axis: int = -1) -> jax.Array:
     return positive + negative
 
 
+def _extreme(x: jax.Array, axis: int, name: str, largest: bool) -> jax.Array:
+    """The maximum (``largest``) or minimum of an integer array along ``axis``, in one kernel: the
+    companion reduction runs the other way from the dtype's far end, so it stays there and folding
+    it back changes nothing (also along an empty axis, which gives the dtype's far end)."""
+    x = _integer(x, name)
+    info = jnp.iinfo(x.dtype)
+    keep, other = (jnp.maximum, jnp.minimum) if largest else (jnp.minimum, jnp.maximum)
+    start = jnp.array(info.min if largest else info.max, x.dtype)
+    value, companion = _reduce_pair(
+        x, x, (start, start), lambda a, b: (keep(a[0], b[0]), other(a[1], b[1])), axis
+    )
+    return keep(value, companion)
+
+
 def max_along(x: jax.Array, axis: int = -1) -> jax.Array:
     """``jnp.max(x, axis)`` of an integer array, in one kernel (module doc); the smallest value of
     the dtype along an empty axis. Returns ``x``'s dtype."""
-    x = _integer(x, "max_along")
-    low = jnp.array(jnp.iinfo(x.dtype).min, x.dtype)
-    # The companion, a minimum that starts at the dtype's smallest value, stays there.
-    top, floor = _reduce_pair(
-        x, x, (low, low), lambda a, b: (jnp.maximum(a[0], b[0]), jnp.minimum(a[1], b[1])), axis
-    )
-    return jnp.maximum(top, floor)
+    return _extreme(x, axis, "max_along", largest=True)
 
 
 def min_along(x: jax.Array, axis: int = -1) -> jax.Array:
     """``jnp.min(x, axis)`` of an integer array, in one kernel (module doc); the largest value of
     the dtype along an empty axis. Returns ``x``'s dtype."""
-    x = _integer(x, "min_along")
-    high = jnp.array(jnp.iinfo(x.dtype).max, x.dtype)
-    bottom, ceiling = _reduce_pair(
-        x, x, (high, high), lambda a, b: (jnp.minimum(a[0], b[0]), jnp.maximum(a[1], b[1])), axis
-    )
-    return jnp.minimum(bottom, ceiling)
+    return _extreme(x, axis, "min_along", largest=False)
 
 
 def any_along(mask: jax.Array, axis: int = -1) -> jax.Array:
