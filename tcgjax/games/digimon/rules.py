@@ -466,15 +466,19 @@ def _row_table(cards: CardRegistry, trigger: int, columns: Sequence[str]) -> dic
     return table
 
 
+DIGIVOLVE_TABLE_ALL_CARDS = 256  # int8 [256, 256]: 64 KiB at most
+
+
 def _digivolve_cost_table(
     cards: CardRegistry, used: Sequence[int]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Host-side digivolve costs between the definitions the decks use: ``compact`` (int16
-    ``[D]``: a definition's row and column in the table, 0 for the padding definition and those
-    no deck holds) and ``cost`` (int8 ``[U, U]``, ``U = len(used)``: the cheapest requirement row
-    of the hand card (row) that the top card (column) meets, level equal and color among the top
-    card's colors; -1 when none does). A card's requirements and a top card's level and colors
-    are printed facts, so the mask reads one entry instead of matching rows in every game."""
+    """Host-side digivolve costs between the definitions ``used`` (0, the padding definition,
+    first): ``compact`` (int16 ``[D]``: a definition's row and column in the table, 0 for the
+    padding definition and those not used) and ``cost`` (int8 ``[U, U]``, ``U = len(used)``: the
+    cheapest requirement row of the hand card (row) that the top card (column) meets, level equal
+    and color among the top card's colors; -1 when none does). A card's requirements and a top
+    card's level and colors are printed facts, so the mask reads one entry instead of matching
+    rows in every game."""
     used = np.asarray(used)
     compact = np.zeros(len(cards.ids), np.int16)
     compact[used] = np.arange(len(used))
@@ -560,7 +564,14 @@ class DigimonRules:
         continuous = ("where", "window", "condition", "condition_value", "amount", "amount_per")
         self._continuous = _row_table(cards, TRIGGER_CONTINUOUS, (*continuous, "op", "target"))
         self._triggered = {t: _row_table(cards, t, ("where",)) for t in range(len(TRIGGERS))}
-        used = sorted({0} | {cards.index(n) for eggs, main in self.decks for n in (*eggs, *main)})
+        # Over every definition of a card file of moderate size, so that the compiled programs
+        # depend on the card file only, not on the decks (switching decks, or the rule tests'
+        # situations over one test registry, reuse them through the compilation cache); over the
+        # decks' definitions only for a large file (an imported database), to keep it small.
+        if len(cards.ids) <= DIGIVOLVE_TABLE_ALL_CARDS:
+            used = list(range(len(cards.ids)))
+        else:
+            used = sorted({0} | {cards.index(n) for e, m in self.decks for n in (*e, *m)})
         self._compact, self._digivolve_cost = _digivolve_cost_table(cards, used)
         self._initial_board = self._initial()
 

@@ -125,6 +125,34 @@ def test_digivolve_pays_the_cheapest_requirement_the_top_card_meets(rules, apply
     assert code_name(errors(s)[A.encode("digivolve", 0, 4)]) == "requirement_not_met"
 
 
+def test_digivolve_costs_of_a_large_card_file_come_from_the_decks_cards_only(rules):
+    # A card file over R.DIGIVOLVE_TABLE_ALL_CARDS definitions (an imported database) gets a cost
+    # table over the decks' cards only; the costs are the same as over a small file.
+    main, extra = _deck()
+    unused = [
+        dict(BASE, id=f"U{k}", name=f"U{k}", kind="digimon", colors=["red"], level=4,
+             play_cost=5, dp=5000, digivolve=[{"color": "red", "level": 3, "cost": 1}])
+        for k in range(R.DIGIVOLVE_TABLE_ALL_CARDS)
+    ]  # fmt: skip
+    big_entries = ENTRIES + [
+        dict(BASE, id=n, name=n, kind="digimon", colors=["green"], level=3, play_cost=4,
+             dp=1000, digivolve=[])
+        for n in extra
+    ] + unused  # fmt: skip
+    big = R.DigimonRules(
+        CardRegistry(C.SCHEMA, big_entries, source="big-cards"), [(EGGS, main), (EGGS, main)]
+    )
+    deck_definitions = {big.cards.index(n) for n in (*EGGS, *main)} | {0}
+    assert big._digivolve_cost.shape == (len(deck_definitions),) * 2
+    assert rules._digivolve_cost.shape == (len(rules.cards.ids),) * 2  # a small file: all cards
+    for r in (rules, big):
+        s = build_state(r, [{"hand": ["RB5"], "field": [["R4"], ["B4"], ["RB4"], ["R3"], ["T"]]},
+                            {}], memory=5)  # fmt: skip
+        top, _ = r.stacks(s)
+        costs = np.asarray(r.digivolve_costs(s, r.hand(s, 0)[:1], top[0]))[0]
+        assert costs[:6].tolist() == [3, 1, 1, -1, -1, -1]
+
+
 def test_digivolve_in_the_breeding_area_g8(rules, apply, errors):
     s = build_state(rules, [{"hand": ["R3"], "breeding": ["EGG"]}, {}], memory=1)
     s, _ = step_ok(rules, apply, errors, s, A.encode("digivolve", 0, A.BREEDING_FIELD))
