@@ -37,8 +37,8 @@ mutation: $(MUTATION_STAMP)
 	$(PY) tools/mutation.py $(MUTATION_ARGS)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check tcgjax train tests benchmarks
-	$(VENV)/bin/ruff format --check tcgjax train tests benchmarks
+	$(VENV)/bin/ruff check tcgjax train tests benchmarks examples tools
+	$(VENV)/bin/ruff format --check tcgjax train tests benchmarks examples tools
 
 clean:
 	rm -rf $(VENV) .jax_cache .pytest_cache .mutation
