@@ -216,8 +216,9 @@ def jitted_init(env: Env):
 @functools.lru_cache(maxsize=32)
 def _compiled_seat(env: Env, opponent: Policy, seat: int, batched: bool):
     """``(init, advance)`` of one seat, jitted and cached so that wrappers of the same env share
-    them. Batched: ``advance(states, actions, key, needs_reset)`` first re-initialises the games
-    that need it (only those: ``when_some``), then advances every game in one loop."""
+    them. Batched: ``init`` is None and ``advance(states, actions, key, needs_reset)`` first
+    re-initialises the games that need it (only those: ``when_some``), then advances every game
+    in one loop."""
     seat_fns = _Seat(env, opponent, seat)
     if not batched:
         return jitted_init(env), jax.jit(seat_fns.advance)
@@ -233,7 +234,7 @@ def _compiled_seat(env: Env, opponent: Policy, seat: int, batched: bool):
         states = jax.vmap(lambda s, k, n: when_some(n, fresh, s, k))(states, init_keys, needs_reset)
         return jax.vmap(seat_fns.advance)(states, actions, step_keys, ~needs_reset)
 
-    return jax.jit(jax.vmap(env.init)), jax.jit(vector_advance)
+    return None, jax.jit(vector_advance)  # the vector env starts from placeholders (reset)
 
 
 def _host(x, dtype=None) -> np.ndarray:
@@ -391,9 +392,9 @@ class TcgjaxVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._init_fn, self._advance_fn = _compiled_seat(
-            self.game, self.opponent, self.agent_seat, True
-        )
+        _, self._advance_fn = _compiled_seat(self.game, self.opponent, self.agent_seat, True)
+        keys = jax.ShapeDtypeStruct((num_envs, 2), jnp.uint32)
+        self._state_shapes = jax.eval_shape(jax.vmap(self.game.init), keys)
         self._key: jax.Array | None = None
         self._last: SeatStep | None = None
 
@@ -421,9 +422,10 @@ class TcgjaxVectorEnv(VectorEnv):
             raise ConfigError(f"env {self.game.id!r}: seed={seed!r} must be an int or None")
         if seed is not None:
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(int(seed))
-        self._key, init_key, key = jax.random.split(_key_from(self.np_random), 3)
-        # Every game is (re)initialised by the same jitted call as step's autoreset.
-        states = self._init_fn(jax.random.split(init_key, self.num_envs))
+        self._key, key = jax.random.split(_key_from(self.np_random))
+        # Every game is initialised by the same jitted call as step's autoreset: the states passed
+        # in are placeholders of the right shapes (all marked for reset), not a second program.
+        states = jax.tree.map(lambda leaf: jnp.zeros(leaf.shape, leaf.dtype), self._state_shapes)
         actions = jnp.zeros(self.num_envs, jnp.int32)
         everyone = jnp.ones(self.num_envs, jnp.bool_)
         return self._output(self._advance_fn(states, actions, key, everyone))

@@ -93,6 +93,8 @@ def test_gymnasium_check_env_passes(game_env):
 @per_game
 def test_gymnasium_episode_is_one_seat_against_the_opponent(game_env):
     env = tcg_gym.TcgjaxEnv(game_env, agent_seat=1)
+    # Jitted (eager observe would dispatch op by op), and the PettingZoo wrapper's own: one compile.
+    observe = tcg_pz._jitted_observe(game_env)
     rng = np.random.default_rng(0)
     observation, info = env.reset(seed=7)
     total, steps, done = 0.0, 0, False
@@ -106,7 +108,7 @@ def test_gymnasium_episode_is_one_seat_against_the_opponent(game_env):
         np.testing.assert_array_equal(mask, np.asarray(env.state.legal_action_mask))
         # The seat's own view (equal up to float rounding: the wrapper's is computed in the jit).
         np.testing.assert_allclose(
-            observation["observation"], np.asarray(game_env.observe(env.state, 1)), rtol=1e-6
+            observation["observation"], np.asarray(observe(env.state, 1)), rtol=1e-6
         )
         observation, reward, terminated, truncated, info = env.step(masked_choice(rng, mask))
         assert info["error"] == 0
@@ -119,9 +121,7 @@ def test_gymnasium_episode_is_one_seat_against_the_opponent(game_env):
     assert total == pytest.approx(float(state.rewards[1]) if terminated else total)
     if terminated:
         assert total in (-1.0, 0.0, 1.0)
-    np.testing.assert_allclose(
-        observation["observation"], np.asarray(game_env.observe(state, 1)), rtol=1e-6
-    )
+    np.testing.assert_allclose(observation["observation"], np.asarray(observe(state, 1)), rtol=1e-6)
     with pytest.raises(ResetNeeded):
         env.step(0)
 
