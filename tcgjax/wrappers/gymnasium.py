@@ -261,6 +261,27 @@ def _key_from(np_random: np.random.Generator) -> jax.Array:
     return jax.random.PRNGKey(int(np_random.integers(0, 2**32, dtype=np.uint64)))
 
 
+def _seat_setup(wrapper, env_id, opponent, agent_seat, render_mode, env_options) -> None:
+    """What both wrappers set up alike: ``game`` (the tcgjax ``Env``), ``render_mode`` (None),
+    ``agent_seat`` and ``opponent`` (checked)."""
+    wrapper.game = env_id if isinstance(env_id, Env) else make_env(env_id, **env_options)
+    if render_mode is not None:
+        raise ConfigError(f"env {wrapper.game.id!r}: render_mode={render_mode!r} is not supported")
+    wrapper.render_mode = None
+    wrapper.agent_seat = _check_seat(wrapper.game, agent_seat)
+    wrapper.opponent = opponent_policy(wrapper.game, opponent)
+
+
+def _observation_of(env: Env, result: SeatStep) -> dict[str, np.ndarray]:
+    """The Dict observation (fresh NumPy copies) of ``result``, after refusing an illegal
+    opponent action."""
+    _raise_opponent_error(env, result)
+    return {
+        "observation": _host(result.observation, np.float32),
+        "action_mask": _host(result.action_mask, np.int8),
+    }
+
+
 class TcgjaxEnv(gymnasium.Env):
     """One seat of a tcgjax game as a single-agent ``gymnasium.Env`` (see the module docstring).
 
@@ -283,12 +304,7 @@ class TcgjaxEnv(gymnasium.Env):
         render_mode: str | None = None,
         **env_options,
     ):
-        self.game = env_id if isinstance(env_id, Env) else make_env(env_id, **env_options)
-        if render_mode is not None:
-            raise ConfigError(f"env {self.game.id!r}: render_mode={render_mode!r} is not supported")
-        self.render_mode = None
-        self.agent_seat = _check_seat(self.game, agent_seat)
-        self.opponent = opponent_policy(self.game, opponent)
+        _seat_setup(self, env_id, opponent, agent_seat, render_mode, env_options)
         self.observation_space = observation_space(self.game)
         self.action_space = spaces.Discrete(self.game.num_actions)
         self._init_fn, self._advance_fn = _compiled_seat(
@@ -305,12 +321,8 @@ class TcgjaxEnv(gymnasium.Env):
         return self._last.state
 
     def _output(self, result: SeatStep):
-        _raise_opponent_error(self.game, result)
+        observation = _observation_of(self.game, result)
         self._last = result
-        observation = {
-            "observation": _host(result.observation, np.float32),
-            "action_mask": _host(result.action_mask, np.int8),
-        }
         code = int(result.error)
         info = {
             "action_mask": _host(result.action_mask, bool),
@@ -379,15 +391,10 @@ class TcgjaxVectorEnv(VectorEnv):
         render_mode: str | None = None,
         **env_options,
     ):
-        self.game = env_id if isinstance(env_id, Env) else make_env(env_id, **env_options)
+        _seat_setup(self, env_id, opponent, agent_seat, render_mode, env_options)
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ConfigError(f"env {self.game.id!r}: num_envs={num_envs!r} must be an int >= 1")
-        if render_mode is not None:
-            raise ConfigError(f"env {self.game.id!r}: render_mode={render_mode!r} is not supported")
-        self.render_mode = None
         self.num_envs = num_envs
-        self.agent_seat = _check_seat(self.game, agent_seat)
-        self.opponent = opponent_policy(self.game, opponent)
         self.single_observation_space = observation_space(self.game)
         self.single_action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
@@ -406,12 +413,8 @@ class TcgjaxVectorEnv(VectorEnv):
         return self._last.state
 
     def _output(self, result: SeatStep):
-        _raise_opponent_error(self.game, result)
+        observation = _observation_of(self.game, result)
         self._last = result
-        observation = {
-            "observation": _host(result.observation, np.float32),
-            "action_mask": _host(result.action_mask, np.int8),
-        }
         info = {"action_mask": _host(result.action_mask, bool), "error": _host(result.error)}
         return observation, info
 
