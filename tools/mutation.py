@@ -198,7 +198,11 @@ def _copy_tree(files: list[str], dest: str) -> None:
 
 def _environ(tree: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_", "PYTHON"))}
-    env.update(PYTHONPATH=tree, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1")
+    # TCGJAX_TEST_CACHE: the mutants' test runs share the persistent compilation cache (off by
+    # default in the test session: tests/conftest.py says why).
+    env.update(
+        PYTHONPATH=tree, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1", TCGJAX_TEST_CACHE="1"
+    )
     return env
 
 

@@ -50,9 +50,10 @@ class _Runs:
         log = os.path.join(self.tmp_dir, f"{name}.log")
         env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
         env["JAX_PLATFORMS"] = "cpu"
-        # The suite's persistent compilation cache (tests/conftest.py): warm reruns skip XLA.
-        env["JAX_COMPILATION_CACHE_DIR"] = os.path.join(REPO, ".jax_cache")
-        env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0.5"
+        # The persistent compilation cache only when the suite uses it (tests/conftest.py).
+        if os.environ.get("TCGJAX_TEST_CACHE") == "1":
+            env["JAX_COMPILATION_CACHE_DIR"] = os.path.join(REPO, ".jax_cache")
+            env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0.5"
         with open(log, "w") as fh:
             proc = subprocess.Popen(
                 [sys.executable, WORKER, out, *args],
