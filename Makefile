@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 test: $(STAMP)
-	$(PY) -m pytest -n $(WORKERS) --dist loadgroup tests
+	$(PY) -m pytest -n $(WORKERS) --dist loadgroup --max-worker-restart=0 tests
 
 train: $(STAMP)
 	$(PY) -m train.run $(if $(GAME),--env $(GAME),)

@@ -1,24 +1,72 @@
 """Shared fixtures. Compiled functions are shared per session (session and module fixtures).
 
-JAX's persistent compilation cache is OFF in the test session unless ``TCGJAX_TEST_CACHE=1``: in
-two of four fresh-clone CI runs on 2026-11-26 a pytest worker died of a segmentation fault inside
-XLA's CPU executable serialization (``executable.serialize()`` in the cache write, both times
-under an eager ``vmap(reset_if_done)`` in ``tests/wrappers/test_wrappers_sampling.py``), after
-which pytest-xdist hung. Without the cache nothing is serialized or deserialized; the suite pays
-more compilation instead.
+Memory mappings. XLA's CPU compiler loads every kernel of an executable as its own small object
+(a code page, a read-only page and a data page: ~280 mappings for the duel step, ~3,300 for a
+batched Digimon step, ~1,900 for an eager ``vmap(init)`` dispatched op by op), and a worker keeps
+every executable it compiled. In a 25-minute session a worker reaches the kernel's
+``vm.max_map_count`` (65,530): the next ``mmap`` fails inside XLA and the process segfaults, after
+which pytest-xdist 3.8's ``loadgroup`` scheduler hangs until CI's timeout. That was the crash of
+four fresh-clone CI runs on 2026-11-26 (a core dump of the last one held 65,085 mappings; two had
+died in ``executable.serialize()`` of the cache write, two in ``backend_compile_and_load``, all
+late in the session). :func:`_bounded_mappings` keeps every worker well below the limit, and
+``make test`` passes ``--max-worker-restart=0`` so that a crash fails the run at once, naming the
+test, instead of hanging it.
+
+JAX's persistent compilation cache (``.jax_cache``) is on unless ``TCGJAX_TEST_CACHE=0``: the
+second worker to need a program, and a program compiled again after :func:`_bounded_mappings`
+freed it, load it from disk instead of compiling it.
 """
 
+import gc
 import os
+import time
 
 import jax
 import pytest
 
-if os.environ.get("TCGJAX_TEST_CACHE") == "1":
+if os.environ.get("TCGJAX_TEST_CACHE", "1") != "0":
     jax.config.update(
         "jax_compilation_cache_dir", os.path.join(os.path.dirname(__file__), "..", ".jax_cache")
     )
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+def _mapping_limit() -> int:
+    try:
+        with open("/proc/sys/vm/max_map_count") as f:
+            return int(f.read())
+    except OSError:  # not Linux: no such limit to keep away from
+        return 0
+
+
+#: Drop JAX's compiled executables once a worker holds this many memory mappings: half the kernel
+#: limit leaves ~32,000 for what compiles until the next check, ten times the biggest program.
+MAPPINGS_HIGH_WATER = _mapping_limit() // 2
+#: Counting reads all of /proc/self/maps (~30 ms at 30,000 mappings), so at most every 10 s: the
+#: fastest growth measured is a few thousand mappings in that time (an eager ``vmap(init)``).
+MAPPINGS_CHECK_EVERY_S = 10.0
+_last_check = [0.0]
+
+
+def _mappings() -> int:
+    with open("/proc/self/maps", "rb") as f:
+        return f.read().count(b"\n")
+
+
+@pytest.fixture(autouse=True)
+def _bounded_mappings():
+    """After each test: if this process is near the kernel's memory-mapping limit, free every
+    compiled executable (``jax.clear_caches``; module docstring). The functions that fixtures hold
+    compile again on their next call: a few recompilations a session instead of a dead worker."""
+    yield
+    now = time.monotonic()
+    if not MAPPINGS_HIGH_WATER or now - _last_check[0] < MAPPINGS_CHECK_EVERY_S:
+        return
+    _last_check[0] = now
+    if _mappings() > MAPPINGS_HIGH_WATER:
+        jax.clear_caches()
+        gc.collect()
 
 
 @pytest.fixture(scope="session")

@@ -198,8 +198,8 @@ def _copy_tree(files: list[str], dest: str) -> None:
 
 def _environ(tree: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_", "PYTHON"))}
-    # TCGJAX_TEST_CACHE: the mutants' test runs share the persistent compilation cache (off by
-    # default in the test session: tests/conftest.py says why).
+    # TCGJAX_TEST_CACHE: the mutants' test runs share the persistent compilation cache (the test
+    # session's default, tests/conftest.py; said explicitly so that a caller's "0" cannot leak in).
     env.update(
         PYTHONPATH=tree, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1", TCGJAX_TEST_CACHE="1"
     )

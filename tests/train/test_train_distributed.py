@@ -51,7 +51,7 @@ class _Runs:
         env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
         env["JAX_PLATFORMS"] = "cpu"
         # The persistent compilation cache only when the suite uses it (tests/conftest.py).
-        if os.environ.get("TCGJAX_TEST_CACHE") == "1":
+        if os.environ.get("TCGJAX_TEST_CACHE", "1") != "0":
             env["JAX_COMPILATION_CACHE_DIR"] = os.path.join(REPO, ".jax_cache")
             env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0.5"
         with open(log, "w") as fh:
