@@ -149,18 +149,22 @@ class _Seat:
     """The pure functions of one seat against one opponent (one game each; vmap them for a batch).
 
     One loop, :meth:`advance`, applies the agent's action and then the opponent's replies, so that
-    the game's ``step`` is traced (and compiled) once per wrapper, not once per caller.
+    the game's ``step`` is traced (and compiled) once per wrapper, not once per caller. The agent's
+    seat is an argument, not a constant: wrappers of either seat share one compiled program.
     """
 
-    def __init__(self, env: Env, opponent: Policy, seat: int):
-        self.env, self.opponent, self.seat = env, opponent, seat
+    def __init__(self, env: Env, opponent: Policy):
+        self.env, self.opponent = env, opponent
 
-    def advance(self, state: State, action: jax.Array, key: jax.Array, agent_acts) -> SeatStep:
-        """If ``agent_acts``, the agent's ``action``; then the opponent until the agent's turn,
-        the end, or an illegal opponent action. A rejected agent action changes nothing (and the
-        opponent does not move: it is still the agent's turn). ``agent_acts`` False: only the
-        opponent (after ``init``)."""
-        env, seat = self.env, self.seat
+    def advance(
+        self, state: State, action: jax.Array, key: jax.Array, agent_acts, seat: jax.Array
+    ) -> SeatStep:
+        """If ``agent_acts``, the agent's ``action``; then the opponent until the agent's turn
+        (``seat``, int32[]), the end, or an illegal opponent action. A rejected agent action
+        changes nothing (and the opponent does not move: it is still the agent's turn).
+        ``agent_acts`` False: only the opponent (after ``init``)."""
+        env = self.env
+        seat = jnp.asarray(seat, jnp.int32)
 
         def going_on(carry):
             state, _, _, _, opponent_error, _, agent_turn = carry
@@ -178,7 +182,7 @@ class _Seat:
             return (
                 state,
                 key,
-                reward + state.rewards[seat],
+                reward + jnp.take(state.rewards, seat),
                 jnp.where(agent_turn, state.error, error),
                 jnp.where(agent_turn, opponent_error, state.error),
                 jnp.where(agent_turn, opponent_action, chosen),
@@ -214,16 +218,16 @@ def jitted_init(env: Env):
 
 
 @functools.lru_cache(maxsize=32)
-def _compiled_seat(env: Env, opponent: Policy, seat: int, batched: bool):
-    """``(init, advance)`` of one seat, jitted and cached so that wrappers of the same env share
-    them. Batched: ``init`` is None and ``advance(states, actions, key, needs_reset)`` first
-    re-initialises the games that need it (only those: ``when_some``), then advances every game
-    in one loop."""
-    seat_fns = _Seat(env, opponent, seat)
+def _compiled_seat(env: Env, opponent: Policy, batched: bool):
+    """``(init, advance)`` against one opponent, jitted and cached so that wrappers of the same
+    env (either seat) share them. Batched: ``init`` is None and ``advance(states, actions, key,
+    needs_reset, seat)`` first re-initialises the games that need it (only those: ``when_some``),
+    then advances every game in one loop."""
+    seat_fns = _Seat(env, opponent)
     if not batched:
         return jitted_init(env), jax.jit(seat_fns.advance)
 
-    def vector_advance(states: State, actions, key, needs_reset):
+    def vector_advance(states: State, actions, key, needs_reset, seat):
         num = actions.shape[0]
         init_keys, step_keys = jnp.split(jax.random.split(key, 2 * num), 2)
 
@@ -232,7 +236,9 @@ def _compiled_seat(env: Env, opponent: Policy, seat: int, batched: bool):
             return env.init(init_key)
 
         states = jax.vmap(lambda s, k, n: when_some(n, fresh, s, k))(states, init_keys, needs_reset)
-        return jax.vmap(seat_fns.advance)(states, actions, step_keys, ~needs_reset)
+        return jax.vmap(seat_fns.advance, in_axes=(0, 0, 0, 0, None))(
+            states, actions, step_keys, ~needs_reset, seat
+        )
 
     return None, jax.jit(vector_advance)  # the vector env starts from placeholders (reset)
 
@@ -307,9 +313,8 @@ class TcgjaxEnv(gymnasium.Env):
         _seat_setup(self, env_id, opponent, agent_seat, render_mode, env_options)
         self.observation_space = observation_space(self.game)
         self.action_space = spaces.Discrete(self.game.num_actions)
-        self._init_fn, self._advance_fn = _compiled_seat(
-            self.game, self.opponent, self.agent_seat, False
-        )
+        self._init_fn, self._advance_fn = _compiled_seat(self.game, self.opponent, False)
+        self._seat = jnp.int32(self.agent_seat)
         self._key: jax.Array | None = None
         self._last: SeatStep | None = None
 
@@ -338,7 +343,7 @@ class TcgjaxEnv(gymnasium.Env):
         self._key = _key_from(self.np_random)
         self._key, init_key, key = jax.random.split(self._key, 3)
         state = self._init_fn(init_key)
-        return self._output(self._advance_fn(state, jnp.int32(0), key, False))
+        return self._output(self._advance_fn(state, jnp.int32(0), key, False, self._seat))
 
     def step(self, action):
         """Apply the agent's ``action`` (an integer id), then the opponent's replies.
@@ -353,7 +358,7 @@ class TcgjaxEnv(gymnasium.Env):
             raise ResetNeeded("the episode is over (or never started): call reset()")
         action = action_id(self.game, action)
         self._key, key = jax.random.split(self._key)
-        result = self._advance_fn(self._last.state, jnp.int32(action), key, True)
+        result = self._advance_fn(self._last.state, jnp.int32(action), key, True, self._seat)
         observation, info = self._output(result)
         return (
             observation,
@@ -399,7 +404,8 @@ class TcgjaxVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        _, self._advance_fn = _compiled_seat(self.game, self.opponent, self.agent_seat, True)
+        _, self._advance_fn = _compiled_seat(self.game, self.opponent, True)
+        self._seat = jnp.int32(self.agent_seat)
         keys = jax.ShapeDtypeStruct((num_envs, 2), jnp.uint32)
         self._state_shapes = jax.eval_shape(jax.vmap(self.game.init), keys)
         self._key: jax.Array | None = None
@@ -431,7 +437,7 @@ class TcgjaxVectorEnv(VectorEnv):
         states = jax.tree.map(lambda leaf: jnp.zeros(leaf.shape, leaf.dtype), self._state_shapes)
         actions = jnp.zeros(self.num_envs, jnp.int32)
         everyone = jnp.ones(self.num_envs, jnp.bool_)
-        return self._output(self._advance_fn(states, actions, key, everyone))
+        return self._output(self._advance_fn(states, actions, key, everyone, self._seat))
 
     def step(self, actions):
         """One action per game (int array [N]); games that ended on the previous step are reset
@@ -464,7 +470,7 @@ class TcgjaxVectorEnv(VectorEnv):
         needs_reset = self._last.terminated | self._last.truncated
         self._key, key = jax.random.split(self._key)
         result = self._advance_fn(
-            self._last.state, jnp.asarray(actions, jnp.int32), key, needs_reset
+            self._last.state, jnp.asarray(actions, jnp.int32), key, needs_reset, self._seat
         )
         observation, info = self._output(result)
         return (

@@ -182,7 +182,8 @@ def test_sgd_fraction_gives_the_same_update_when_every_learner_transition_fits()
     results = []
     for fraction in (None, 0.75):
         ppo = make_ppo(PPOConfig(**common, sgd_fraction=fraction))
-        runner, metrics = jax.jit(ppo.update)(ppo.init(jax.random.PRNGKey(3)))
+        # Jitted init: eagerly, vmap(env.init) would dispatch (and compile) op by op.
+        runner, metrics = jax.jit(ppo.update)(jax.jit(ppo.init)(jax.random.PRNGKey(3)))
         results.append((runner.params, metrics))
     (full_params, full_metrics), (kept_params, kept_metrics) = results
     share = float(full_metrics["learner_share"])
@@ -194,12 +195,12 @@ def test_sgd_fraction_gives_the_same_update_when_every_learner_transition_fits()
     moved = jax.tree.map(
         lambda a, b: float(jnp.max(jnp.abs(a - b))),
         full_params,
-        ppo.init(jax.random.PRNGKey(3)).params,
+        jax.jit(ppo.init)(jax.random.PRNGKey(3)).params,
     )
     assert max(jax.tree.leaves(moved)) > 1e-4  # the update did change the parameters
     # A batch too small for the learner's transitions drops some, and says how many.
     ppo = make_ppo(PPOConfig(**common, sgd_fraction=0.25))
-    _, metrics = jax.jit(ppo.update)(ppo.init(jax.random.PRNGKey(3)))
+    _, metrics = jax.jit(ppo.update)(jax.jit(ppo.init)(jax.random.PRNGKey(3)))
     expected = (share * 128 - 32) / (share * 128)
     np.testing.assert_allclose(float(metrics["sgd_dropped"]), expected, rtol=1e-6)
 
@@ -225,7 +226,7 @@ def test_short_training_beats_random_clearly():
     )
     ppo = make_ppo(config)
     key = jax.random.PRNGKey(0)
-    runner = ppo.init(key)
+    runner = jax.jit(ppo.init)(key)
     env = ppo.env
 
     def win_rate(params):
