@@ -1,0 +1,131 @@
+"""sb3-contrib ``MaskablePPO`` (one game at a time, through the Gymnasium wrapper) next to tcgjax's
+own PPO (thousands of games in one jitted update), same CPU, same game, one run.
+
+``python benchmarks/vs_sb3.py --env duel [--sb3-steps N] [--updates N] [key=value ...]``
+
+* **sb3**: ``examples/maskable_ppo.py``'s model (``MultiInputPolicy``, sb3's defaults, ``n_steps``
+  512) learning against the random opponent; after one warm-up rollout (the wrapper's jitted seat
+  program compiles there), ``--sb3-steps`` agent steps are timed: sb3's own fps.
+* **tcgjax**: the jitted ``update`` of ``train.ppo`` with ``configs/ppo/<env>.yaml`` (plus
+  ``key=value`` overrides), timed over ``--updates`` updates after one warm-up update. Its env
+  steps include the opponent seat's moves, so the comparison uses the learner's steps:
+  env steps/s x ``learner_share`` (the fraction of the transitions that are the learner's), the
+  same thing sb3 counts.
+
+Prints both and their ratio (issue goal: >= 100x) and appends a row to ``benchmarks/RESULTS.md``
+(section "sb3-contrib MaskablePPO vs tcgjax PPO") unless ``--no-record``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import sys
+import time
+
+import jax
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+HEADER = (
+    "\n## sb3-contrib MaskablePPO vs tcgjax PPO (same CPU, same game, one run)\n\n"
+    "| date (UTC) | machine | env | sb3 MaskablePPO learner steps/s | tcgjax PPO config "
+    "| tcgjax learner steps/s | ratio | notes |\n|---|---|---|---|---|---|---|---|\n"
+)
+
+
+def sb3_fps(env_id: str, steps: int, seed: int = 0) -> float:
+    """Agent steps per second of ``MaskablePPO.learn`` after a warm-up rollout."""
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    from maskable_ppo import make_model
+
+    from tcgjax.wrappers.gymnasium import TcgjaxEnv
+
+    env = TcgjaxEnv(env_id, opponent="random")
+    model = make_model(env, n_steps=512, batch_size=64, seed=seed)
+    model.learn(total_timesteps=512)  # warm-up: compiles the wrapper's program, builds torch
+    done = model.num_timesteps
+    start = time.perf_counter()
+    model.learn(total_timesteps=steps, reset_num_timesteps=False)
+    return (model.num_timesteps - done) / (time.perf_counter() - start)
+
+
+def tcgjax_fps(env_id: str, updates: int, overrides: list[str]) -> tuple[float, str]:
+    """Learner steps per second of the jitted PPO update (env steps x learner share), and a
+    description of the config."""
+    from train.config import load_config
+    from train.ppo import make_ppo
+
+    config = load_config(env_id, overrides)
+    ppo = make_ppo(config)
+    update = jax.jit(ppo.update)
+    runner, metrics = update(jax.jit(ppo.init)(jax.random.PRNGKey(0)))
+    jax.block_until_ready(metrics)
+    shares = []
+    start = time.perf_counter()
+    for _ in range(updates):
+        runner, metrics = update(runner)
+        shares.append(metrics["learner_share"])
+    jax.block_until_ready(runner)
+    seconds = time.perf_counter() - start
+    env_steps = config.num_envs * config.num_steps * updates
+    share = float(sum(float(s) for s in shares) / len(shares))
+    described = (
+        f"{config.num_envs} x {config.num_steps}, {config.update_epochs} epochs x "
+        f"{config.num_minibatches} minibatches, opponent {config.opponent}"
+    )
+    return env_steps * share / seconds, described
+
+
+def _machine() -> str:
+    sys.path.insert(0, HERE)
+    from train_throughput import _machine as machine
+
+    return machine()
+
+
+def record(path: str, row: str) -> None:
+    """Append ``row`` to the end of this benchmark's table in ``path`` (created at the end of the
+    file the first time), leaving the sections after it where they are."""
+    text = open(path, encoding="utf-8").read()
+    title = HEADER.strip().splitlines()[0]
+    if title not in text:
+        text = text.rstrip("\n") + "\n" + HEADER
+    start = text.index(title)
+    end = text.find("\n## ", start + len(title))
+    end = len(text) if end < 0 else end
+    section = text[start:end].rstrip("\n") + "\n" + row
+    text = text[:start] + section + ("\n" + text[end:].lstrip("\n") if end < len(text) else "")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="duel")
+    parser.add_argument("--sb3-steps", type=int, default=4096)
+    parser.add_argument("--updates", type=int, default=5)
+    parser.add_argument("--no-record", action="store_true")
+    parser.add_argument("--note", default="")
+    parser.add_argument("overrides", nargs="*")
+    args = parser.parse_args(argv)
+    sb3 = sb3_fps(args.env, args.sb3_steps)
+    ours, described = tcgjax_fps(args.env, args.updates, args.overrides)
+    ratio = ours / sb3
+    print(
+        f"{args.env}: sb3-contrib MaskablePPO {sb3:,.0f} learner steps/s | tcgjax PPO "
+        f"{ours:,.0f} learner steps/s ({described}) | ratio {ratio:,.0f}x (goal >= 100x)"
+    )
+    if not args.no_record:
+        row = (
+            f"| {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')} "
+            f"| {_machine()} | {args.env} | {sb3:,.0f} | {described} | {ours:,.0f} "
+            f"| {ratio:,.0f}x | {args.note} |\n"
+        )
+        record(os.path.join(HERE, "RESULTS.md"), row)
+    return {"sb3": sb3, "tcgjax": ours, "ratio": ratio}
+
+
+if __name__ == "__main__":
+    main()
