@@ -4,6 +4,7 @@ which mutants sit in never-evaluated annotations, and that every target and equi
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -182,3 +183,27 @@ def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
     assert restored == {k: ("pending" if v == "skipped" else v) for k, v in expected.items()}
     counts = mutation.summarize(target)
     assert (counts["killed"], counts["timeouts"], counts["survived"]) == (2, 1, 1)
+
+
+def test_lines_changed_since_are_the_added_and_changed_lines(tmp_path):
+    def git(*args):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+        )
+
+    module = tmp_path / "m.py"
+    module.write_text("".join(f"line{i}\n" for i in range(1, 11)))
+    git("init", "-q")
+    git("add", "m.py")
+    git("commit", "-qm", "base")
+    lines = module.read_text().splitlines()
+    lines[2] = "changed3"  # line 3 changed
+    del lines[5]  # line 6 deleted: nothing on the new side
+    lines.insert(7, "new")  # a line added after line 8 (new line 8)
+    module.write_text("\n".join(lines) + "\n")
+    assert mutation.lines_changed_since("HEAD", "m.py", repo=str(tmp_path)) == {3, 8}
+    with pytest.raises(SystemExit, match="no-such-rev"):
+        mutation.lines_changed_since("no-such-rev", "m.py", repo=str(tmp_path))

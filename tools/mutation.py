@@ -34,6 +34,7 @@ Usage::
 
     python tools/mutation.py                      # every target, resume, report
     python tools/mutation.py core/zones deployment/rules --budget-minutes 60 --jobs 2
+    python tools/mutation.py games/digimon/rules --first-since 13154fb  # changed lines first
     python tools/mutation.py --list               # targets with their tests
     python tools/mutation.py --report-only        # rewrite the report from the sessions
 """
@@ -438,7 +439,29 @@ def prepare(target: Target, files: list[str], fresh: bool) -> str:
     return session
 
 
-def execute(target: Target, budget_s: float | None) -> None:
+def lines_changed_since(rev: str, module: str, repo: str = REPO) -> set[int]:
+    """Line numbers of ``module`` in the working tree that were added or changed since git
+    revision ``rev`` (the ``+`` side of ``git diff -U0 rev``).
+
+    Raises:
+      SystemExit: ``rev`` is not a revision git knows.
+    """
+    done = subprocess.run(
+        ["git", "diff", "-U0", rev, "--", module], cwd=repo, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"--first-since {rev!r}: git diff failed: {done.stderr.strip()}")
+    lines: set[int] = set()
+    for match in re.finditer(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", done.stdout, re.M):
+        start, count = int(match.group(1)), int(match.group(2) or 1)
+        lines.update(range(start, start + count))
+    return lines
+
+
+def execute(target: Target, budget_s: float | None, first_lines: set[int] = frozenset()) -> None:
+    """Run the target's pending mutants until none is left or ``budget_s`` is spent: first the
+    survivors re-opened by a change of the tests, then those on ``first_lines`` (one at a time,
+    in line order), then the rest (``cosmic-ray exec``, random order)."""
     base = os.path.join(WORK, target.slug)
     tree = os.path.join(base, "tree")
     config, session = os.path.join(base, "cosmic-ray.toml"), os.path.join(base, "session.sqlite")
@@ -449,8 +472,16 @@ def execute(target: Target, budget_s: float | None) -> None:
     deadline = None if budget_s is None else time.monotonic() + budget_s
     rerun = state.get("rerun", [])
     with _open_db(session) as db:
-        pending_ids = {item.job_id for item in db.pending_work_items}
-    for job_id in [j for j in rerun if j in pending_ids]:
+        pending = list(db.pending_work_items)
+    pending_ids = {item.job_id for item in pending}
+    on_lines = sorted(
+        (item.mutations[0].start_pos[0], item.job_id)
+        for item in pending
+        if item.job_id not in rerun and item.mutations[0].start_pos[0] in first_lines
+    )
+    if first_lines:
+        _log(target.slug, f"{len(on_lines)} pending mutants on the {len(first_lines)} lines first")
+    for job_id in [j for j in rerun if j in pending_ids] + [j for _, j in on_lines]:
         if deadline is not None and time.monotonic() > deadline:
             _log(target.slug, "budget spent, stopped (run again to resume)")
             return
@@ -782,6 +813,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--budget-minutes", type=float, default=None, help="stop (resumable) after this long"
     )
+    parser.add_argument(
+        "--first-since",
+        metavar="REV",
+        default=None,
+        help="run the mutants on lines changed since git revision REV first (then the rest)",
+    )
     args = parser.parse_args(argv)
     by_name = {t.slug: t for t in TARGETS} | {t.module: t for t in TARGETS}
     unknown = [n for n in args.targets if n not in by_name]
@@ -806,7 +843,12 @@ def main(argv: list[str] | None = None) -> int:
         def run(target: Target) -> None:
             left = None if deadline is None else deadline - time.monotonic()
             if left is None or left > 0:
-                execute(target, left)
+                first = (
+                    lines_changed_since(args.first_since, target.module)
+                    if args.first_since
+                    else frozenset()
+                )
+                execute(target, left, first)
 
         with ThreadPoolExecutor(args.jobs) as pool:
             list(pool.map(run, targets))
