@@ -380,10 +380,17 @@ def table_row(result: Result, date: str, machine: str, notes: str) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def append_rows(path: str, rows: list[str]) -> None:
-    """Append ``rows`` to the results table in ``path`` (created with its header if absent)."""
-    header = "| " + " | ".join(TABLE_COLUMNS) + " |"
-    separator = "|" + "|".join("---" for _ in TABLE_COLUMNS) + "|"
+def append_rows(
+    path: str,
+    rows: list[str],
+    columns: tuple[str, ...] = TABLE_COLUMNS,
+    title: str | None = None,
+) -> None:
+    """Append ``rows`` to the table whose header row has ``columns`` in ``path`` (the file is
+    created if absent; the table, after a ``title`` line if given, at the end if absent). The
+    other benchmarks (``vs_sb3.py``) record their own tables through this too."""
+    header = "| " + " | ".join(columns) + " |"
+    separator = "|" + "|".join("---" for _ in columns) + "|"
     text = open(path).read() if os.path.exists(path) else RESULTS_HEADER
     lines = text.splitlines()
     try:
@@ -391,6 +398,8 @@ def append_rows(path: str, rows: list[str]) -> None:
     except ValueError:
         if lines and lines[-1].strip():
             lines.append("")
+        if title is not None:
+            lines += [title, ""]
         lines += [header, separator]
         start = len(lines) - 2
     end = start + 1

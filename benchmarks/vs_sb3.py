@@ -28,10 +28,16 @@ import jax
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-HEADER = (
-    "\n## sb3-contrib MaskablePPO vs tcgjax PPO (same CPU, same game, one run)\n\n"
-    "| date (UTC) | machine | env | sb3 MaskablePPO learner steps/s | tcgjax PPO config "
-    "| tcgjax learner steps/s | ratio | notes |\n|---|---|---|---|---|---|---|---|\n"
+TITLE = "## sb3-contrib MaskablePPO vs tcgjax PPO (same CPU, same game, one run)"
+COLUMNS = (
+    "date (UTC)",
+    "machine",
+    "env",
+    "sb3 MaskablePPO learner steps/s",
+    "tcgjax PPO config",
+    "tcgjax learner steps/s",
+    "ratio",
+    "notes",
 )
 
 
@@ -78,29 +84,6 @@ def tcgjax_fps(env_id: str, updates: int, overrides: list[str]) -> tuple[float, 
     return env_steps * share / seconds, described
 
 
-def _machine() -> str:
-    sys.path.insert(0, HERE)
-    from train_throughput import _machine as machine
-
-    return machine()
-
-
-def record(path: str, row: str) -> None:
-    """Append ``row`` to the end of this benchmark's table in ``path`` (created at the end of the
-    file the first time), leaving the sections after it where they are."""
-    text = open(path, encoding="utf-8").read()
-    title = HEADER.strip().splitlines()[0]
-    if title not in text:
-        text = text.rstrip("\n") + "\n" + HEADER
-    start = text.index(title)
-    end = text.find("\n## ", start + len(title))
-    end = len(text) if end < 0 else end
-    section = text[start:end].rstrip("\n") + "\n" + row
-    text = text[:start] + section + ("\n" + text[end:].lstrip("\n") if end < len(text) else "")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="duel")
@@ -118,12 +101,15 @@ def main(argv=None) -> dict:
         f"{ours:,.0f} learner steps/s ({described}) | ratio {ratio:,.0f}x (goal >= 100x)"
     )
     if not args.no_record:
+        sys.path.insert(0, HERE)
+        from throughput import append_rows, machine_description
+
         row = (
             f"| {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')} "
-            f"| {_machine()} | {args.env} | {sb3:,.0f} | {described} | {ours:,.0f} "
-            f"| {ratio:,.0f}x | {args.note} |\n"
+            f"| {machine_description()} | {args.env} | {sb3:,.0f} | {described} | {ours:,.0f} "
+            f"| {ratio:,.0f}x | {args.note} |"
         )
-        record(os.path.join(HERE, "RESULTS.md"), row)
+        append_rows(os.path.join(HERE, "RESULTS.md"), [row], COLUMNS, TITLE)
     return {"sb3": sb3, "tcgjax": ours, "ratio": ratio}
 
 

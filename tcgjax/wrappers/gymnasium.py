@@ -182,7 +182,7 @@ class _Seat:
             return (
                 state,
                 key,
-                reward + jnp.take(state.rewards, seat),
+                reward + state.rewards[seat],
                 jnp.where(agent_turn, state.error, error),
                 jnp.where(agent_turn, opponent_error, state.error),
                 jnp.where(agent_turn, opponent_action, chosen),
