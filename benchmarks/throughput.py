@@ -452,11 +452,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--results", default=DEFAULT_RESULTS, help="markdown file to append to")
     parser.add_argument("--note", default="", help="free text added to the notes column")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--skip-rare-work",
+        choices=("on", "off"),
+        default="on",
+        help="tcgjax.core.tree.SKIP_RARE_WORK: real conditionals for rare work (on, the "
+        "library's default) or plain selects (off)",
+    )
     args = parser.parse_args(argv)
     if args.batch <= 0 or (args.steps is not None and args.steps <= 0) or args.repeats <= 0:
         parser.error("--batch, --steps and --repeats must be positive")
 
     jax.config.update("jax_enable_compilation_cache", False)
+    tcgjax.core.tree.SKIP_RARE_WORK = args.skip_rare_work == "on"
+    if args.skip_rare_work == "off":
+        args.note = "; ".join(filter(None, [f"SKIP_RARE_WORK {args.skip_rare_work}", args.note]))
     label = f"{args.env} (unregistered)" if args.env in IN_DEVELOPMENT else args.env
     targets = [(label, args.steps or DEFAULT_STEPS, *tcgjax_env(args.env))]
     if args.compare_pgx:

@@ -1,12 +1,14 @@
 """sb3-contrib ``MaskablePPO`` (one game at a time, through the Gymnasium wrapper) next to tcgjax's
-own PPO (thousands of games in one jitted update), same CPU, same game, one run.
+own PPO (thousands of games in one jitted update), same machine, same game, one run.
 
 ``python benchmarks/vs_sb3.py --env duel [--sb3-steps N] [--updates N] [key=value ...]``
 
 * **sb3**: ``examples/maskable_ppo.py``'s model (``MultiInputPolicy``, sb3's defaults, ``n_steps``
-  512) learning against the random opponent; after one warm-up rollout (the wrapper's jitted seat
+  512) learning against the random opponent, on the host CPU (torch and the wrapper's JAX program
+  both, also where an accelerator is present); after one warm-up rollout (the wrapper's jitted seat
   program compiles there), ``--sb3-steps`` agent steps are timed: sb3's own fps.
-* **tcgjax**: the jitted ``update`` of ``train.ppo`` with ``configs/ppo/<env>.yaml`` (plus
+* **tcgjax**: the jitted ``update`` of ``train.ppo`` on JAX's default device (the accelerator if
+  any) with ``configs/ppo/<env>.yaml`` (plus
   ``key=value`` overrides), timed over ``--updates`` updates after one warm-up update. Its env
   steps include the opponent seat's moves, so the comparison uses the learner's steps:
   env steps/s x ``learner_share`` (the fraction of the transitions that are the learner's), the
@@ -41,20 +43,33 @@ COLUMNS = (
 )
 
 
-def sb3_fps(env_id: str, steps: int, seed: int = 0) -> float:
-    """Agent steps per second of ``MaskablePPO.learn`` after a warm-up rollout."""
+def sb3_fps(env_id: str, steps: int, seed: int = 0, torch_threads: int | None = None) -> float:
+    """Agent steps per second of ``MaskablePPO.learn`` after a warm-up rollout; ``torch_threads``
+    sets torch's intra-op threads (default: torch's own choice, one per core)."""
     sys.path.insert(0, os.path.join(ROOT, "examples"))
     from maskable_ppo import make_model
 
+    if torch_threads is not None:
+        import torch
+
+        # sb3's networks here are tiny: on a many-core host torch's default of one thread per
+        # core mostly spins, and on a loaded one it oversubscribes (15x slower seen with two
+        # threads on two busy cores); one thread is sb3's fastest setting for them.
+        torch.set_num_threads(torch_threads)
+
     from tcgjax.wrappers.gymnasium import TcgjaxEnv
 
-    env = TcgjaxEnv(env_id, opponent="random")
-    model = make_model(env, n_steps=512, batch_size=64, seed=seed)
-    model.learn(total_timesteps=512)  # warm-up: compiles the wrapper's program, builds torch
-    done = model.num_timesteps
-    start = time.perf_counter()
-    model.learn(total_timesteps=steps, reset_num_timesteps=False)
-    return (model.num_timesteps - done) / (time.perf_counter() - start)
+    # sb3 steps one game at a time on the host: its env runs on JAX's CPU backend (and torch on
+    # the CPU, see make_model) even where an accelerator is present, as sb3's users run it; one
+    # game per device call on a GPU would only add launch latency.
+    with jax.default_device(jax.devices("cpu")[0]):
+        env = TcgjaxEnv(env_id, opponent="random")
+        model = make_model(env, n_steps=512, batch_size=64, seed=seed)
+        model.learn(total_timesteps=512)  # warm-up: compiles the wrapper's program, builds torch
+        done = model.num_timesteps
+        start = time.perf_counter()
+        model.learn(total_timesteps=steps, reset_num_timesteps=False)
+        return (model.num_timesteps - done) / (time.perf_counter() - start)
 
 
 def tcgjax_fps(env_id: str, updates: int, overrides: list[str]) -> tuple[float, str]:
@@ -89,11 +104,12 @@ def main(argv=None) -> dict:
     parser.add_argument("--env", default="duel")
     parser.add_argument("--sb3-steps", type=int, default=4096)
     parser.add_argument("--updates", type=int, default=5)
+    parser.add_argument("--torch-threads", type=int, default=None, help="torch threads for sb3")
     parser.add_argument("--no-record", action="store_true")
     parser.add_argument("--note", default="")
     parser.add_argument("overrides", nargs="*")
     args = parser.parse_args(argv)
-    sb3 = sb3_fps(args.env, args.sb3_steps)
+    sb3 = sb3_fps(args.env, args.sb3_steps, torch_threads=args.torch_threads)
     ours, described = tcgjax_fps(args.env, args.updates, args.overrides)
     ratio = ours / sb3
     print(

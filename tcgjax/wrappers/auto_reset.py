@@ -14,7 +14,7 @@ step (a select would: a new game's mask and observation cost about a step of the
 rule gathers the finished games, ``max(1, N // 32)`` at a time, and initialises only those, looping
 until none is left. Every game gets exactly ``init_fn(its own key)`` where it is done and keeps its
 state elsewhere, as the one-game definition says. Like :func:`tcgjax.core.tree.when_any`, this is
-done where :func:`tcgjax.core.tree.skips_rare_work` says so (the CPU); elsewhere it is the select.
+done unless :data:`tcgjax.core.tree.SKIP_RARE_WORK` is off; then it is the select.
 """
 
 from __future__ import annotations
