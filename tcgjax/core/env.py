@@ -66,6 +66,17 @@ class State:
     error: jax.Array
     game: Any
 
+    def _repr_svg_(self) -> str | None:
+        """Notebook display: the picture of one game, drawn by the env that made it (see
+        :func:`tcgjax.core.render.display_env`); ``None`` (text repr) for a batch or when
+        ambiguous."""
+        from tcgjax.core.render import display_env
+
+        env = display_env(self.game)
+        if env is None or np.ndim(self.terminated) != 0:
+            return None
+        return env.render(self).svg
+
 
 class StepResult(NamedTuple):
     """What a game's ``_apply_action`` returns: the new rules state and rewards float32[P]."""
@@ -96,6 +107,7 @@ class Env(abc.ABC):
     rule_errors: tuple[errors.RuleError, ...] = ()
     board_layout: Any = None
     zero_sum: bool = True  # two-player rewards always sum to zero (checked by api_test)
+    game_state_type: type | None = None  # the rules state's class: its States display themselves
 
     def __init__(self, *, illegal_action: str = "reject", max_steps: int | None = None, **options):
         if illegal_action not in ILLEGAL_ACTION_POLICIES:
@@ -118,6 +130,10 @@ class Env(abc.ABC):
         self.max_steps = max_steps
         self.options = {"illegal_action": illegal_action, "max_steps": max_steps, **options}
         self.error_codes = errors.ErrorCodes(self.rule_errors)
+        if self.game_state_type is not None:
+            from tcgjax.core.render import register_display
+
+            register_display(self.game_state_type, self)
 
     # ----------------------------------------------------------------------------------------------
     # Metadata
@@ -135,6 +151,37 @@ class Env(abc.ABC):
         if not 0 <= int(action) < self.num_actions:
             return f"<out of range: {int(action)}>"
         return self.action_layout.name(int(action))
+
+    def render(self, state: State, viewer: int | None = None):
+        """A picture of one game (host-side, not jittable): SVG and text.
+
+        Args:
+          state: one game's ``State`` (no batch axis), concrete.
+          viewer: the player whose view is drawn (hidden cards face down, their side at the
+            bottom), or ``None`` for everything face up.
+
+        Returns:
+          a :class:`tcgjax.core.render.Picture` (``.svg``, ``.text``; displays in notebooks).
+
+        Raises:
+          ValueError: a batch of games, or a viewer outside ``[0, num_players)``.
+        """
+        if np.ndim(state.terminated) != 0:
+            raise ValueError(
+                f"env {self.id!r}: render takes one game; this state has batch shape "
+                f"{np.shape(state.terminated)} (index it first, e.g. jax.tree.map(lambda x: x[0], s))"
+            )
+        if viewer is not None and (
+            isinstance(viewer, bool)
+            or not isinstance(viewer, int | np.integer)
+            or not 0 <= int(viewer) < self.num_players
+        ):
+            raise ValueError(
+                f"env {self.id!r}: viewer={viewer!r} must be None or a player in "
+                f"[0, {self.num_players})"
+            )
+        host = jax.tree.map(np.asarray, state)
+        return self._picture(host, None if viewer is None else int(viewer))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(id={self.id!r}, version={self.version!r}, options={self.options})"
@@ -385,6 +432,10 @@ class Env(abc.ABC):
         """The rules state after ``loser`` (int32[]) forfeits by an illegal action under
         ``illegal_action="lose"``: the game records the other player's win and why, so that its
         outcome agrees with ``terminated`` (``_is_terminal`` must hold on the result)."""
+
+    def _picture(self, state: State, viewer: int | None):
+        """The game's :class:`~tcgjax.core.render.Picture` of one host ``state`` (NumPy leaves)."""
+        raise NotImplementedError(f"env {self.id!r} has no renderer")
 
     def _validate_game(self, game: Any) -> None:
         """Host-side: raise ``InvalidStateError`` naming the field if ``game`` (a host copy of the

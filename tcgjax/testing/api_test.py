@@ -13,13 +13,16 @@ It plays random legal games, single (host loop through :class:`tcgjax.replay.Rec
 * card conservation (dense positions, capacities, definitions unchanged) for board games;
 * the game's invariants (``env.validate``) on every single-game state and on samples of the batch;
 * ``checked_step`` refuses non-integer actions (floats, strings, bools, None) by name;
-* JSON round trip on states met along the way, and replay reproduction of every finished episode.
+* JSON round trip on states met along the way, and replay reproduction of every finished episode;
+* the picture of those states (``env.render`` for the omniscient view and each player's): a
+  standalone SVG document and a non-empty text, the same on a second call.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import xml.etree.ElementTree as ET
 
 import chex
 import jax
@@ -43,6 +46,7 @@ class ApiTestReport:
     episodes_finished: int = 0
     replays_checked: int = 0
     json_round_trips: int = 0
+    renders_checked: int = 0
     illegal_actions_checked: int = 0
     batched_steps: int = 0
     batched_episodes_finished: int = 0
@@ -81,6 +85,17 @@ def assert_card_conservation(env: Env, state: State, initial: State | None = Non
         np.testing.assert_array_equal(
             board.definition, np.asarray(initial.game.board.definition), "card definitions changed"
         )
+
+
+def _check_pictures(env: Env, state: State) -> int:
+    """``env.render`` of one state for every viewer: an SVG document, a text, deterministic."""
+    for viewer in (None, *range(env.num_players)):
+        picture = env.render(state, viewer)
+        root = ET.fromstring(picture.svg)
+        assert root.tag == "{http://www.w3.org/2000/svg}svg", f"{env.id}: render: not an SVG"
+        assert picture.text.strip(), f"{env.id}: render: empty text"
+        assert env.render(state, viewer) == picture, f"{env.id}: render is not deterministic"
+    return env.num_players + 1
 
 
 def _check_state(env: Env, s: State, batch: tuple[int, ...] = ()) -> None:
@@ -242,6 +257,7 @@ def api_test(
             assert_states_equal(from_json(env, text), state, f"{env.id}: JSON round trip")
             assert to_json(env, from_json(env, text)) == text
             report.json_round_trips += 1
+            report.renders_checked += _check_pictures(env, state)
 
     # ---- batched: jit(vmap(...)) inside lax.scan with auto-reset ---------------------------------
     def batched_step(state, action, key):

@@ -20,6 +20,7 @@ from tcgjax.core.checked import checked_step, rule_error
 from tcgjax.core.env import Env, State, StepResult
 from tcgjax.core.errors import IllegalActionError, SerializationError
 from tcgjax.core.observation import ObservationLayout
+from tcgjax.games.deployment import render
 from tcgjax.games.deployment import rules as R
 from tcgjax.games.deployment.hexgrid import DIRECTIONS
 from tcgjax.games.deployment.scenario import (
@@ -98,6 +99,7 @@ class DeploymentEnv(Env):
     version = "2"
     num_players = 2
     rule_errors = R.RULE_ERRORS
+    game_state_type = R.DeploymentState
 
     def __init__(
         self,
@@ -154,6 +156,9 @@ class DeploymentEnv(Env):
 
     def _validate_game(self, game) -> None:
         self.rules.validate(game)
+
+    def _picture(self, state: State, viewer: int | None):
+        return render.picture(self, state, viewer)
 
     def _observe(self, game: R.DeploymentState, player: jax.Array) -> jax.Array:
         s, t, rules = self.scenario, self.rules.t, self.rules

@@ -19,6 +19,7 @@ from tcgjax.core.env import Env, State, StepResult
 from tcgjax.core.errors import ConfigError
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import observation as O
+from tcgjax.games.digimon import render
 from tcgjax.games.digimon import rules as R
 from tcgjax.games.digimon.cards import STARTER_CARDS, load_cards
 
@@ -53,6 +54,7 @@ class DigimonEnv(Env):
     action_layout = A.LAYOUT
     observation_layout = O.LAYOUT
     default_max_steps = 2000
+    game_state_type = R.DigimonState
     rule_errors = R.RULE_ERRORS
     # Observation slices that hold nothing but card ids (for card-embedding networks).
     card_id_slices = (
@@ -158,6 +160,9 @@ class DigimonEnv(Env):
 
     def _forfeit(self, game, loser):
         return self.rules.forfeit(game, loser)
+
+    def _picture(self, state: State, viewer: int | None):
+        return render.picture(self, state, viewer)
 
     def _validate_game(self, game) -> None:
         self.rules.validate(game)

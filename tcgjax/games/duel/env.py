@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from tcgjax.core import visibility, zones
+from tcgjax.core import render, visibility, zones
 from tcgjax.core.env import Env, StepResult
 from tcgjax.core.observation import ObservationLayout
 from tcgjax.games.duel import rules
@@ -40,6 +40,7 @@ class DuelEnv(Env):
     observation_layout = OBSERVATION
     default_max_steps = 1000
     rule_errors = rules.RULE_ERRORS
+    game_state_type = DuelState
 
     def __init__(self, *, illegal_action: str = "reject", max_steps: int | None = None):
         self.rules = rules.DuelRules()
@@ -67,6 +68,45 @@ class DuelEnv(Env):
 
     def _forfeit(self, game: DuelState, loser: jax.Array) -> DuelState:
         return self.rules.forfeit(game, loser)
+
+    def _picture(self, state, viewer):
+        game, layout = state.game, self.board_layout
+        board = game.board
+        attrs = {name: k for k, name in enumerate(layout.player_attributes)}
+        exhausted = layout.card_attributes.index("exhausted")
+
+        def label(card):
+            row = render.card_definition(layout, board, card)
+            kind = "creature" if row["kind"] == rules.CREATURE else "spell"
+            tired = ", exhausted" if board.card_attributes[card, exhausted] else ""
+            return row["name"], f"{kind} {row['cost']}/{row['power']}{tired}"
+
+        def side(p):
+            life, mana, top = (int(board.player_attributes[p, attrs[k]]) for k in attrs)
+            zone = {k: int(rules.zone_of(k, p)) for k in rules.ZONE_KINDS}
+            return render.SideView(
+                p,
+                rows=(
+                    (render.ZoneView(zone["board"], "board"),),
+                    (
+                        render.ZoneView(zone["hand"], "hand"),
+                        render.ZoneView(zone["deck"], "deck", "pile"),
+                        render.ZoneView(zone["discard"], "discard", "pile"),
+                    ),
+                ),
+                summary=f"life {life}, mana {mana}/{top}",
+            )
+
+        reason = rules.END_REASONS[int(game.end_reason)]
+        return render.card_board_picture(
+            layout,
+            board,
+            viewer,
+            title=f"duel: turn {int(board.turn_number)}",
+            header=[render.status_line(state, int(game.winner), reason)],
+            sides=[side(0), side(1)],
+            card_label=label,
+        )
 
     def _validate_game(self, game: DuelState) -> None:
         self.rules.validate(game)

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 from tcgjax.core.env import Env, StepResult
 from tcgjax.core.errors import ConfigError
 from tcgjax.games.pokemon import observation as O
+from tcgjax.games.pokemon import render
 from tcgjax.games.pokemon import rules as R
 from tcgjax.games.pokemon.cards import SHIPPED_CARDS, load_cards
 from tcgjax.games.pokemon.decks import load_deck
@@ -47,6 +48,7 @@ class PokemonEnv(Env):
     version = "2"
     num_players = 2
     default_max_steps = 3000
+    game_state_type = R.PokemonState
     rule_errors = R.RULE_ERRORS
     # Observation slices of per-definition card counts (for card-embedding networks).
     card_count_slices = ("my_hand", "my_looking", "my_discard", "opponent_discard")
@@ -127,6 +129,9 @@ class PokemonEnv(Env):
 
     def _forfeit(self, game, loser):
         return self.rules.forfeit(game, loser)
+
+    def _picture(self, state, viewer: int | None):
+        return render.picture(self, state, viewer)
 
     def _validate_game(self, game) -> None:
         self.rules.validate(game)

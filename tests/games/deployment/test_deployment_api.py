@@ -30,6 +30,7 @@ def test_api_test_passes_on_every_shipped_scenario(name):
     assert report.episodes_finished >= 1
     assert report.replays_checked == report.episodes_finished
     assert report.json_round_trips >= num_steps // 10
+    assert report.renders_checked == 3 * report.json_round_trips  # every viewer
     assert report.illegal_actions_checked >= 2 * report.single_steps
     assert report.batched_steps == 8 * 100
 

@@ -13,6 +13,7 @@ def test_duel_passes_api_test(duel_env):
     assert report.single_steps > 200
     assert report.episodes_finished >= 3 and report.replays_checked == report.episodes_finished
     assert report.json_round_trips >= 20
+    assert report.renders_checked == 3 * report.json_round_trips  # every viewer
     assert report.illegal_actions_checked > report.single_steps
     assert report.batched_episodes_finished >= 10
 

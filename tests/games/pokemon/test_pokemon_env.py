@@ -49,6 +49,7 @@ def test_metadata(env):
 def test_api_test_with_the_shipped_decks(env):
     report = api_test(env, num_steps=60, batch_size=8, batch_steps=30, json_every=15)
     assert report.single_steps > 0 and report.json_round_trips >= 4
+    assert report.renders_checked == 3 * report.json_round_trips  # every viewer
     assert report.states_validated > 60 and report.illegal_actions_checked > 100
 
 

@@ -1,0 +1,117 @@
+"""The Digimon picture (``env.render(state, viewer)``): both players' areas as on the table.
+
+Per player, from the middle of the table outwards: the battle area (each Digimon or Tamer as its
+stack, digivolution cards under the top card, with its DP as the rules compute it and whether it
+is suspended), then the breeding area, security stack, deck, Digi-Egg deck and trash (piles:
+their top card when the viewer may see it, and their counts), then the hand. The header shows the
+turn, the phase, the memory gauge (-10..10, from player 1's side in the drawing), an attack in
+progress and a pending selection. A viewer sees their own hand and nothing hidden of the
+opponent (the core visibility module decides, as for the observation).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import numpy as np
+
+from tcgjax.core import render
+from tcgjax.games.digimon import rules as R
+from tcgjax.games.digimon.cards import COLORS, KINDS
+
+__all__ = ["picture"]
+
+
+@functools.lru_cache(maxsize=8)
+def _permanents(rules: R.DigimonRules):
+    """``rules.permanents`` compiled once per rules object (DP with every effect in force)."""
+    return jax.jit(rules.permanents)
+
+
+def picture(env, state, viewer: int | None) -> render.Picture:
+    """The picture of one game (``state`` with NumPy leaves), ``viewer`` None or 0/1."""
+    game, layout = state.game, env.board_layout
+    board = game.board
+    perm = jax.tree.map(np.asarray, _permanents(env.rules)(game))
+
+    def label(card: int) -> tuple[str, str]:
+        row = render.card_definition(layout, board, card)
+        kind = KINDS[row["kind"]]
+        colors = "/".join(c for i, c in enumerate(COLORS) if row["colors"] >> i & 1)
+        stats = [layout.cards.ids[int(board.definition[card])], colors]
+        if kind in ("digimon", "digi_egg"):
+            stats.append(f"Lv{row['level']}")
+        if kind == "digimon":
+            stats.append(f"{row['dp']} DP")
+        elif kind != "digi_egg":
+            stats.append(kind)
+        return row["name"], " ".join(stats)
+
+    def slot_note(p: int, slot: int) -> str:
+        if perm.size[p, slot] == 0:
+            return ""
+        top = int(perm.top[p, slot])
+        kind = KINDS[render.card_definition(layout, board, top)["kind"]]
+        parts = [f"{int(perm.dp[p, slot])} DP"] if kind == "digimon" else []
+        if game.suspended[p, slot]:
+            parts.append("suspended")
+        return ", ".join(parts)
+
+    def side(p: int) -> render.SideView:
+        zone = {name: int(R.zone_of(name, p)) for name in R.PLAYER_ZONES}
+        battle = tuple(
+            render.ZoneView(
+                int(R.SLOT_ZONES[p, s]), f"slot {s + 1}", "stack", slot_note(p, s), hide_empty=True
+            )
+            for s in range(R.BREEDING_SLOT)
+        )
+        piles = (
+            render.ZoneView(zone["breeding"], "breeding", "stack", slot_note(p, R.BREEDING_SLOT)),
+            render.ZoneView(zone["security"], "security", "pile"),
+            render.ZoneView(zone["deck"], "deck", "pile"),
+            render.ZoneView(zone["eggs"], "Digi-Eggs", "pile"),
+            render.ZoneView(zone["trash"], "trash", "pile"),
+        )
+        hand = (render.ZoneView(zone["hand"], "hand"),)
+        return render.SideView(p, rows=(battle, piles, hand))
+
+    header = [render.status_line(state, int(game.winner), R.END_REASONS[int(game.end_reason)])]
+    active = int(board.active_player)
+    memory = int(game.memory)  # + is the active player's side
+    header.append(f"memory: {_gauge(memory if active == 0 else -memory)}")
+    if int(game.attacker) >= 0:
+        target = int(game.attack_target)
+        aim = "the player" if target == R.BREEDING_SLOT else f"slot {target + 1}"
+        stage = R.ATTACK_STAGES[int(game.attack_stage)] if int(game.attack_stage) >= 0 else ""
+        header.append(
+            f"attack: player {active + 1}'s slot {int(game.attacker) + 1} -> {aim} ({stage}), "
+            f"{int(game.checks_left)} security check(s) left"
+        )
+    if int(game.selection.card) >= 0:
+        name = render.card_definition(layout, board, int(game.selection.card))["name"]
+        header.append(f"choosing for {name}: {int(game.selection.left)} choice(s) left")
+    phase = layout.phases[int(board.phase)]
+    return render.card_board_picture(
+        layout,
+        board,
+        viewer,
+        title=f"Digimon: turn {int(board.turn_number)}, {phase} phase",
+        header=header,
+        sides=[side(0), side(1)],
+        card_label=label,
+        shared=(
+            render.ZoneView(layout.zones.index(("revealed", None)), "revealed", hide_empty=True),
+            render.ZoneView(
+                layout.zones.index(("processing", None)), "processing", hide_empty=True
+            ),
+        ),
+    )
+
+
+def _gauge(memory: int) -> str:
+    """The gauge as text from player 1's side: ``P2 10 ... 0 ... 10 P1`` with the marker."""
+    cells = ["·"] * 21
+    cells[10 + memory] = "●"
+    owner = "player 1" if memory > 0 else "player 2" if memory < 0 else "neither player"
+    return f"P2 |{''.join(cells)}| P1  ({abs(memory)} on {owner}'s side)"

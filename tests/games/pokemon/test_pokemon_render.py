@@ -1,0 +1,76 @@
+"""The Pokémon picture from explicit situations: the Pokémon on top of its attachments, HP left,
+Special Conditions, Prize cards hidden from both players, the opponent's hand for a viewer."""
+
+import xml.etree.ElementTree as ET
+
+import jax.numpy as jnp
+import pytest
+
+import tcgjax
+from tcgjax.core.env import State
+from tcgjax.games.pokemon.scenario import build_state
+
+
+@pytest.fixture(scope="module")
+def env():
+    return tcgjax.make("pokemon")
+
+
+def _state(game):
+    return State(
+        current_player=game.board.active_player.astype(jnp.int32),
+        observation=jnp.zeros(1),
+        legal_action_mask=jnp.zeros(1, bool),
+        rewards=jnp.zeros(2),
+        terminated=jnp.bool_(False),
+        truncated=jnp.bool_(False),
+        step_count=jnp.int32(3),
+        error=jnp.int32(0),
+        game=game,
+    )
+
+
+@pytest.fixture(scope="module")
+def situation(env):
+    return build_state(
+        env.rules, active=0, turn=3,
+        players=[
+            {"hand": ["sve-4"], "slots": [["sv3-67", "sve-4"], None, ["sv3-67"]],
+             "damage": {0: 30}, "conditions": {"rotated": "asleep", "poisoned": True}},
+            {"hand": ["sv3-152"], "slots": [["sv4-136"]]},
+        ],
+    )  # fmt: skip
+
+
+def _line(text, start):
+    (line,) = [ln.strip() for ln in text.splitlines() if ln.strip().startswith(start)]
+    return line
+
+
+def test_the_pokemon_is_on_top_of_its_energy_with_hp_left_and_conditions(env, situation):
+    text = env.render(_state(situation)).text
+    assert _line(text, "Active (2)") == (
+        "Active (2): Tynamo (sv3-67 basic lightning 40 HP) over Basic Lightning Energy "
+        "(sve-4 basic energy)  [HP 10/40, asleep, poisoned]"
+    )
+    assert _line(text, "Bench 2 (1)").endswith("[HP 40/40]")
+    assert text.count("Bench 1 (0): empty") == 2  # both players' first Bench slots
+    assert "--- player 1: 6 Prize cards left" in text
+
+
+def test_prize_cards_are_hidden_from_both_players_and_hands_from_the_opponent(env, situation):
+    for viewer in (0, 1):
+        text = env.render(_state(situation), viewer=viewer).text
+        prizes = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("Prize cards")]
+        assert prizes == ["Prize cards (6): top (face down); 6 face down"] * 2
+    assert "Meltan" not in env.render(_state(situation), viewer=0).text
+    assert "Meltan" in env.render(_state(situation), viewer=1).text
+
+
+def test_the_svg_draws_the_active_pokemon_last_in_its_stack(env, situation):
+    root = ET.fromstring(env.render(_state(situation), viewer=0).svg)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    active = texts.index("Active (2)")
+    # Drawn bottom first: the attached Energy ("Basic Lightning Energy", wrapped), then Tynamo.
+    assert texts.index("Basic", active) < texts.index("Tynamo", active)
+    assert "HP 10/40, asleep, poisoned" in texts
