@@ -8,17 +8,24 @@ GAME   ?=
 # pytest workers: the CI machine has 2 cores.
 WORKERS ?= 2
 
-.PHONY: test train bench lint clean venv mutation
+.PHONY: test train bench lint clean venv mutation browser
 
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser]'
 	touch $(STAMP)
 
-test: $(STAMP)
+# Headless Chromium for the replay viewer's test (Debian packages; apt-get needs root or sudo).
+SUDO := $(shell test "$$(id -u)" = 0 || echo sudo)
+browser:
+	@test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || { \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver; }
+
+test: $(STAMP) browser
 	$(PY) -m pytest -n $(WORKERS) --dist loadgroup --max-worker-restart=0 tests
 
 train: $(STAMP)
@@ -30,7 +37,7 @@ bench: $(STAMP)
 # Mutation testing (not CI: hours on 2 cores; resumable). MUTATION_ARGS e.g. "core/zones --jobs 2".
 MUTATION_STAMP := $(VENV)/.installed-mutation
 $(MUTATION_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,mutation]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,mutation]'
 	touch $(MUTATION_STAMP)
 
 mutation: $(MUTATION_STAMP)

@@ -13,6 +13,9 @@ text), and :func:`card_board_picture`, which draws a ``Board`` as two player sid
 stack overlaps them bottom to top) and writes the same description as text. A game supplies only
 which zones go where, how a card is labelled, and its header lines (memory, prizes, life...).
 
+Every game's text starts with its title line, then its status line (:func:`status_line`: who
+acts, or how the game ended and why); the replay viewer shows that line for each position.
+
 A ``State`` displays itself in a notebook through :func:`display_env`: each env registers itself
 for its game's state type when it is made; a state is drawn by the env registered for its type
 if all such envs alive are configured alike (same ``repr``), else it falls back to its text
@@ -331,7 +334,7 @@ def card_board_picture(
     for y0, y1, player, summary in bands:
         svg.rect(2, y0, width - 4, y1 - y0, fill=PLAYER_COLORS[player], stroke="none", rx=8)
         name = f"player {player + 1}" + (" (viewer)" if viewer == player else "")
-        svg.text(GAP, y0 + 14, f"{name}  {summary}".rstrip(), size=12, weight="bold")
+        svg.text(GAP, y0 + 14, f"{name}: {summary}" if summary else name, size=12, weight="bold")
     for x, y0, view, cards, player in boxes:
         svg.text(x, y0 - 4, f"{view.label} ({len(cards)})", size=10, fill="#333")
         _draw_zone(svg, x, y0, view, cards, visible, card_label, player)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from collections.abc import Iterator
 from typing import Any
 
 import jax
@@ -35,7 +36,7 @@ from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError, ReplayError, SerializationError, TcgjaxError
 from tcgjax.core.serialization import _check_keys, state_from_dict, state_to_dict, to_json
 
-__all__ = ["Recorder", "run", "key_to_tape", "digest"]
+__all__ = ["Recorder", "run", "frames", "key_to_tape", "digest"]
 
 
 def key_to_tape(key: jax.Array) -> list[int]:
@@ -161,6 +162,20 @@ def run(replay: dict[str, Any], env: Env | None = None, *, verify: bool = True) 
       ReplayError: see the module docstring; the message names the field, the command index and
         the rule.
     """
+    final = None
+    for _, state, _ in frames(replay, env, verify=verify):
+        final = state
+    return final
+
+
+def frames(
+    replay: dict[str, Any], env: Env | None = None, *, verify: bool = True
+) -> Iterator[tuple[Env, State, int | None]]:
+    """Re-simulate ``replay`` one step at a time: yields ``(env, state, action)``, first the
+    initial state (action ``None``), then the state after each command with its action id. The
+    envelope and every command are checked as in :func:`run` (same arguments, same errors); the
+    final digest is checked after the last state is yielded, so a consumer that stops early
+    (a viewer of the first moves) does not verify it."""
     from tcgjax.registry import make
 
     if not isinstance(replay, dict):
@@ -204,6 +219,7 @@ def run(replay: dict[str, Any], env: Env | None = None, *, verify: bool = True) 
     except SerializationError as exc:
         raise ReplayError(f"replay.initialState: {exc}") from exc
     _, step = _compiled(env)
+    yield env, state, None
     for i, command in enumerate(commands):
         path = f"replay.commandLog[{i}]"
         if not isinstance(command, dict):
@@ -239,10 +255,10 @@ def run(replay: dict[str, Any], env: Env | None = None, *, verify: bool = True) 
         except IllegalActionError as exc:
             raise ReplayError(f"{path}: illegal at this point of the log: {exc}") from exc
         state = step(state, action, key)
+        yield env, state, action
     if final is not None:
         if int(state.step_count) != final["stepCount"] or digest(env, state) != final["sha256"]:
             raise ReplayError(
                 "replay.final: the re-simulated final state differs from the recorded one "
                 "(tampered log, tape or initial state)"
             )
-    return state

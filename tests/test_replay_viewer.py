@@ -1,0 +1,124 @@
+"""``tcgjax.replay.to_html`` opened in a real headless Chromium (Debian's ``chromium`` and
+``chromium-driver``, driven by selenium): the first position renders, stepping forward shows the
+next move, the last position shows the result; plus the page's content without a browser."""
+
+import json
+import os
+import shutil
+
+import jax
+import numpy as np
+import pytest
+
+import tcgjax
+from tcgjax.core.errors import ReplayError
+from tcgjax.replay import Recorder, frames, run, to_html
+
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+HOW = (
+    "the replay viewer's browser test needs Debian's chromium and chromium-driver "
+    "(`make test` installs them: apt-get install -y chromium chromium-driver)"
+)
+
+
+@pytest.fixture(scope="module")
+def duel_replay():
+    """A whole duel, recorded from a fixed sequence (the lowest legal id each move, fixed keys)."""
+    env = tcgjax.make("duel")
+    recorder = Recorder(env, jax.jit(env.init)(jax.random.PRNGKey(3)))
+    while not bool(recorder.state.terminated | recorder.state.truncated):
+        legal = np.flatnonzero(np.asarray(recorder.state.legal_action_mask))
+        recorder.step(int(legal[-1]), jax.random.PRNGKey(len(recorder._commands)))
+    return env, json.loads(json.dumps(recorder.export()))
+
+
+def test_frames_yield_every_position_and_run_returns_the_last(duel_replay):
+    env, replay = duel_replay
+    positions = list(frames(replay))
+    assert len(positions) == len(replay["commandLog"]) + 1
+    assert positions[0][2] is None
+    assert [a for _, _, a in positions[1:]] == [
+        c["payload"]["action"] for c in replay["commandLog"]
+    ]
+    final = run(replay)
+    assert bool(final.terminated) and int(final.step_count) == int(positions[-1][1].step_count)
+
+
+def test_the_page_holds_every_position_and_the_result(duel_replay, tmp_path):
+    env, replay = duel_replay
+    path = to_html(replay, tmp_path / "game.html")
+    page = open(path, encoding="utf-8").read()
+    data = json.loads(
+        page.split("const POSITIONS = ", 1)[1].split(";\n", 1)[0].replace("<\\/", "</")
+    )
+    assert len(data) == len(replay["commandLog"]) + 1
+    assert data[0]["action"] == "start of the game"
+    assert data[1]["action"] == replay["commandLog"][0]["payload"]["actionName"]
+    assert data[-1]["status"].startswith("game over: player")
+    assert "<script src" not in page and "http" not in page.replace("http://www.w3.org", "")
+
+
+def test_a_tampered_replay_writes_no_page(duel_replay, tmp_path):
+    _, replay = duel_replay
+    tampered = json.loads(json.dumps(replay))
+    tampered["commandLog"].pop()
+    tampered["randomTape"]["values"].pop()
+    with pytest.raises(ReplayError, match="final"):
+        to_html(tampered, tmp_path / "bad.html")
+    assert not (tmp_path / "bad.html").exists()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
+        pytest.fail(HOW)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-dev-shm-usage",
+    ):  # fmt: skip
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def test_the_viewer_steps_through_the_game_in_a_real_browser(duel_replay, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    _, replay = duel_replay
+    path = to_html(replay, tmp_path / "game.html", viewer=0)
+    browser.get(f"file://{path}")
+    text = lambda element_id: browser.find_element(By.ID, element_id).text  # noqa: E731
+    # The first position renders: the board's SVG is in the page, with the game's title.
+    board = browser.find_element(By.CSS_SELECTOR, "#board svg")
+    assert board.size["width"] > 100 and board.size["height"] > 100
+    assert "duel: turn" in board.text
+    assert text("position") == "0" and text("action") == "start of the game"
+    # Stepping forward (button, then keyboard) shows the next moves.
+    browser.find_element(By.ID, "next").click()
+    first = replay["commandLog"][0]["payload"]
+    assert text("position") == "1" and text("action") == first["actionName"]
+    assert text("actor") == f"({first['playerId'].replace('player', 'player ')})"
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    assert text("action") == replay["commandLog"][1]["payload"]["actionName"]
+    # The last position shows the result.
+    browser.find_element(By.ID, "last").click()
+    moves = len(replay["commandLog"])
+    assert text("position") == str(moves)
+    assert text("status").startswith("game over: player") and "won" in text("status")
+    assert text("action") == replay["commandLog"][-1]["payload"]["actionName"]
+    # The move list highlights the current position.
+    current = browser.find_elements(By.CSS_SELECTOR, "#moves li.current")
+    assert len(current) == 1 and current[0].text.endswith(text("action"))
+
+
+def test_how_to_install_the_browser_is_named():
+    """The failure message names the packages (never a silent skip)."""
+    assert "chromium" in HOW and "chromium-driver" in HOW and shutil.which("apt-get") is not None
