@@ -1,0 +1,437 @@
+"""``tcgjax``: the command line, for what people do without writing code.
+
+* ``tcgjax play ENV``: play one seat of a game in the terminal against a policy (or watch it);
+* ``tcgjax render STATE.json``: draw a JSON state (``tcgjax.to_json``) as SVG or text;
+* ``tcgjax replay REPLAY.json -o OUT.html``: the replay viewer page of a recorded game;
+* ``tcgjax bench ...``: the throughput harness (``benchmarks/throughput.py`` of a source checkout).
+
+Players are numbered from 1 on the command line (``--seat``, ``--viewer``), as in the pictures;
+the library's player indices start at 0. Exit status: 0 on success (a game played to its end),
+1 when a game is quit (``q`` or the end of input), 2 on an error (a bad file, option or usage),
+which is printed as ``tcgjax <command>: error: <message>`` without a traceback.
+
+Also runnable as ``python -m tcgjax.cli``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+import yaml
+
+import tcgjax
+from tcgjax.core.env import Env, State
+from tcgjax.core.errors import IllegalActionError, TcgjaxError
+from tcgjax.core.files import DuplicateKeyError, json_loads
+from tcgjax.wrappers import random_legal_action
+
+__all__ = ["main"]
+
+OPPONENTS = ("random", "heuristic")
+QUIT = ("q", "quit")
+
+
+class CliError(Exception):
+    """A failure reported as ``tcgjax <command>: error: <message>`` with exit status 2."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Shared helpers
+
+
+def _parse_options(items: list[str] | None) -> dict[str, Any]:
+    """``["KEY=VALUE", ...]`` as env options, each value read as YAML (``max_steps=50`` -> 50)."""
+    options: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise CliError(f"--option {item!r}: expected KEY=VALUE (e.g. max_steps=200)")
+        if key in options:
+            raise CliError(f"--option {item!r}: option {key!r} is given twice")
+        try:
+            options[key] = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise CliError(f"--option {item!r}: the value is not valid YAML: {exc}") from None
+    return options
+
+
+_ENVS: dict[str, Env] = {}
+
+
+def _make_env(env_id: str, options: dict[str, Any], *, hint: bool = True) -> Env:
+    """``tcgjax.make(env_id, **options)``, one env per configuration (its ``repr``) and process:
+    the compiled functions of ``checked_step``, ``from_json`` and the policies are reused by
+    later commands in the same process."""
+    try:
+        env = tcgjax.make(env_id, **options)
+    except TcgjaxError as exc:
+        more = " (--option KEY=VALUE sets an option)" if hint and options else ""
+        raise CliError(f"{exc}{more}") from exc
+    return _ENVS.setdefault(repr(env), env)
+
+
+def _player(number: int | None, env: Env, flag: str) -> int | None:
+    """A 1-based player number from the command line as the library's 0-based index."""
+    if number is None:
+        return None
+    if not 1 <= number <= env.num_players:
+        raise CliError(f"{flag} {number}: {env.id} has players 1 to {env.num_players}")
+    return number - 1
+
+
+def _read_json(path: str, what: str) -> tuple[str, Any]:
+    """The text of the JSON file ``path`` and its parsed value (a repeated key is refused)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise CliError(f"{path}: cannot read the {what}: {reason}") from None
+    try:
+        return text, json_loads(text)
+    except (json.JSONDecodeError, DuplicateKeyError) as exc:
+        raise CliError(f"{path}: not a valid JSON {what}: {exc}") from None
+
+
+def _write(path: str, write) -> None:
+    try:
+        write(path)
+    except OSError as exc:
+        raise CliError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _status(picture) -> str:
+    """The status line of a picture's text (its second line: who acts, or how the game ended)."""
+    lines = picture.text.splitlines()
+    return lines[1] if len(lines) > 1 else lines[0]
+
+
+# --------------------------------------------------------------------------------------------------
+# play
+
+
+@functools.lru_cache(maxsize=16)
+def _jitted_init(env: Env):
+    return jax.jit(env.init)
+
+
+@functools.lru_cache(maxsize=16)
+def _policy(env: Env, opponent: str):
+    """The jitted ``(state, key) -> action`` of ``opponent`` for ``env`` (one game)."""
+    if opponent == "random":
+        return jax.jit(lambda state, key: random_legal_action(key, state.legal_action_mask))
+    try:
+        from train.opponents import heuristic_policy
+    except ImportError as exc:
+        raise CliError(
+            "--opponent heuristic needs the scripted opponents of the train package "
+            f"(train/opponents.py in the tcgjax source checkout), which cannot be imported: {exc}"
+        ) from None
+    try:
+        return jax.jit(heuristic_policy(env))
+    except TcgjaxError as exc:
+        raise CliError(f"--opponent heuristic: {exc}") from None
+
+
+def _read_move(names: dict[str, int], seat: int) -> int | None:
+    """One line of the human's input as an action id (legal or not), or ``None`` to quit.
+
+    Raises EOFError at the end of input; an entry that is neither an id nor a move name is
+    reported and asked again."""
+    while True:
+        line = input(f"player {seat + 1}, your move (id, name, or q to quit): ").strip()
+        if line.lower() in QUIT:
+            return None
+        if line in names:
+            return names[line]
+        try:
+            return int(line)
+        except ValueError:
+            pass
+        if line:
+            print(f"not a move: {line!r}; type an action id or a move name from the list, or q")
+
+
+def _print_moves(env: Env, state: State) -> None:
+    legal = np.flatnonzero(np.asarray(state.legal_action_mask))
+    print("legal moves:")
+    for action in legal:
+        print(f"  {int(action)}: {env.action_name(int(action))}")
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    env = _make_env(args.env, _parse_options(args.option))
+    seat = _player(args.seat, env, "--seat")
+    policy = _policy(env, args.opponent)
+    root = jax.random.PRNGKey(args.seed)
+    step_root, policy_root = jax.random.fold_in(root, 1), jax.random.fold_in(root, 2)
+    recorder = tcgjax.replay.Recorder(env, _jitted_init(env)(jax.random.fold_in(root, 0)))
+    names = {env.action_name(a): a for a in range(env.num_actions)}
+    if args.viewer_only:
+        intro = f"the {args.opponent} policy plays both seats, seen by player {seat + 1}"
+    else:
+        intro = f"you are player {seat + 1}, against the {args.opponent} policy"
+    print(f"{env.id} (seed {args.seed}): {intro}")
+    move, quit_reason = 0, None
+    while not (bool(recorder.state.terminated) or bool(recorder.state.truncated)):
+        state = recorder.state
+        actor = int(state.current_player)
+        key = jax.random.fold_in(step_root, move)
+        if actor == seat:
+            print()
+            print(env.render(state, viewer=seat).text)
+        if actor == seat and not args.viewer_only:
+            _print_moves(env, state)
+            while True:
+                try:
+                    action = _read_move(names, seat)
+                except EOFError:
+                    quit_reason = "end of input"
+                    break
+                except KeyboardInterrupt:
+                    quit_reason = "interrupted"
+                    break
+                if action is None:
+                    quit_reason = "quit"
+                    break
+                try:
+                    recorder.step(action, key)
+                except IllegalActionError as exc:
+                    print(f"illegal move: {exc}")
+                    continue
+                print(f"player {actor + 1} (you) plays: {env.action_name(action)}")
+                break
+            if quit_reason:
+                break
+        else:
+            action = int(policy(state, jax.random.fold_in(policy_root, move)))
+            recorder.step(action, key)
+            print(f"player {actor + 1} plays: {env.action_name(action)}")
+        move += 1
+    final = env.render(recorder.state, viewer=seat)
+    if quit_reason:
+        print(f"\ngame abandoned ({quit_reason}) after {move} moves: {_status(final)}")
+    else:
+        print()
+        print(final.text)
+        you = "seen by" if args.viewer_only else "you are"
+        print(f"result: {_status(final)} ({you} player {seat + 1})")
+    if args.record:
+        replay = recorder.export()
+        _write(args.record, lambda p: Path(p).write_text(json.dumps(replay), encoding="utf-8"))
+        print(f"wrote the replay ({move} moves) to {args.record}")
+    return 1 if quit_reason else 0
+
+
+# --------------------------------------------------------------------------------------------------
+# render
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    text, data = _read_json(args.state, "state")
+    if isinstance(data, dict) and "commandLog" in data:
+        raise CliError(
+            f"{args.state}: a replay, not a state: `tcgjax replay {args.state} -o OUT.html`"
+        )
+    env_id = data.get("envId") if isinstance(data, dict) else None
+    if not isinstance(env_id, str):
+        raise CliError(f"{args.state}: no string envId: not a JSON state of tcgjax.to_json")
+    env = _make_env(env_id, _parse_options(args.option))
+    viewer = _player(args.viewer, env, "--viewer")
+    try:
+        state = tcgjax.from_json(env, text)
+    except TcgjaxError as exc:
+        hint = "" if args.option else " (made with env options? they are not in the file: --option)"
+        raise CliError(f"{args.state}: {exc}{hint}") from None
+    picture = env.render(state, viewer=viewer)
+    if args.output is None:
+        print(picture.text)
+        return 0
+    _write(args.output, picture.save)
+    print(f"wrote {args.output}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# replay
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    _, replay = _read_json(args.replay, "replay")
+    env = None
+    try:  # the replay's env, shared with other commands; a bad envId is reported by to_html
+        if isinstance(replay.get("envId"), str) and isinstance(replay.get("options"), dict):
+            env = _make_env(replay["envId"], replay["options"], hint=False)
+    except (AttributeError, TypeError, CliError):
+        env = None
+    if args.viewer is not None and env is None:
+        viewer = args.viewer - 1
+    else:
+        viewer = None if env is None else _player(args.viewer, env, "--viewer")
+    try:
+        tcgjax.replay.to_html(
+            replay, args.output, env=env, viewer=viewer, verify=not args.no_verify
+        )
+    except OSError as exc:
+        raise CliError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+    except (TcgjaxError, ValueError) as exc:  # ValueError: a viewer the env does not have
+        raise CliError(f"{args.replay}: {exc}") from None
+    print(f"wrote {args.output}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------
+# bench
+
+
+def _bench_script() -> Path:
+    """``benchmarks/throughput.py`` next to the package, in a source checkout."""
+    return Path(tcgjax.__file__).resolve().parent.parent / "benchmarks" / "throughput.py"
+
+
+def _cmd_bench(argv: list[str]) -> int:
+    script = _bench_script()
+    if not script.is_file():
+        raise CliError(
+            f"{script} not found: the throughput harness is part of the tcgjax source checkout "
+            "(benchmarks/throughput.py), not of the installed package; run it from a checkout"
+        )
+    name = "tcgjax_bench_throughput"
+    try:
+        module = sys.modules.get(name)
+        if module is None or getattr(module, "__file__", None) != str(script):
+            spec = importlib.util.spec_from_file_location(name, script)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module  # dataclasses look their module up while it executes
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+        saved, sys.argv = sys.argv, ["tcgjax bench", *argv]  # the harness's usage line
+        try:
+            result = module.main(argv)
+        finally:
+            sys.argv = saved
+    except SystemExit as exc:  # --help, or a usage error of the harness's parser
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    return result if isinstance(result, int) else 0
+
+
+# --------------------------------------------------------------------------------------------------
+# Parser and entry point
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tcgjax",
+        description="tcgjax from the command line: play a game in the terminal, draw a JSON "
+        "state, turn a replay into a page, time an env.",
+        epilog="Exit status: 0 success, 1 a game quit before its end, 2 an error.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    option_help = "an env option for tcgjax.make, the value read as YAML (repeatable)"
+
+    play = sub.add_parser(
+        "play",
+        help="play one seat of a game in the terminal against a policy",
+        description="Play one seat of ENV against a policy. When you are to act, your view of "
+        "the game and the legal moves are printed: type a move's id or its name, or q to quit. "
+        "Exit status 0 at the end of the game, 1 when quit (q or end of input).",
+    )
+    play.add_argument("env", metavar="ENV", help=f"env id: {', '.join(tcgjax.available_envs())}")
+    play.add_argument("--seat", type=int, choices=(1, 2), default=1, help="your seat (default 1)")
+    play.add_argument(
+        "--opponent",
+        choices=OPPONENTS,
+        default="random",
+        help="the policy of the other seat: uniformly random legal moves, or the game's scripted "
+        "heuristic (train/opponents.py of the source checkout); default random",
+    )
+    play.add_argument("--seed", type=int, default=0, help="seed of the deal and every step key")
+    play.add_argument(
+        "--viewer-only",
+        action="store_true",
+        help="only watch: the policy plays both seats, shown from --seat's view; reads no input",
+    )
+    play.add_argument("--record", metavar="PATH", help="write the game's replay JSON to PATH")
+    play.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
+
+    render = sub.add_parser(
+        "render",
+        help="draw a JSON state as SVG or text",
+        description="Draw a JSON state (tcgjax.to_json) as SVG (-o OUT.svg) or text (-o OUT.txt, "
+        "or printed without -o). Its env options are not in the file: give them with --option.",
+    )
+    render.add_argument("state", metavar="STATE.json")
+    render.add_argument(
+        "-o", "--output", metavar="OUT", help="OUT.svg for SVG, any other suffix for text"
+    )
+    render.add_argument(
+        "--viewer",
+        type=int,
+        metavar="N",
+        help="draw player N's view (1 or 2: the opponent's hidden cards face down); "
+        "default: everything face up",
+    )
+    render.add_argument("--option", action="append", metavar="KEY=VALUE", help=option_help)
+
+    replay = sub.add_parser(
+        "replay",
+        help="write the HTML page stepping through a recorded game",
+        description="Re-simulate a replay (tcgjax.replay.Recorder.export, e.g. from "
+        "`tcgjax play --record`) and write one self-contained HTML page stepping through it.",
+    )
+    replay.add_argument("replay", metavar="REPLAY.json")
+    replay.add_argument("-o", "--output", metavar="OUT.html", required=True)
+    replay.add_argument(
+        "--viewer", type=int, metavar="N", help="player N's view (1 or 2); default everything"
+    )
+    replay.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="do not check the replay's final digest (a replay without one needs this)",
+    )
+
+    sub.add_parser(
+        "bench",
+        help="the throughput harness (benchmarks/throughput.py; `tcgjax bench --help`)",
+        add_help=False,
+    )
+    return parser
+
+
+_COMMANDS = {"play": _cmd_play, "render": _cmd_render, "replay": _cmd_replay}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = argv[0] if argv else None
+    try:
+        if command == "bench":  # every further argument belongs to the harness's own parser
+            return _cmd_bench(argv[1:])
+        try:
+            args = _parser().parse_args(argv)
+        except SystemExit as exc:  # --help (0) or a usage error (2), already printed
+            return exc.code if isinstance(exc.code, int) else 2
+        command = args.command
+        return _COMMANDS[command](args)
+    except CliError as exc:
+        message = str(exc)
+    except (TcgjaxError, OSError, json.JSONDecodeError) as exc:
+        message = f"{type(exc).__name__}: {exc}"
+    print(f"tcgjax {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,333 @@
+"""The ``tcgjax`` command line (tcgjax/cli.py): play, render, replay, bench.
+
+Every command runs in this process through ``cli.main(argv)`` (one subprocess checks
+``python -m tcgjax.cli``), on the duel env the CLI caches, so that compiled functions are shared
+between tests. ``play`` is driven through a stdin that reads the screen like a person would.
+"""
+
+import copy
+import io
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import jax
+import pytest
+
+import tcgjax
+from tcgjax import cli
+
+SVG_ROOT = "{http://www.w3.org/2000/svg}svg"
+
+
+@pytest.fixture(scope="module")
+def env():
+    return cli._make_env("duel", {})  # the env every duel command below uses
+
+
+@pytest.fixture(scope="module")
+def state(env):
+    return cli._jitted_init(env)(jax.random.PRNGKey(0))
+
+
+@pytest.fixture
+def state_file(env, state, tmp_path):
+    path = tmp_path / "state.json"
+    path.write_text(tcgjax.to_json(env, state), encoding="utf-8")
+    return path
+
+
+def section(text: str, player: int) -> list[str]:
+    """The lines of ``player``'s side (1-based) in a duel picture's text."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"--- player {player}"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("---")), len(lines))
+    return lines[start + 1 : end]
+
+
+# --------------------------------------------------------------------------------------------------
+# render
+
+
+def test_render_svg_parses_as_xml(state_file, tmp_path, capsys):
+    out = tmp_path / "position.svg"
+    assert cli.main(["render", str(state_file), "-o", str(out)]) == 0
+    assert ET.parse(out).getroot().tag == SVG_ROOT
+    assert str(out) in capsys.readouterr().out
+
+
+def test_render_text_to_file_and_stdout(env, state, state_file, tmp_path, capsys):
+    out = tmp_path / "position.txt"
+    assert cli.main(["render", str(state_file), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert text == env.render(state).text + "\n"
+    assert text.startswith("duel: turn 1\n")  # the title line
+    capsys.readouterr()
+    assert cli.main(["render", str(state_file)]) == 0
+    assert capsys.readouterr().out == env.render(state).text + "\n"
+
+
+def test_render_viewer_1_hides_the_opponents_hand(env, state, state_file, capsys):
+    assert cli.main(["render", str(state_file), "--viewer", "1"]) == 0
+    text = capsys.readouterr().out.rstrip("\n")
+    assert text == env.render(state, viewer=0).text
+    hand = [line for line in section(text, 2) if line.startswith("  hand")]
+    cards = hand[0].split(": ", 1)[1].split(", ")
+    assert cards and all(card == "(face down)" for card in cards)
+    # Everything face up without --viewer: the same hand shows its cards.
+    open_hand = [line for line in section(env.render(state).text, 2) if line.startswith("  hand")]
+    assert "(face down)" not in open_hand[0] and len(open_hand[0].split(", ")) == len(cards)
+    # Player 1's own hand stays face up in their view.
+    own = [line for line in section(text, 1) if line.startswith("  hand")]
+    assert "(face down)" not in own[0]
+
+
+def test_render_viewer_2_matches_env_render(env, state, state_file, capsys):
+    assert cli.main(["render", str(state_file), "--viewer", "2"]) == 0
+    assert capsys.readouterr().out.rstrip("\n") == env.render(state, viewer=1).text
+
+
+def test_render_missing_file_names_it(tmp_path, capsys):
+    missing = tmp_path / "nowhere.json"
+    assert cli.main(["render", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tcgjax render: error: ") and str(missing) in err
+    assert "Traceback" not in err
+
+
+def test_render_malformed_json_names_it(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"envId": "duel",', encoding="utf-8")
+    assert cli.main(["render", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tcgjax render: error: ") and str(bad) in err and "JSON" in err
+
+
+def test_render_a_state_the_env_refuses_names_the_file_and_field(env, state, tmp_path, capsys):
+    data = json.loads(tcgjax.to_json(env, state))
+    del data["turnState"]
+    bad = tmp_path / "edited.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    assert cli.main(["render", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "turnState" in err
+
+
+def test_render_bad_option_and_viewer(state_file, capsys):
+    assert cli.main(["render", str(state_file), "--option", "max_steps"]) == 2
+    assert "--option 'max_steps'" in capsys.readouterr().err
+    assert cli.main(["render", str(state_file), "--option", "colour=red"]) == 2
+    assert "'colour'" in capsys.readouterr().err
+    assert cli.main(["render", str(state_file), "--viewer", "3"]) == 2
+    assert "--viewer 3" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------------
+# replay
+
+
+@pytest.fixture(scope="module")
+def recorded(env, state):
+    """A short duel: the first legal id, then the last, alternately; key 100 + i for move i."""
+    recorder = tcgjax.replay.Recorder(env, state)
+    for i in range(8):
+        legal = [a for a in range(env.num_actions) if bool(recorder.state.legal_action_mask[a])]
+        recorder.step(legal[0] if i % 2 == 0 else legal[-1], jax.random.PRNGKey(100 + i))
+    return json.loads(json.dumps(recorder.export()))
+
+
+def test_replay_writes_a_page_with_the_moves(recorded, tmp_path, capsys):
+    path, out = tmp_path / "game.json", tmp_path / "game.html"
+    path.write_text(json.dumps(recorded), encoding="utf-8")
+    assert cli.main(["replay", str(path), "-o", str(out), "--viewer", "1"]) == 0
+    page = out.read_text(encoding="utf-8")
+    names = [c["payload"]["actionName"] for c in recorded["commandLog"]]
+    assert len(set(names)) > 1
+    for name in names:
+        assert f'"action": "{name}"' in page
+    assert page.count('"actor": "player ') == len(names)
+    assert str(out) in capsys.readouterr().out
+
+
+def test_replay_with_an_edited_final_digest_is_refused(recorded, tmp_path, capsys):
+    edited = copy.deepcopy(recorded)
+    edited["final"]["sha256"] = "0" * 64
+    path, out = tmp_path / "edited.json", tmp_path / "edited.html"
+    path.write_text(json.dumps(edited), encoding="utf-8")
+    assert cli.main(["replay", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tcgjax replay: error: ") and str(path) in err and "final" in err
+    assert not out.exists()
+    # --no-verify skips the digest (the log itself is still checked move by move).
+    assert cli.main(["replay", str(path), "-o", str(out), "--no-verify"]) == 0
+    assert out.exists()
+
+
+def test_replay_missing_file(tmp_path, capsys):
+    missing = tmp_path / "gone.json"
+    assert cli.main(["replay", str(missing), "-o", str(tmp_path / "x.html")]) == 2
+    assert str(missing) in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------------
+# play
+
+
+class Human:
+    """A ``sys.stdin`` for ``input()`` that reads the ``screen`` (the captured stdout) as a person
+    would: it first types ``entries`` (strings, or functions of the listed move ids), then always
+    the first listed legal move (its id, or its name with ``by_name``). ``typed`` records the ids
+    of the moves it chose from the list."""
+
+    def __init__(self, screen: io.StringIO, entries=(), by_name=False):
+        self.screen, self.entries, self.by_name = screen, list(entries), by_name
+        self.typed: list[int] = []
+
+    def listed(self) -> list[tuple[int, str]]:
+        text = self.screen.getvalue()
+        listing = text[text.rindex("legal moves:") :]
+        return [(int(i), name) for i, name in re.findall(r"^  (\d+): (\S+)$", listing, re.M)]
+
+    def readline(self) -> str:
+        if self.entries:
+            entry = self.entries.pop(0)
+            return (entry(self.listed()) if callable(entry) else entry) + "\n"
+        action, name = self.listed()[0]
+        self.typed.append(action)
+        return (name if self.by_name else str(action)) + "\n"
+
+
+def play(monkeypatch, argv, stdin=None, **human):
+    """``tcgjax play duel *argv`` with ``stdin`` (default: a :class:`Human`); returns the exit
+    status, the screen and the stdin."""
+    screen = io.StringIO()
+    typist = Human(screen, **human) if stdin is None else stdin
+    monkeypatch.setattr("sys.stdout", screen)
+    monkeypatch.setattr("sys.stdin", typist)
+    code = cli.main(["play", "duel", *argv])
+    monkeypatch.undo()
+    return code, screen.getvalue(), typist
+
+
+def human_moves(replay, player):
+    return [
+        c["payload"]["action"] for c in replay["commandLog"] if c["payload"]["playerId"] == player
+    ]
+
+
+def test_play_a_full_duel_through_stdin(env, monkeypatch, tmp_path):
+    record = tmp_path / "played.json"
+
+    def illegal(listed):  # an id that is not among the listed legal moves
+        unlisted = sorted(set(range(env.num_actions)) - {i for i, _ in listed})
+        assert unlisted
+        illegal.id = unlisted[0]
+        return str(unlisted[0])
+
+    code, out, human = play(
+        monkeypatch, ["--seed", "3", "--record", str(record)], entries=["abc", illegal]
+    )
+    assert code == 0, out
+    assert "not a move: 'abc'" in out
+    rule = f"illegal move: duel: action {illegal.id} ({env.action_name(illegal.id)}) by player1"
+    assert rule in out and "is illegal: rule '" in out
+    # The bad entries changed nothing: one picture and one list before the first move, and the
+    # first move of the game is the first one typed from the list.
+    before = out[: out.index(" plays: ")]
+    assert before.count("legal moves:") == 1 and before.count("player 1 to act; step 0") == 1
+    assert "step 1" not in before
+    assert f"player 1 (you) plays: {env.action_name(human.typed[0])}" in out
+    assert "\nresult: game over: player " in out
+    assert "wrote the replay" in out
+
+    replay = json.loads(record.read_text(encoding="utf-8"))
+    final = tcgjax.replay.run(replay)
+    assert bool(final.terminated)
+    assert replay["commandLog"][0]["payload"]["action"] == human.typed[0]
+    assert human_moves(replay, "player1") == human.typed
+    assert len(human_moves(replay, "player2")) > 0
+    assert out.count("player 2 plays: ") == len(human_moves(replay, "player2"))
+
+
+def test_play_seat_2_by_move_names_against_the_heuristic(env, monkeypatch, tmp_path):
+    record = tmp_path / "played.json"
+    argv = ["--seat", "2", "--opponent", "heuristic", "--seed", "1", "--record", str(record)]
+    code, out, human = play(monkeypatch, argv, by_name=True)
+    assert code == 0, out
+    assert "--- player 2 (viewer)" in out and "player 2 (you) plays: " in out
+    replay = json.loads(record.read_text(encoding="utf-8"))
+    assert bool(tcgjax.replay.run(replay).terminated)
+    assert human.typed and human_moves(replay, "player2") == human.typed
+
+
+def test_play_end_of_input_quits_with_1(monkeypatch, tmp_path):
+    record = tmp_path / "abandoned.json"
+    code, out, _ = play(monkeypatch, ["--record", str(record)], stdin=io.StringIO("1x\n"))
+    assert code == 1
+    assert "not a move: '1x'" in out
+    assert "game abandoned (end of input)" in out
+    assert json.loads(record.read_text(encoding="utf-8"))["commandLog"] == []
+
+
+def test_play_q_quits_with_1(monkeypatch):
+    code, out, _ = play(monkeypatch, [], stdin=io.StringIO("q\nthis line is never read\n"))
+    assert code == 1 and "game abandoned (quit)" in out
+
+
+def test_play_viewer_only_reads_no_input(monkeypatch):
+    code, out, human = play(monkeypatch, ["--viewer-only", "--seed", "2"])
+    assert code == 0 and human.typed == []
+    assert "legal moves:" not in out and "player 1 plays: " in out and "result: " in out
+
+
+def test_play_bad_options(capsys):
+    assert cli.main(["play", "duel", "--option", "oops"]) == 2
+    assert "--option 'oops'" in capsys.readouterr().err
+    assert cli.main(["play", "duel", "--option", "colour=red"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tcgjax play: error: ") and "'colour'" in err
+    assert cli.main(["play", "no_such_game"]) == 2
+    assert "no_such_game" in capsys.readouterr().err
+
+
+def test_play_heuristic_unavailable_names_the_cause(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "train.opponents", None)  # import fails
+    # max_steps=77: an env of its own, whose heuristic is not cached yet.
+    argv = ["play", "duel", "--opponent", "heuristic", "--option", "max_steps=77"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "train/opponents.py" in err and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------------------------------
+# bench, help
+
+
+def test_bench_runs_the_harness_parser(capsys):
+    assert cli.main(["bench", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "usage: tcgjax bench" in out and "--batch" in out
+    assert cli.main(["bench", "--batch", "0"]) == 2
+
+
+def test_bench_outside_a_checkout(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cli, "_bench_script", lambda: tmp_path / "benchmarks" / "throughput.py")
+    assert cli.main(["bench"]) == 2
+    assert "source checkout" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["play", "render", "replay"])
+def test_subcommand_help(command, capsys):
+    assert cli.main([command, "--help"]) == 0
+    assert f"usage: tcgjax {command}" in capsys.readouterr().out
+
+
+def test_python_m_tcgjax_cli_help():
+    proc = subprocess.run(
+        [sys.executable, "-m", "tcgjax.cli", "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    for command in ("play", "render", "replay", "bench"):
+        assert command in proc.stdout
