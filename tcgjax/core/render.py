@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+import jax
 import numpy as np
 
 from tcgjax.core.visibility import visible_mask
@@ -281,7 +282,7 @@ def card_board_picture(
     Returns:
       a :class:`Picture`.
     """
-    board = type(board)(*(np.asarray(x) for x in dataclasses.astuple(board)))
+    board = jax.tree.map(np.asarray, board)
     if viewer is None:
         visible = np.ones(board.zone.shape, bool)
     else:
