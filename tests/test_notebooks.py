@@ -42,6 +42,12 @@ def test_the_notebook_runs(path, monkeypatch):
     monkeypatch.setenv("TCGJAX_NOTEBOOK_SMALL", "1")
     monkeypatch.setenv("PYTHONPATH", REPO)
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    if os.environ.get("TCGJAX_TEST_CACHE", "1") != "0":
+        # The kernel shares the suite's persistent compilation cache (tests/conftest.py): the
+        # tours compile the same programs as the game tests (init, step, finalize), once.
+        monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", os.path.join(REPO, ".jax_cache"))
+        monkeypatch.setenv("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
+        monkeypatch.setenv("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
     client = NotebookClient(
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": REPO}}
     )
