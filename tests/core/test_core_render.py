@@ -2,6 +2,7 @@
 stacks, hidden cards face down for a viewer, the viewer's side at the bottom, the text rendering,
 ``Env.render``'s argument checks and a ``State``'s notebook display."""
 
+import gc
 import re
 import xml.etree.ElementTree as ET
 
@@ -115,20 +116,30 @@ def test_render_refuses_a_batch_and_a_viewer_out_of_range(env, state):
             env.render(state, viewer=viewer)
 
 
-def test_a_state_displays_itself_in_a_notebook(env, state):
+@pytest.fixture
+def only_this_env(env, monkeypatch):
+    """The display registry as if ``env`` were the only duel env made (other test modules of the
+    worker may hold duel envs with other options, which would make the display ambiguous)."""
+    monkeypatch.setattr(render, "_DISPLAY", {})
+    render.register_display(type(env).game_state_type, env)
+
+
+def test_a_state_displays_itself_in_a_notebook(env, state, only_this_env):
     assert state._repr_svg_() == env.render(state).svg
     batch = jax.tree.map(lambda x: jnp.stack([x, x]), state)
     assert batch._repr_svg_() is None  # a batch falls back to the text repr
 
 
-def test_display_is_withheld_when_envs_of_the_game_are_configured_differently(env, state):
-    other = tcgjax.make("duel", max_steps=7)
+def test_display_is_withheld_when_envs_of_the_game_are_configured_differently(
+    env, state, only_this_env
+):
+    other = tcgjax.make("duel", max_steps=7)  # registers itself
     assert repr(other) != repr(env)
     assert state._repr_svg_() is None  # two duel envs alive, configured differently
     del other
-    import gc
-
     gc.collect()
+    assert state._repr_svg_() == env.render(state).svg
+    tcgjax.make("duel")  # configured like env: the display stays unambiguous
     assert state._repr_svg_() == env.render(state).svg
 
 
