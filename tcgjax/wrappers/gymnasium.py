@@ -268,12 +268,16 @@ def _key_from(np_random: np.random.Generator) -> jax.Array:
 
 
 def _seat_setup(wrapper, env_id, opponent, agent_seat, render_mode, env_options) -> None:
-    """What both wrappers set up alike: ``game`` (the tcgjax ``Env``), ``render_mode`` (None),
-    ``agent_seat`` and ``opponent`` (checked)."""
+    """What both wrappers set up alike: ``game`` (the tcgjax ``Env``), ``render_mode`` (one of
+    the wrapper's ``metadata["render_modes"]`` or None), ``agent_seat`` and ``opponent``
+    (checked)."""
     wrapper.game = env_id if isinstance(env_id, Env) else make_env(env_id, **env_options)
-    if render_mode is not None:
-        raise ConfigError(f"env {wrapper.game.id!r}: render_mode={render_mode!r} is not supported")
-    wrapper.render_mode = None
+    modes = wrapper.metadata["render_modes"]
+    if render_mode is not None and render_mode not in modes:
+        raise ConfigError(
+            f"env {wrapper.game.id!r}: render_mode={render_mode!r} is not one of {[None, *modes]}"
+        )
+    wrapper.render_mode = render_mode
     wrapper.agent_seat = _check_seat(wrapper.game, agent_seat)
     wrapper.opponent = opponent_policy(wrapper.game, opponent)
 
@@ -295,11 +299,13 @@ class TcgjaxEnv(gymnasium.Env):
       env_id: a tcgjax game id (:func:`tcgjax.available_envs`) or an ``Env`` already made.
       opponent: ``"random"`` (default), ``"heuristic"`` or a pure policy ``(state, key) -> action``.
       agent_seat: the seat the agent plays (0 default).
-      render_mode: None (renderings come with the game renderers).
+      render_mode: None, or ``"ansi"``: :meth:`render` returns the game's text picture from the
+        agent's seat (``env.render(state, viewer=agent_seat)``: the opponent's hidden cards face
+        down); ``game.render(wrapper.state)`` gives the SVG.
       **env_options: passed to :func:`tcgjax.make` (e.g. ``decks=``, ``illegal_action=``).
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(
         self,
@@ -324,6 +330,13 @@ class TcgjaxEnv(gymnasium.Env):
         if self._last is None:
             raise ResetNeeded("call reset() before reading the state")
         return self._last.state
+
+    def render(self) -> str | None:
+        """The text picture of the game from the agent's seat (``render_mode="ansi"``), else
+        None."""
+        if self.render_mode != "ansi":
+            return None
+        return self.game.render(self.state, viewer=self.agent_seat).text
 
     def _output(self, result: SeatStep):
         observation = _observation_of(self.game, result)
@@ -381,7 +394,8 @@ class TcgjaxVectorEnv(VectorEnv):
 
     Observations are batched dicts (``observation`` float32[N, O], ``action_mask`` int8[N, A]);
     ``infos`` holds ``action_mask`` bool[N, A] and ``error`` int32[N]; ``action_masks()`` returns
-    bool[N, A]. Args as :class:`TcgjaxEnv`, plus ``num_envs``.
+    bool[N, A]. Args as :class:`TcgjaxEnv`, plus ``num_envs``; no render mode (draw one game
+    with ``game.render``).
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}

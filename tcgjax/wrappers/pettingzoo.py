@@ -56,20 +56,24 @@ class TcgjaxAECEnv(AECEnv):
 
     Args:
       env_id: a tcgjax game id or an ``Env`` already made.
-      render_mode: None (renderings come with the game renderers).
+      render_mode: None, or ``"ansi"``: :meth:`render` returns the game's text picture as a
+        spectator sees it (every card face up: ``env.render(state)``).
       **env_options: passed to :func:`tcgjax.make`.
     """
 
-    metadata = {"render_modes": [], "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(
         self, env_id: str | Env = "duel", *, render_mode: str | None = None, **env_options
     ):
         super().__init__()
         self.game = env_id if isinstance(env_id, Env) else make_env(env_id, **env_options)
-        if render_mode is not None:
-            raise ConfigError(f"env {self.game.id!r}: render_mode={render_mode!r} is not supported")
-        self.render_mode = None
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ConfigError(
+                f"env {self.game.id!r}: render_mode={render_mode!r} is not one of "
+                f"{[None, *self.metadata['render_modes']]}"
+            )
+        self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": f"tcgjax_{self.game.id}_v0"}
         self.possible_agents = [agent_name(seat) for seat in range(self.game.num_players)]
         self._seat = {name: seat for seat, name in enumerate(self.possible_agents)}
@@ -149,9 +153,12 @@ class TcgjaxAECEnv(AECEnv):
         )
         self._accumulate_rewards()
 
-    def render(self) -> None:
-        """No render mode yet (``render_mode`` is None): returns None."""
-        return None
+    def render(self) -> str | None:
+        """The spectator's text picture (``render_mode="ansi"``; None before ``reset``), else
+        None."""
+        if self.render_mode != "ansi" or self.state is None:
+            return None
+        return self.game.render(self.state).text
 
     def close(self) -> None:
         """Nothing to release."""

@@ -213,6 +213,26 @@ def test_wrapper_options_are_checked(duel_env):
         tcg_gym.TcgjaxVectorEnv(duel_env, num_envs=0)
     with pytest.raises(ResetNeeded):
         tcg_gym.TcgjaxEnv(duel_env).step(0)
+    with pytest.raises(ConfigError, match="render_mode='human'"):
+        tcg_gym.TcgjaxEnv(duel_env, render_mode="human")
+    with pytest.raises(ConfigError, match="render_mode='ansi'"):
+        tcg_gym.TcgjaxVectorEnv(duel_env, render_mode="ansi")  # one game: game.render
+    with pytest.raises(ConfigError, match="render_mode='rgb_array'"):
+        tcg_pz.TcgjaxAECEnv(duel_env, render_mode="rgb_array")
+
+
+@per_game
+def test_ansi_render_is_the_text_picture_from_the_agents_seat(game_env):
+    env = tcg_gym.TcgjaxEnv(game_env, agent_seat=1, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert text == game_env.render(env.state, viewer=1).text
+    assert "player 2 (viewer)" in text or "viewer: player 2" in text
+    assert tcg_gym.TcgjaxEnv(game_env).render() is None  # no render mode
+    aec = tcg_pz.TcgjaxAECEnv(game_env, render_mode="ansi")
+    assert aec.render() is None  # before reset
+    aec.reset(seed=0)
+    assert aec.render() == game_env.render(aec.state).text  # the spectator's view
 
 
 def test_an_illegal_opponent_action_raises_naming_it(duel_env):
