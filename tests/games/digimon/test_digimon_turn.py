@@ -153,6 +153,31 @@ def test_digivolve_costs_of_a_large_card_file_come_from_the_decks_cards_only(rul
         assert costs[:6].tolist() == [3, 1, 1, -1, -1, -1]
 
 
+def test_the_digivolve_cost_table_is_the_cheapest_matching_requirement_for_every_pair():
+    # Brute force over every (hand card, top card) pair of a card file whose first and last
+    # definitions (the registry orders them by id) digivolve both ways: "A-R4" (red level 4,
+    # onto red level 3; RB5 goes onto it) and "Z-R3" (red level 3, onto EGG; A-R4 goes onto it),
+    # so no row or column but the padding definition's may come out -1 by its position.
+    renamed = {"R4": "A-R4", "R3": "Z-R3"}
+    entries = [dict(e, id=renamed.get(e["id"], e["id"])) for e in ENTRIES]
+    cards = CardRegistry(C.SCHEMA, entries, source="ordered-cards")
+    first, last = cards.index("A-R4"), cards.index("Z-R3")
+    assert (first, last) == (1, len(cards.ids) - 1)
+    _, table = R._digivolve_cost_table(cards, range(len(cards.ids)))
+    expected = np.full((len(cards.ids),) * 2, -1)
+    for hand in entries:
+        for top in entries:
+            costs = [
+                r["cost"] for r in hand["digivolve"]
+                if r["level"] == top["level"] and r["color"] in top["colors"]
+            ]  # fmt: skip
+            if costs:
+                expected[cards.index(hand["id"]), cards.index(top["id"])] = min(costs)
+    np.testing.assert_array_equal(table, expected)
+    assert table[first, last] == 2 and table[last, cards.index("EGG")] == 0
+    assert table[cards.index("RB5"), first] == 3  # its red row: A-R4 is red only
+
+
 def test_digivolve_in_the_breeding_area_g8(rules, apply, errors):
     s = build_state(rules, [{"hand": ["R3"], "breeding": ["EGG"]}, {}], memory=1)
     s, _ = step_ok(rules, apply, errors, s, A.encode("digivolve", 0, A.BREEDING_FIELD))
