@@ -1,6 +1,7 @@
 """Digimon stage 2: turn structure, memory (G1), playing, digivolving (draw bonus, G8), hatching
 and moving, passing, deck-out — scripted situations on test-only cards (``build_state``)."""
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from digimon_testlib import code_name, stack, step_ok, zone_cards
@@ -151,6 +152,20 @@ def test_digivolve_costs_of_a_large_card_file_come_from_the_decks_cards_only(rul
         top, _ = r.stacks(s)
         costs = np.asarray(r.digivolve_costs(s, r.hand(s, 0)[:1], top[0]))[0]
         assert costs[:6].tolist() == [3, 1, 1, -1, -1, -1]
+
+
+def test_a_card_instances_definition_for_every_instance_and_none(rules):
+    # Every card instance, 0 included, reads its own definition; -1 (no card) the padding one.
+    s = build_state(rules, [{"hand": ["R4", "B4"], "field": [["R3"]]}, {"hand": ["T"]}])
+    # Instances 0 and 1 are copies of one card in the decks: give instance 0 another definition,
+    # so that it cannot pass by borrowing its neighbour's.
+    board = s.board.replace(definition=s.board.definition.at[0].set(rules.cards.index("R7")))
+    s = s.replace(board=board)
+    definition = np.asarray(s.board.definition)
+    assert definition[0] != definition[1]
+    cards = np.arange(-1, len(definition))
+    got = np.asarray(rules._definition(s, jnp.asarray(cards)))
+    np.testing.assert_array_equal(got, np.concatenate([[0], definition]))
 
 
 def test_the_digivolve_cost_table_is_the_cheapest_matching_requirement_for_every_pair():
