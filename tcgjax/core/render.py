@@ -25,6 +25,7 @@ if all such envs alive are configured alike (same ``repr``), else it falls back 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import weakref
 from collections.abc import Callable, Sequence
@@ -46,6 +47,8 @@ __all__ = [
     "display_env",
     "card_definition",
     "status_line",
+    "selection_lines",
+    "host_jit",
     "PLAYER_COLORS",
     "PLAYER_STROKES",
 ]
@@ -219,6 +222,22 @@ def status_line(state: Any, winner: int, end_reason: str, num_players: int = 2) 
     if bool(state.truncated):
         return f"truncated at the step limit; {steps}"
     return f"player {int(state.current_player) + 1} to act; {steps}"
+
+
+def selection_lines(layout: Any, board: Any, selection: Any) -> list[str]:
+    """The header line of a pending choice (the core ``Selection`` record): the card whose effect
+    waits and how many choices are left; no line when nothing is pending."""
+    if int(selection.card) < 0:
+        return []
+    name = card_definition(layout, board, int(selection.card))["name"]
+    return [f"choosing for {name}: {int(selection.left)} choice(s) left"]
+
+
+@functools.lru_cache(maxsize=16)
+def host_jit(fn: Callable) -> Callable:
+    """``jax.jit(fn)`` made once per function (a bound rules method, e.g. the derived facts a
+    picture shows), so rendering many positions compiles it once."""
+    return jax.jit(fn)
 
 
 def _zone_cards(board: Any, view: ZoneView) -> np.ndarray:

@@ -11,8 +11,6 @@ opponent (the core visibility module decides, as for the observation).
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import numpy as np
 
@@ -23,17 +21,11 @@ from tcgjax.games.digimon.cards import COLORS, KINDS
 __all__ = ["picture"]
 
 
-@functools.lru_cache(maxsize=8)
-def _permanents(rules: R.DigimonRules):
-    """``rules.permanents`` compiled once per rules object (DP with every effect in force)."""
-    return jax.jit(rules.permanents)
-
-
 def picture(env, state, viewer: int | None) -> render.Picture:
     """The picture of one game (``state`` with NumPy leaves), ``viewer`` None or 0/1."""
     game, layout = state.game, env.board_layout
     board = game.board
-    perm = jax.tree.map(np.asarray, _permanents(env.rules)(game))
+    perm = jax.tree.map(np.asarray, render.host_jit(env.rules.permanents)(game))
 
     def label(card: int) -> tuple[str, str]:
         row = render.card_definition(layout, board, card)
@@ -88,9 +80,7 @@ def picture(env, state, viewer: int | None) -> render.Picture:
             f"attack: player {active + 1}'s slot {int(game.attacker) + 1} -> {aim} ({stage}), "
             f"{int(game.checks_left)} security check(s) left"
         )
-    if int(game.selection.card) >= 0:
-        name = render.card_definition(layout, board, int(game.selection.card))["name"]
-        header.append(f"choosing for {name}: {int(game.selection.left)} choice(s) left")
+    header += render.selection_lines(layout, board, game.selection)
     phase = layout.phases[int(board.phase)]
     return render.card_board_picture(
         layout,

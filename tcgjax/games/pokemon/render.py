@@ -11,8 +11,6 @@ the observation); Prize cards stay face down for both.
 
 from __future__ import annotations
 
-import functools
-
 import jax
 import numpy as np
 
@@ -23,17 +21,11 @@ from tcgjax.games.pokemon.cards import KINDS, STAGES, TYPES
 __all__ = ["picture"]
 
 
-@functools.lru_cache(maxsize=8)
-def _slot_view(rules: R.PokemonRules):
-    """``rules.slot_view`` compiled once per rules object (maximum HP with every bonus)."""
-    return jax.jit(rules.slot_view)
-
-
 def picture(env, state, viewer: int | None) -> render.Picture:
     """The picture of one game (``state`` with NumPy leaves), ``viewer`` None or 0/1."""
     game, layout = state.game, env.board_layout
     board = game.board
-    slots = jax.tree.map(np.asarray, _slot_view(env.rules)(game))
+    slots = jax.tree.map(np.asarray, render.host_jit(env.rules.slot_view)(game))
 
     def label(card: int) -> tuple[str, str]:
         row = render.card_definition(layout, board, card)
@@ -79,9 +71,7 @@ def picture(env, state, viewer: int | None) -> render.Picture:
         )
 
     header = [render.status_line(state, int(game.winner), R.END_REASONS[int(game.end_reason)])]
-    if int(game.selection.card) >= 0:
-        name = render.card_definition(layout, board, int(game.selection.card))["name"]
-        header.append(f"choosing for {name}: {int(game.selection.left)} choice(s) left")
+    header += render.selection_lines(layout, board, game.selection)
     phase = layout.phases[int(board.phase)]
     return render.card_board_picture(
         layout,
