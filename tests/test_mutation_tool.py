@@ -183,6 +183,10 @@ def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
     assert restored == {k: ("pending" if v == "skipped" else v) for k, v in expected.items()}
     counts = mutation.summarize(target)
     assert (counts["killed"], counts["timeouts"], counts["survived"]) == (2, 1, 1)
+    assert not counts["stale"]
+    # Outcomes of an earlier version of the module are marked as such in the report.
+    (repo / "pkg" / "m.py").write_text("def f(x):\n    return x + 2\n")
+    assert mutation.summarize(target)["stale"]
 
 
 def test_lines_changed_since_are_the_added_and_changed_lines(tmp_path):

@@ -107,6 +107,17 @@ TARGETS = (
     Target("tcgjax/core/visibility.py", ("tests/core/test_core_visibility.py", *_CORE)),
     Target("tcgjax/core/zones.py", ("tests/core/test_core_zones.py", *_CORE)),
     Target(
+        "tcgjax/core/render.py",
+        (
+            "tests/core/test_core_render.py",
+            "tests/games/deployment/test_deployment_render.py",
+            "tests/games/digimon/test_digimon_render.py",
+            "tests/games/pokemon/test_pokemon_render.py",
+            *_CORE,
+        ),
+    ),
+    Target("tcgjax/core/replay_html.py", ("tests/test_replay_viewer.py", *_CORE_API)),
+    Target(
         "tcgjax/games/deployment/rules.py",
         (
             "tests/games/deployment/test_deployment_pinned.py",
@@ -728,6 +739,8 @@ def summarize(target: Target) -> dict | None:
     counts["kill_rate"] = counts["killed"] / judged if judged else None
     counts["survivors"] = sorted(survivors, key=lambda s: (s["line"], s["operator"]))
     counts["baseline_s"] = archive["baseline_s"]
+    # The module changed after these outcomes were recorded: its next run starts over.
+    counts["stale"] = archive["module_fingerprint"] != _fingerprint([target.module])
     return counts
 
 
@@ -758,6 +771,12 @@ def report() -> None:
         if s.get("carried"):
             status += " (carried*)"
             notes.append(f"\\* `{target.module}`: {s['carried']}")
+        if s.get("stale"):
+            status += " (stale†)"
+            notes.append(
+                f"† `{target.module}`: the module changed after these outcomes were recorded;"
+                " they describe its earlier version, and its next run starts over."
+            )
         rows.append(
             f"| `{target.module}` | {status} | {s['total']} | {s['killed']} ({s['timeouts']} timeouts)"
             f" | {s['equivalent']} | {s['survived']} | {rate} | {s['baseline_s']} |"
