@@ -154,6 +154,49 @@ def test_digivolve_costs_of_a_large_card_file_come_from_the_decks_cards_only(rul
         assert costs[:6].tolist() == [3, 1, 1, -1, -1, -1]
 
 
+def test_digivolve_costs_for_every_instance_pair_and_none():
+    # The mask's digivolve costs of every card instance (0 included) onto every other, and of no
+    # card (-1) either way, against the printed requirements read straight from the entries. The
+    # card file's last definition ("Z-R3", onto EGG) digivolves, and so does its first ("A-R4"):
+    # a missing card that read the table's last or first row or column would show up.
+    renamed = {"R4": "A-R4", "R3": "Z-R3"}
+    main, extra = _deck()
+    main = [renamed.get(n, n) for n in main]
+    entries = [dict(e, id=renamed.get(e["id"], e["id"])) for e in ENTRIES] + [
+        dict(BASE, id=n, name=n, kind="digimon", colors=["green"], level=3, play_cost=4,
+             dp=1000, digivolve=[])
+        for n in extra
+    ]  # fmt: skip
+    rules = R.DigimonRules(
+        CardRegistry(C.SCHEMA, entries, source="ordered-cards"), [(EGGS, main), (EGGS, main)]
+    )
+    assert rules.cards.ids[-1] == "Z-R3" and rules.cards.ids[1] == "A-R4"
+    s = build_state(rules, [{"hand": ["A-R4", "B4"], "field": [["Z-R3"]]}, {"hand": ["T"]}])
+    # Instance 0 (a deck card) is given RB5, which digivolves onto A-R4, B4 and RB4: its row
+    # cannot come out all -1 by chance.
+    board = s.board.replace(definition=s.board.definition.at[0].set(rules.cards.index("RB5")))
+    s = s.replace(board=board)
+    by_id = {e["id"]: e for e in entries}
+    names = [rules.cards.ids[d] for d in np.asarray(s.board.definition)]
+
+    def cost(hand, top):
+        if hand is None or top is None:
+            return -1
+        h, t = by_id[hand], by_id[top]
+        found = [r["cost"] for r in h["digivolve"]
+                 if r["level"] == t["level"] and r["color"] in t["colors"]]  # fmt: skip
+        return min(found) if found else -1
+
+    named = [None] + names
+    expected = np.array([[cost(h, t) for t in named] for h in named])
+    cards = jnp.arange(-1, len(names))
+    got = np.asarray(rules.digivolve_costs(s, cards, cards))
+    np.testing.assert_array_equal(got, expected)
+    z_r3, egg = names.index("Z-R3") + 1, names.index("EGG") + 1
+    assert got[1].max() >= 0 and got[z_r3, egg] == 0 and got[names.index("A-R4") + 1, z_r3] == 2
+    assert (got[0] == -1).all() and (got[:, 0] == -1).all()
+
+
 def test_a_card_instances_definition_for_every_instance_and_none(rules):
     # Every card instance, 0 included, reads its own definition; -1 (no card) the padding one.
     s = build_state(rules, [{"hand": ["R4", "B4"], "field": [["R3"]]}, {"hand": ["T"]}])
