@@ -247,3 +247,15 @@ def test_when_some_leaves_passed_through_stay_and_the_others_are_written(skip_po
     assert tree._passed_through(jax.jit(_pass_some_through), one, (key[0],)) == [
         False, False, False, True
     ]  # fmt: skip
+
+
+def _compute_then_pass_through(t):
+    """Computes ``c`` first (an equation that is not a ``jit``), then passes ``kept`` through a
+    nested ``jit``: the analysis must look past the first equation."""
+    c = t["c"] * 3
+    return {"c": c, "kept": jax.jit(lambda x: x)(t["kept"])}
+
+
+def test_passed_through_looks_at_every_equation_not_only_the_first():
+    one = {"c": jnp.int16(2), "kept": jnp.int8(7)}
+    assert tree._passed_through(jax.jit(_compute_then_pass_through), one, ()) == [False, True]
