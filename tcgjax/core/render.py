@@ -80,8 +80,8 @@ class Picture:
         return self.text
 
     def save(self, path: str | os.PathLike) -> None:
-        """Writes the SVG (``.svg``) or the text (any other suffix) to ``path``."""
-        body = self.svg if os.fspath(path).endswith(".svg") else self.text + "\n"
+        """Writes the SVG (suffix ``.svg``, any case) or the text (any other suffix) to ``path``."""
+        body = self.svg if os.fspath(path).lower().endswith(".svg") else self.text + "\n"
         with open(path, "w", encoding="utf-8") as f:
             f.write(body)
 

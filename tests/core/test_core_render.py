@@ -147,7 +147,9 @@ def test_picture_save_writes_the_svg_or_the_text(env, state, tmp_path):
     picture = env.render(state, viewer=1)
     picture.save(tmp_path / "p.svg")
     picture.save(tmp_path / "p.txt")
+    picture.save(tmp_path / "upper.SVG")
     assert (tmp_path / "p.svg").read_text() == picture.svg
+    assert (tmp_path / "upper.SVG").read_text() == picture.svg
     assert (tmp_path / "p.txt").read_text() == picture.text + "\n"
 
 
