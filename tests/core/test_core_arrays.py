@@ -175,6 +175,16 @@ def test_one_kernel_reductions_equal_numpy_under_jit_and_vmap(name, dtype, shape
         np.testing.assert_array_equal(np.asarray(batched), want)
 
 
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+def test_one_kernel_reductions_default_to_the_last_axis(name):
+    # Three axes of different lengths: only the last one gives the expected shape and values.
+    fn, reference = REDUCTIONS[name]
+    x = _reduction_input(name, np.int16, (2, 3, 4), seed=1)
+    got = np.asarray(fn(x))
+    assert got.shape == (2, 3)
+    np.testing.assert_array_equal(got, reference(x, -1))
+
+
 def test_one_kernel_reductions_are_not_split_by_xla():
     # What they are for: on the CPU (always present; the backend these helpers target), jnp's
     # reduction over 108 values compiles to a reduce-window and a reduce; these to one reduce.
