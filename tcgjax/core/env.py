@@ -338,7 +338,12 @@ class Env(abc.ABC):
             raise errors.InvalidStateError("$", "validate takes one game, not a batch")
         host = jax.device_get(state)
         rewards = np.asarray(host.rewards)
-        if rewards.shape != (self.num_players,) or not np.all(np.isfinite(rewards)):
+        if rewards.shape != (self.num_players,):
+            raise errors.InvalidStateError(
+                "env.rewards",
+                f"shape {rewards.shape}, not one reward per player ({self.num_players},)",
+            )
+        if not np.all(np.isfinite(rewards)):
             raise errors.InvalidStateError("env.rewards", f"{rewards.tolist()} is not finite")
         steps = int(host.step_count)
         if not 0 <= steps <= self.max_steps:

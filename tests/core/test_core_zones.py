@@ -474,6 +474,8 @@ def test_swap_zones_exchanges_piles_keeping_their_order(layout, board0):
         (BOARD_P2, DECK_P1, errors.ZONE_FULL),  # the same, from the other side
         (DECK_P1, 8, errors.ZONE_OUT_OF_RANGE),
         (-1, DECK_P1, errors.ZONE_OUT_OF_RANGE),
+        (DECK_P1, -1, errors.ZONE_OUT_OF_RANGE),  # each bound of each zone on its own
+        (8, DECK_P1, errors.ZONE_OUT_OF_RANGE),
     ],
 )
 def test_swap_zones_errors_change_nothing(layout, board0, a, b, code):

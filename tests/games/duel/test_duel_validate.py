@@ -5,6 +5,7 @@ import copy
 import json
 
 import jax
+import jax.numpy as jnp
 import pytest
 
 import tcgjax
@@ -188,3 +189,21 @@ def test_finished_games_of_each_kind_are_valid(duel_env):
     decked = step(build_state(duel_env, [{"deck": ["spark"]}, {"deck": []}]), end_turn, KEY)
     assert int(decked.game.winner) == 0 and bool(decked.terminated)
     duel_env.validate(decked)
+
+
+@pytest.mark.parametrize(
+    ("rewards", "fragment"),
+    [
+        ([float("nan"), 0.0], "is not finite"),
+        ([float("inf"), 0.0], "is not finite"),
+        ([0.0, 0.0, 0.0], "not one reward per player"),
+        ([0.0], "not one reward per player"),
+    ],
+)
+def test_validate_refuses_rewards_not_finite_or_not_one_per_player(duel_env, rewards, fragment):
+    state = build_state(duel_env, [{"board": ["wolf"]}, {}])
+    duel_env.validate(state)  # the unedited state is valid
+    bad = state.replace(rewards=jnp.asarray(rewards, jnp.float32))
+    with pytest.raises(tcgjax.InvalidStateError, match=fragment) as info:
+        duel_env.validate(bad)
+    assert info.value.field == "env.rewards"
