@@ -86,3 +86,31 @@ def duel_env():
     import tcgjax
 
     return tcgjax.make("duel")
+
+
+@pytest.fixture
+def picture_snapshot(request):
+    """``check(picture, name)``: the picture's SVG and text equal the stored snapshots
+    ``pictures/<name>.svg`` / ``.txt`` beside the test module. They pin every coordinate, colour
+    and label of the drawing; after a deliberate change to a picture, run the test with
+    ``TCGJAX_UPDATE_PICTURES=1`` to rewrite them and review the diff (never set in CI)."""
+    folder = request.path.parent / "pictures"
+    update = os.environ.get("TCGJAX_UPDATE_PICTURES") == "1"
+
+    def check(picture, name: str) -> None:
+        for suffix, body in ((".svg", picture.svg), (".txt", picture.text + "\n")):
+            path = folder / f"{name}{suffix}"
+            if update:
+                folder.mkdir(exist_ok=True)
+                path.write_text(body, encoding="utf-8")
+            assert path.exists(), f"no snapshot {path}: run once with TCGJAX_UPDATE_PICTURES=1"
+            stored = path.read_text(encoding="utf-8")
+            if body != stored:
+                at = len(os.path.commonprefix([body, stored]))
+                raise AssertionError(
+                    f"{path} differs from the picture at character {at}: "
+                    f"{body[max(0, at - 60) : at + 60]!r} vs {stored[max(0, at - 60) : at + 60]!r} "
+                    "(after a deliberate change: TCGJAX_UPDATE_PICTURES=1)"
+                )
+
+    return check

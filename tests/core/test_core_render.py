@@ -167,3 +167,10 @@ def test_a_stack_draws_its_lead_card_on_top_and_hides_nothing_of_the_order(env, 
     assert _line(picture.text, "board").endswith("Goblin over Wolf")
     names = [t for t in _texts(picture.svg) if t in ("Goblin", "Wolf")]
     assert names == ["Wolf", "Goblin"]  # drawn bottom first: the lead last, whole
+
+
+def test_the_pictures_equal_their_snapshots(env, state, picture_snapshot):
+    # Every coordinate, colour and label of the duel's pictures (piles, rows, stacks, face-down
+    # cards) for both viewers and the omniscient one.
+    for viewer in (None, 0, 1):
+        picture_snapshot(env.render(state, viewer=viewer), f"duel_viewer_{viewer}")

@@ -99,3 +99,10 @@ def test_the_svg_is_a_document_naming_each_face_up_card(env, situation):
 def test_a_finished_game_names_the_winner_and_the_reason(env, situation):
     text = env.render(_state(situation, winner=1)).text
     assert text.splitlines()[1] == (f"game over: player 2 won ({R.END_REASONS[1]}); step 12")
+
+
+def test_the_pictures_equal_their_snapshots(env, situation, picture_snapshot):
+    # Stacks with sources, the memory gauge, suspended permanents, the breeding area, security.
+    for viewer in (None, 0, 1):
+        picture_snapshot(env.render(_state(situation), viewer=viewer), f"digimon_viewer_{viewer}")
+    picture_snapshot(env.render(_state(situation, winner=1)), "digimon_finished")

@@ -74,3 +74,9 @@ def test_the_svg_draws_the_active_pokemon_last_in_its_stack(env, situation):
     # Drawn bottom first: the attached Energy ("Basic Lightning Energy", wrapped), then Tynamo.
     assert texts.index("Basic", active) < texts.index("Tynamo", active)
     assert "HP 10/40, asleep, poisoned" in texts
+
+
+def test_the_pictures_equal_their_snapshots(env, situation, picture_snapshot):
+    # The Active and Bench stacks with Energy under the Pokémon, Prize cards, conditions.
+    for viewer in (None, 0, 1):
+        picture_snapshot(env.render(_state(situation), viewer=viewer), f"pokemon_viewer_{viewer}")
