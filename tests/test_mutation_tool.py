@@ -211,3 +211,17 @@ def test_lines_changed_since_are_the_added_and_changed_lines(tmp_path):
     assert mutation.lines_changed_since("HEAD", "m.py", repo=str(tmp_path)) == {3, 8}
     with pytest.raises(SystemExit, match="no-such-rev"):
         mutation.lines_changed_since("no-such-rev", "m.py", repo=str(tmp_path))
+
+
+def test_group_summary_weights_each_modules_rate_by_its_mutants():
+    # A small module run whole (10 mutants, 5 killed) and a big one sampled (100 mutants, 10 run,
+    # all killed): the pooled ratio 15/20 over-weights the small one; the estimate weights them
+    # 10 : 100.
+    small = dict(total=10, killed=5, timeouts=1, equivalent=0, survived=5, pending=0, kill_rate=0.5)
+    big = dict(total=100, killed=9, timeouts=0, equivalent=1, survived=0, pending=90, kill_rate=1.0)
+    unrun = dict(total=7, killed=0, timeouts=0, equivalent=0, survived=0, pending=7, kill_rate=None)
+    whole = mutation.group_summary([small, big, unrun])
+    assert whole["kill_rate"] == pytest.approx((10 * 0.5 + 100 * 1.0) / 110)
+    assert (whole["total"], whole["killed"], whole["judged"], whole["pending"]) == (117, 14, 19, 97)
+    assert (whole["timeouts"], whole["equivalent"], whole["survived"]) == (1, 1, 5)
+    assert mutation.group_summary([unrun])["kill_rate"] is None

@@ -754,10 +754,27 @@ def _wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def group_summary(summaries: list[dict]) -> dict:
+    """Totals of several modules' summaries (e.g. all of ``tcgjax/core``): pooled counts, and the
+    kill rate as a stratified estimate, each module's rate weighted by its number of mutants (the
+    modules are sampled at different fractions, so the pooled ratio would over-weight the modules
+    run furthest). ``kill_rate`` is None when no module has one."""
+    keys = ("total", "killed", "timeouts", "equivalent", "survived", "pending")
+    out = {k: sum(s[k] for s in summaries) for k in keys}
+    rated = [s for s in summaries if s["kill_rate"] is not None]
+    weight = sum(s["total"] for s in rated)
+    out["kill_rate"] = sum(s["total"] * s["kill_rate"] for s in rated) / weight if weight else None
+    out["judged"] = out["total"] - out["pending"] - out["equivalent"]
+    return out
+
+
 def report() -> None:
     rows, sections, notes = [], [], []
+    core = []
     for target in TARGETS:
         s = summarize(target)
+        if s is not None and target.module.startswith("tcgjax/core/") and not s.get("stale"):
+            core.append(s)  # outcomes of a since-changed module describe another program
         if s is None:
             rows.append(f"| `{target.module}` | not run | | | | | | |")
             continue
@@ -793,6 +810,14 @@ def report() -> None:
             sections.append(
                 f"### `{target.module}`: {len(s['survivors'])} unexplained survivors\n\n{body}"
             )
+    whole = group_summary(core)
+    if whole["kill_rate"] is not None:
+        rows.append(
+            f"| **`tcgjax/core`: its {len(core)} current modules** | {whole['pending']} pending"
+            f" | {whole['total']} | {whole['killed']} ({whole['timeouts']} timeouts)"
+            f" | {whole['equivalent']} | {whole['survived']} | {100 * whole['kill_rate']:.1f}%"
+            f" (weighted by mutants; pooled {whole['killed']}/{whole['judged']}) | |"
+        )
     commit = subprocess.run(
         ["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True, text=True
     ).stdout.strip()
