@@ -96,6 +96,8 @@ def picture_snapshot(request):
     ``TCGJAX_UPDATE_PICTURES=1`` to rewrite them and review the diff (never set in CI)."""
     folder = request.path.parent / "pictures"
     update = os.environ.get("TCGJAX_UPDATE_PICTURES") == "1"
+    if update and os.environ.get("CI"):
+        raise RuntimeError("TCGJAX_UPDATE_PICTURES=1 under CI would rewrite what CI checks")
 
     def check(picture, name: str) -> None:
         for suffix, body in ((".svg", picture.svg), (".txt", picture.text + "\n")):
