@@ -9,6 +9,7 @@ import shutil
 import jax
 import numpy as np
 import pytest
+import yaml
 
 import tcgjax
 from tcgjax.core.errors import ReplayError
@@ -55,7 +56,33 @@ def test_the_page_holds_every_position_and_the_result(duel_replay, tmp_path):
     assert data[0]["action"] == "start of the game"
     assert data[1]["action"] == replay["commandLog"][0]["payload"]["actionName"]
     assert data[-1]["status"].startswith("game over: player")
+    moves = len(replay["commandLog"])
+    assert f"<title>tcgjax replay: duel, {moves} moves</title>" in page
     assert "<script src" not in page and "http" not in page.replace("http://www.w3.org", "")
+
+
+def _page_positions(path):
+    page = open(path, encoding="utf-8").read()
+    return json.loads(
+        page.split("const POSITIONS = ", 1)[1].split(";\n", 1)[0].replace("<\\/", "</")
+    )
+
+
+def test_rewards_are_shown_to_four_decimals(tmp_path):
+    # A deployment scenario whose placements pay a shaping reward of 0.123456 (float32 on the
+    # device): the page shows 0.1235, neither float32's digits nor fewer.
+    small = os.path.join(os.path.dirname(tcgjax.__file__), "games/deployment/scenarios/small.yaml")
+    with open(small, encoding="utf-8") as f:
+        scenario = yaml.safe_load(f)
+    scenario["rewards"]["deployment_shaping"] = 0.123456
+    env = tcgjax.make("deployment", scenario=scenario)
+    recorder = Recorder(env, jax.jit(env.init)(jax.random.PRNGKey(0)))
+    legal = np.flatnonzero(np.asarray(recorder.state.legal_action_mask))
+    recorder.step(int(legal[0]), jax.random.PRNGKey(1))
+    assert float(recorder.state.rewards[0]) != 0.1235  # the device value is float32's
+    data = _page_positions(to_html(json.loads(json.dumps(recorder.export())), tmp_path / "d.html"))
+    assert data[0]["rewards"] == [0.0, 0.0]
+    assert sorted(data[1]["rewards"]) == [-0.1235, 0.1235]
 
 
 def test_a_tampered_replay_writes_no_page(duel_replay, tmp_path):

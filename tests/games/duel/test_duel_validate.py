@@ -207,3 +207,20 @@ def test_validate_refuses_rewards_not_finite_or_not_one_per_player(duel_env, rew
     with pytest.raises(tcgjax.InvalidStateError, match=fragment) as info:
         duel_env.validate(bad)
     assert info.value.field == "env.rewards"
+
+
+def test_validate_refuses_truncation_anywhere_but_at_max_steps_of_a_game_going_on(duel_env):
+    state = build_state(duel_env, [{"board": ["wolf"]}, {"life": 1}])
+    at_limit = state.replace(step_count=jnp.int32(duel_env.max_steps), truncated=jnp.bool_(True))
+    duel_env.validate(at_limit)  # truncated at max_steps, the game going on: valid
+    won = jax.jit(duel_env.step)(state, ACTIONS.encode("attack", 0), KEY)
+    assert bool(won.terminated)
+    cases = [
+        (state.replace(truncated=jnp.bool_(True)), "true at step 0"),  # before max_steps
+        (won.replace(truncated=jnp.bool_(True)), "terminated True"),  # after the game ended
+        (at_limit.replace(truncated=jnp.bool_(False)), "past max_steps"),
+    ]
+    for bad, fragment in cases:
+        with pytest.raises(tcgjax.InvalidStateError, match=fragment) as info:
+            duel_env.validate(bad)
+        assert info.value.field == "env.truncated"
