@@ -259,3 +259,19 @@ def _compute_then_pass_through(t):
 def test_passed_through_looks_at_every_equation_not_only_the_first():
     one = {"c": jnp.int16(2), "kept": jnp.int8(7)}
     assert tree._passed_through(jax.jit(_compute_then_pass_through), one, ()) == [False, True]
+
+
+def _select_some(t, flag):
+    """A ``tree_where`` whose branches share ``kept``: the same input on both sides."""
+    return tree_where(flag, {"c": t["c"] + 1, "kept": t["kept"]}, t)
+
+
+def test_tree_where_passes_a_leaf_shared_by_both_sides_through():
+    # The result's leaf *is* the input (no select), so when_some sees it passed through.
+    one = {"c": jnp.int16(2), "kept": jnp.int8(7)}
+    assert tree._passed_through(jax.jit(_select_some), one, (jnp.bool_(True),)) == [False, True]
+    shared = jnp.arange(3)
+    assert tree_where(jnp.bool_(False), shared, shared) is shared
+    # Under a batched condition the leaf is selected per game (still the same values).
+    mask = jnp.array([True, False, True])
+    np.testing.assert_array_equal(np.asarray(tree_where(mask, shared, shared)), [0, 1, 2])
