@@ -85,6 +85,17 @@ def test_rewards_are_shown_to_four_decimals(tmp_path):
     assert sorted(data[1]["rewards"]) == [-0.1235, 0.1235]
 
 
+def test_to_html_takes_its_options_by_keyword_only(duel_replay, tmp_path):
+    # The replay and the path by name or position; the options only by name, so that a
+    # positional slip (an env where a viewer was meant) is refused, not misread.
+    env, replay = duel_replay
+    path = to_html(replay=replay, path=tmp_path / "named.html", viewer=0)
+    assert len(_page_positions(path)) == len(replay["commandLog"]) + 1
+    with pytest.raises(TypeError):
+        to_html(replay, tmp_path / "positional.html", env)
+    assert not (tmp_path / "positional.html").exists()
+
+
 def test_a_tampered_replay_writes_no_page(duel_replay, tmp_path):
     _, replay = duel_replay
     tampered = json.loads(json.dumps(replay))
