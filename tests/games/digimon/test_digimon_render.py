@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import pytest
 
 import tcgjax
+from tcgjax.core import render
 from tcgjax.core.env import State
 from tcgjax.games.digimon import rules as R
 from tcgjax.games.digimon.scenario import build_state
@@ -106,3 +107,13 @@ def test_the_pictures_equal_their_snapshots(env, situation, picture_snapshot):
     for viewer in (None, 0, 1):
         picture_snapshot(env.render(_state(situation), viewer=viewer), f"digimon_viewer_{viewer}")
     picture_snapshot(env.render(_state(situation, winner=1)), "digimon_finished")
+
+
+def test_a_pending_choice_names_its_card_in_the_header(env, situation):
+    # Card instance 0 as well as any other: the header names the card whose effect waits.
+    for card in (0, 7):
+        selection = situation.selection.replace(card=jnp.int16(card), left=jnp.int8(2))
+        text = env.render(_state(situation.replace(selection=selection))).text
+        name = render.card_definition(env.rules.layout, situation.board, card)["name"]
+        assert f"choosing for {name}: 2 choice(s) left" in text.splitlines()[:4], text
+    assert "choosing for" not in env.render(_state(situation)).text  # nothing pending
