@@ -225,3 +225,20 @@ def test_group_summary_weights_each_modules_rate_by_its_mutants():
     assert (whole["total"], whole["killed"], whole["judged"], whole["pending"]) == (117, 14, 19, 97)
     assert (whole["timeouts"], whole["equivalent"], whole["survived"]) == (1, 1, 5)
     assert mutation.group_summary([unrun])["kill_rate"] is None
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_a_budget_stop_kills_the_mutants_processes_in_their_own_session(tmp_path):
+    # What cosmic-ray leaves behind: a process in a session of its own, working in the tree.
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    orphan = subprocess.Popen(["sleep", "600"], cwd=tree / "sub", start_new_session=True)
+    bystander = subprocess.Popen(["sleep", "600"], cwd=tmp_path)
+    try:
+        assert mutation._kill_processes_in(str(tree)) == [orphan.pid]
+        assert orphan.wait(timeout=10) == -9
+        assert bystander.poll() is None
+    finally:
+        for p in (orphan, bystander):
+            p.kill()
+            p.wait()

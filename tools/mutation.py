@@ -469,6 +469,27 @@ def lines_changed_since(rev: str, module: str, repo: str = REPO) -> set[int]:
     return lines
 
 
+def _kill_processes_in(folder: str) -> list[int]:
+    """Kill (SIGKILL) every process of this user whose working directory is ``folder`` or below
+    it (read from ``/proc``; nothing where there is no ``/proc``). Returns their pids."""
+    folder = os.path.realpath(folder)
+    killed = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+        except OSError:  # gone, or not ours
+            continue
+        if cwd == folder or cwd.startswith(folder + os.sep):
+            try:
+                os.kill(int(entry), 9)
+                killed.append(int(entry))
+            except OSError:
+                pass
+    return killed
+
+
 def execute(target: Target, budget_s: float | None, first_lines: set[int] = frozenset()) -> None:
     """Run the target's pending mutants until none is left or ``budget_s`` is spent: first the
     survivors re-opened by a change of the tests, then those on ``first_lines`` (one at a time,
@@ -523,6 +544,9 @@ def execute(target: Target, budget_s: float | None, first_lines: set[int] = froz
         # Results already recorded stay; the mutant in flight runs again next time.
         os.killpg(proc.pid, 9)
         proc.wait()
+        # cosmic-ray starts each mutant's pytest in a session of its own, which killpg misses: a
+        # mutant that loops forever then ran on, orphaned, taking a core for hours.
+        _kill_processes_in(tree)
         _log(target.slug, "budget spent, stopped (run again to resume)")
     # A killed exec can leave a mutated file behind: the tree is re-copied next time if so.
     with (
