@@ -227,7 +227,6 @@ def test_group_summary_weights_each_modules_rate_by_its_mutants():
     assert mutation.group_summary([unrun])["kill_rate"] is None
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
 def test_a_budget_stop_kills_the_mutants_processes_in_their_own_session(tmp_path):
     # What cosmic-ray leaves behind: a process in a session of its own, working in the tree.
     tree = tmp_path / "tree"

@@ -45,13 +45,19 @@ def test_frames_yield_every_position_and_run_returns_the_last(duel_replay):
     assert bool(final.terminated) and int(final.step_count) == int(positions[-1][1].step_count)
 
 
+def _page_positions(path):
+    """The positions the page embeds (its POSITIONS constant)."""
+    page = open(path, encoding="utf-8").read()
+    return json.loads(
+        page.split("const POSITIONS = ", 1)[1].split(";\n", 1)[0].replace("<\\/", "</")
+    )
+
+
 def test_the_page_holds_every_position_and_the_result(duel_replay, tmp_path):
     env, replay = duel_replay
     path = to_html(replay, tmp_path / "game.html")
     page = open(path, encoding="utf-8").read()
-    data = json.loads(
-        page.split("const POSITIONS = ", 1)[1].split(";\n", 1)[0].replace("<\\/", "</")
-    )
+    data = _page_positions(path)
     assert len(data) == len(replay["commandLog"]) + 1
     assert data[0]["action"] == "start of the game"
     assert data[1]["action"] == replay["commandLog"][0]["payload"]["actionName"]
@@ -59,13 +65,6 @@ def test_the_page_holds_every_position_and_the_result(duel_replay, tmp_path):
     moves = len(replay["commandLog"])
     assert f"<title>tcgjax replay: duel, {moves} moves</title>" in page
     assert "<script src" not in page and "http" not in page.replace("http://www.w3.org", "")
-
-
-def _page_positions(path):
-    page = open(path, encoding="utf-8").read()
-    return json.loads(
-        page.split("const POSITIONS = ", 1)[1].split(";\n", 1)[0].replace("<\\/", "</")
-    )
 
 
 def test_rewards_are_shown_to_four_decimals(tmp_path):
