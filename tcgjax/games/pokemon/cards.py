@@ -44,9 +44,17 @@ default, :data:`EFFECT_DEFAULTS`):
 * ``where``: ``attack0``..``attack3`` (resolves as part of that attack, after its base damage is
   fixed and before it is dealt), ``ability`` (the card's ability), ``play`` (a Trainer's effect
   when played), ``attached`` (an Energy's effect while attached).
-* ``gate``: ``always``; ``heads`` / ``tails`` (the attack's coin flip: one flip per attack, made
-  when its first gated row resolves); ``condition`` (``condition`` with ``condition_value``
-  holds); ``previous`` (the row before it did something, e.g. a switch that found a target).
+* ``gate``: what must hold for the row to act, a conjunction of at most :data:`MAX_GATES` of the
+  :data:`GATES`, all of which must hold: one name (``gate: heads``) or a list of distinct names
+  (``gate: [previous, heads]``: "if you do, flip a coin; if heads, ..."); ``always`` (the
+  default) or ``[]`` for none. The gates: ``heads`` / ``tails`` (the activation's coin: one flip
+  per attack or Trainer, made when the first row that reads it resolves with its other gates
+  holding, so no coin is flipped for an "if you do" that did not happen); ``condition``
+  (``condition`` with ``condition_value`` holds); ``previous`` (the row before it did something:
+  a switch that found a target, a choice that was made, a row that passed its own gates and acted
+  — a row whose gates failed did nothing, so ``previous`` chains through gated rows). ``heads``
+  with ``tails`` is refused (never true), and so is ``always`` in a list. Stored as a bit mask
+  over :data:`GATES` (0 = always; :func:`gate_names` reads it back).
 * ``op`` (:data:`OPS`) with its arguments ``amount`` (damage or HP), ``count`` (cards or targets,
   at most), ``look`` (cards looked at), ``target`` (:data:`TARGETS`) and ``target_type`` (the
   target Pokémon must be of that type; ``none`` = any), ``card_filter``
@@ -58,6 +66,7 @@ default, :data:`EFFECT_DEFAULTS`):
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import numpy as np
@@ -82,6 +91,7 @@ __all__ = [
     "STATUSES",
     "WHERE",
     "GATES",
+    "MAX_GATES",
     "CONDITIONS",
     "OPS",
     "TARGETS",
@@ -94,6 +104,7 @@ __all__ = [
     "SCHEMA",
     "CARDS_DIR",
     "SHIPPED_CARDS",
+    "gate_names",
     "load_cards",
     "check_card_rules",
 ]
@@ -121,7 +132,10 @@ ACTIVATIONS = ("activated", "passive")
 STATUSES = ("none", "asleep", "burned", "confused", "paralyzed", "poisoned")
 
 WHERE = ("attack0", "attack1", "attack2", "attack3", "ability", "play", "attached")
-GATES = ("always", "heads", "tails", "condition", "previous")
+# The gates a row may need, all of them (a conjunction); none = ``always``. Bit i of a stored
+# gate is GATES[i].
+GATES = ("heads", "tails", "condition", "previous")
+ALWAYS = "always"
 CONDITIONS = (
     "none",
     "own_ko_by_attack_last_turn",  # one of your Pokémon was Knocked Out by attack damage in the
@@ -178,8 +192,13 @@ EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakne
 
 MAX_ATTACKS = 4
 MAX_EFFECTS = 6
+# Gates a row may join (issue #32): the shipped texts join at most two conditions ("if you do,
+# ... if heads"). The interpreter checks all of GATES on every row whatever this is (a mask over
+# one truth vector); the budget bounds what card data may say, so a text joining more is a new
+# shape of card to review, not a row that passes unnoticed.
+MAX_GATES = 2
 EFFECT_DEFAULTS = {
-    "gate": "always",
+    "gate": ALWAYS,
     "condition": "none",
     "condition_value": 0,
     "amount": 0,
@@ -194,12 +213,45 @@ EFFECT_DEFAULTS = {
     "flags": [],
 }
 
+
+@dataclasses.dataclass(frozen=True)
+class GatesField(FlagsField):
+    """A row's gates, a conjunction: ``always``, one gate name, or a list of at most
+    ``max_gates`` distinct gate names (``values``) that must all hold; stored as a bit mask
+    (0 = always). ``heads`` with ``tails`` never holds and is refused."""
+
+    max_gates: int = MAX_GATES
+
+    def parse(self, value):
+        if value == ALWAYS:
+            return 0
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            raise ValueError(f"expected a gate name or a list of gate names, got {value!r}")
+        if ALWAYS in value:
+            raise ValueError(f"{ALWAYS!r} stands alone (it is the empty list), got {value!r}")
+        if len(value) > self.max_gates:
+            raise ValueError(
+                f"{len(value)} gates, at most {self.max_gates} (MAX_GATES) a row: {value!r}"
+            )
+        mask = super().parse(value)
+        if "heads" in value and "tails" in value:
+            raise ValueError("heads and tails together never hold")
+        return mask
+
+
+def gate_names(mask: int) -> tuple[str, ...]:
+    """The gates of a stored ``gate`` bit mask, in :data:`GATES` order (``()`` = always)."""
+    return tuple(g for i, g in enumerate(GATES) if int(mask) >> i & 1)
+
+
 EFFECT_ROW = RowsField(
     "effects",
     MAX_EFFECTS,
     (
         EnumField("where", WHERE),
-        EnumField("gate", GATES),
+        GatesField("gate", GATES, dtype=np.int8),
         EnumField("condition", CONDITIONS),
         IntField("condition_value", 0, 10, dtype=np.int8),
         EnumField("op", OPS),

@@ -9,9 +9,12 @@ phase: ``select_card[d]``, ``select_slot[k]``, ``done``). When the queue is empt
 finishes: an attack deals its damage (if no row made it do so earlier), then the Knock Outs and
 the end of the turn follow; a Trainer goes to the discard pile.
 
-**Rows.** A row's gate is checked when it resolves: ``heads`` / ``tails`` read the activation's
-one coin, flipped when the first gated row resolves; ``condition`` reads the named condition;
-``previous`` needs the row before to have done something. Then its op (``OPS``):
+**Rows.** A row's gates (a conjunction of at most ``MAX_GATES``, all of which must hold) are
+checked when it resolves, as one truth vector over ``GATES`` masked by the row: ``heads`` /
+``tails`` read the activation's one coin, flipped when the first row that reads it resolves with
+its other gates holding ("if you do, flip a coin": no flip when it was not done); ``condition``
+reads the named condition; ``previous`` needs the row before to have done something (a row whose
+gates failed did nothing). Then its op (``OPS``):
 
 * damage modifiers, which only add to the attack's damage: ``extra_damage`` (+amount),
   ``extra_damage_per_counter`` (+amount per damage counter on the Defending Pokémon),
@@ -69,7 +72,6 @@ from tcgjax.games.pokemon.cards import (
 
 OP = {name: i for i, name in enumerate(OPS)}
 TARGET = {name: i for i, name in enumerate(TARGETS)}
-GATE = {name: i for i, name in enumerate(GATES)}
 CONDITION = {name: i for i, name in enumerate(CONDITIONS)}
 FLAG = {name: 1 << i for i, name in enumerate(EFFECT_FLAGS)}
 
@@ -117,6 +119,7 @@ _IS_MODIFIER = np.asarray([op in MODIFIER_OPS for op in OPS])
 _IS_SLOT_OP = np.asarray([op in SLOT_OPS for op in OPS])
 _IS_CARD_OP = _SOURCE > 0
 _UP_TO = np.asarray([op in UP_TO_OPS for op in OPS])
+_IS_COIN_GATE = np.asarray([g in ("heads", "tails") for g in GATES])
 _ROTATED_OF_STATUS = {"asleep": 1, "confused": 2, "paralyzed": 3}
 _STATUS_ROTATED = np.asarray([_ROTATED_OF_STATUS.get(s, 0) for s in STATUSES], np.int8)
 
@@ -153,9 +156,12 @@ class Interpreter:
         rows = np.arange(MAX_EFFECTS)[None, :] < c["effects.num_rows"][:, None]
         self.row_live = jnp.asarray(rows)  # [N, R]
         self.row_where = jnp.asarray(np.where(rows, c["effects.where"], -1).astype(np.int32))
-        cols = ("gate", "condition", "condition_value", "op", "amount", "count", "look",
-                "target", "target_type", "card_filter", "energy_type", "status", "rest", "flags")  # fmt: skip
+        cols = ("condition", "condition_value", "op", "amount", "count", "look", "target",
+                "target_type", "card_filter", "energy_type", "status", "rest", "flags")  # fmt: skip
         self.row = {k: jnp.asarray(c[f"effects.{k}"].astype(np.int32)) for k in cols}
+        # The gates a row needs, unpacked from the bit mask: bool[N, R, G] (GATES order).
+        gate_bits = c["effects.gate"].astype(np.int32)[..., None] >> np.arange(len(GATES))
+        self.row["gates"] = jnp.asarray((gate_bits & 1).astype(bool))
         kind = c["kind"].astype(np.int32)
         stage = c["stage"].astype(np.int32)
         energy = (kind == KINDS.index("basic_energy")) | (kind == KINDS.index("special_energy"))
@@ -427,22 +433,22 @@ class Interpreter:
         col = self._row_cols(d, row)
         op = col["op"]
         player = state.effect_player.astype(jnp.int32)
-        # The gate: one coin per activation, flipped by the first row that reads it.
+        # The gates, all of which must hold: one truth vector over GATES, masked by the row.
+        # One coin per activation, flipped by the first row that reads it once the row's other
+        # gates hold ("if you do, flip a coin": no flip when it was not done).
+        gates = col["gates"]  # bool[G], GATES order
+        holds = dict(condition=self._condition(state, col, player, slot), previous=state.previous)
+
+        def truth(coin):  # bool[G]: which gates hold with this coin
+            return jnp.stack([{**holds, "heads": coin == 1, "tails": coin == 0}[g] for g in GATES])
+
+        coin_gate = jnp.asarray(_IS_COIN_GATE)
+        others_hold = jnp.all(truth(state.coin) | ~gates | coin_gate)
         flip = jax.random.bernoulli(key).astype(jnp.int8)
-        gated = (col["gate"] == GATE["heads"]) | (col["gate"] == GATE["tails"])
-        coin = jnp.where(gated & (state.coin < 0), flip, state.coin)
+        first_flip = jnp.any(gates & coin_gate) & others_hold & (state.coin < 0)
+        coin = jnp.where(first_flip, flip, state.coin)
         state = state.replace(coin=coin)
-        passes = jnp.select(
-            [
-                col["gate"] == GATE["heads"],
-                col["gate"] == GATE["tails"],
-                col["gate"] == GATE["condition"],
-                col["gate"] == GATE["previous"],
-            ],
-            [coin == 1, coin == 0, self._condition(state, col, player, slot), state.previous],
-            True,
-        )
-        passes &= ~state.does_nothing
+        passes = jnp.all(truth(coin) | ~gates) & ~state.does_nothing
         # Any op other than a damage modifier comes after the attack's damage (card texts).
         deal_first = (state.effect_kind == ATTACK) & ~jnp.asarray(_IS_MODIFIER)[op] & passes
         state = when_any(deal_first, self._deal_attack_damage, state)

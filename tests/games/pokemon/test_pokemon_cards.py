@@ -15,11 +15,13 @@ from tcgjax.core.errors import CardDataError, ConfigError
 from tcgjax.games.pokemon import importer
 from tcgjax.games.pokemon.cards import (
     KINDS,
+    MAX_GATES,
     SCHEMA,
     SHIPPED_CARDS,
     STAGES,
     TYPES,
     check_card_rules,
+    gate_names,
     load_cards,
 )
 from tcgjax.games.pokemon.decks import SHIPPED_DECKS, load_deck
@@ -179,6 +181,65 @@ def test_schema_errors_name_the_card_and_field():
             {"name": "x", "cost": ["plasma"], "damage": 10, "damage_mode": "plain"}]))  # fmt: skip
     with pytest.raises(CardDataError, match=r"card 'sv1-194', field 'effects': row 0, key 'op'"):
         CardRegistry(SCHEMA, _with("sv1-194", effects=[{"where": "play", "op": "teleport"}]))
+
+
+def _suction_rows(paralysis_gate):
+    """Eelektross's Suction Shock rows with ``paralysis_gate`` as the gate of row 2."""
+    rows = copy.deepcopy(next(e for e in _shipped_entries() if e["id"] == "sv3-69")["effects"])
+    rows[2]["gate"] = paralysis_gate
+    return rows
+
+
+def _stored_gate(gate):
+    registry = CardRegistry(SCHEMA, _with("sv3-69", effects=_suction_rows(gate)))
+    return registry.definition("sv3-69")["effects"][2]["gate"]
+
+
+def test_a_gate_is_one_name_or_a_list_of_names_that_must_all_hold():
+    assert MAX_GATES == 2
+    assert _stored_gate("heads") == _stored_gate(["heads"]) != _stored_gate("always")
+    assert _stored_gate("always") == _stored_gate([]) == 0
+    assert _stored_gate(["previous", "heads"]) == _stored_gate(["heads", "previous"])
+    assert gate_names(_stored_gate(["heads", "previous"])) == ("heads", "previous")
+    assert gate_names(_stored_gate("always")) == ()
+
+
+def test_shipped_rows_with_two_gates_are_the_audited_ones():
+    """Guard of the audit (issue #32): a shipped row joining two conditions is listed here."""
+    joined = {
+        (card_id, r): gate_names(row["gate"])
+        for card_id in REGISTRY.ids[1:]
+        for r, row in enumerate(REGISTRY.definition(card_id)["effects"])
+        if len(gate_names(row["gate"])) > 1
+    }
+    # Suction Shock: "if you do, ... flip a coin: heads, Paralyzed" (the switch and heads).
+    assert joined == {("sv3-69", 2): ("heads", "previous")}
+    suction = REGISTRY.definition("sv3-69")["effects"]
+    assert gate_names(suction[1]["gate"]) == ("previous",)  # the 60 damage: the switch
+
+
+@pytest.mark.parametrize(
+    ("gate", "problem"),
+    [
+        (["previous", "condition", "heads"], f"3 gates, at most {MAX_GATES}"),
+        (["heads", "tails"], "heads and tails"),
+        (["always", "heads"], "'always' stands alone"),
+        (["previous", "previous"], "listed twice"),
+        (["previous", "if_you_do"], "unknown value 'if_you_do'"),
+        ("sometimes", "unknown value 'sometimes'"),
+        (1, "expected a gate name or a list of gate names"),
+    ],
+)
+def test_bad_gates_are_refused_naming_file_card_and_field(tmp_path, gate, problem):
+    path = tmp_path / "bad_gates.yaml"
+    entries = _with("sv3-69", effects=_suction_rows(gate))
+    path.write_text(yaml.safe_dump({"cards": entries}, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(CardDataError) as info:
+        load_cards(path)
+    error = info.value
+    assert (error.path, error.card_id, error.field) == (str(path), "sv3-69", "effects")
+    assert str(error).startswith(f"{path}, card 'sv3-69', field 'effects': row 2, key 'gate': ")
+    assert problem in error.problem
 
 
 # -- importer ----------------------------------------------------------------------------------

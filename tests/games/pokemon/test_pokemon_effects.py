@@ -392,10 +392,14 @@ def test_eelektross_suction_shock_gusts_then_damages_the_new_active(rules, apply
 
 
 def test_eelektross_without_an_opponent_bench_does_no_damage(rules, apply):
+    # Nothing is switched, so nothing follows: no 60 damage, and no paralysis whatever the coin
+    # (its heads and tails, pinned key by key, in test_pokemon_effect_rows.py).
     s = state_of(rules, {"slots": [["sv3-67", "sv3-68", "sv3-69", "sve-4"]]},
                  {"slots": [["sv3-152"]]})  # fmt: skip
-    s = run(apply, s, [act(rules, "attack", 0)], KEYS[1])
-    assert int(s.damage[1, 0]) == 0 and phase(s) == "main"
+    for key in KEYS:
+        after = run(apply, s, [act(rules, "attack", 0)], key)
+        assert int(after.damage[1, 0]) == 0 and phase(after) == "main"
+        assert R.ROTATED[int(after.rotated[1])] == "none"
 
 
 def test_zacian_iron_roar_attaches_metal_from_the_discard_to_the_bench(rules, apply, errors):
