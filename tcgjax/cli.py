@@ -1,6 +1,7 @@
 """``tcgjax``: the command line, for what people do without writing code.
 
 * ``tcgjax play ENV``: play one seat of a game in the terminal against a policy (or watch it);
+  every move is named in the position it is made in (``Env.describe_action``), for your seat;
 * ``tcgjax render STATE.json``: draw a JSON state (``tcgjax.to_json``) as SVG or text;
 * ``tcgjax replay REPLAY.json -o OUT.html``: the replay viewer page of a recorded game;
 * ``tcgjax bench ...``: the throughput harness (``benchmarks/throughput.py`` of a source checkout).
@@ -141,30 +142,47 @@ def _policy(env: Env, opponent: str):
         raise CliError(f"--opponent heuristic: {exc}") from None
 
 
-def _read_move(names: dict[str, int], seat: int) -> int | None:
+def _read_move(names: dict[str, int | None], seat: int) -> int | None:
     """One line of the human's input as an action id (legal or not), or ``None`` to quit.
 
-    Raises EOFError at the end of input; an entry that is neither an id nor a move name is
+    ``names``: move name -> id (``None`` for a name two listed moves share). Raises EOFError at
+    the end of input; an entry that is neither an id nor a move name (or an ambiguous name) is
     reported and asked again."""
     while True:
         line = input(f"player {seat + 1}, your move (id, name, or q to quit): ").strip()
         if line.lower() in QUIT:
             return None
-        if line in names:
+        if names.get(line) is not None:
             return names[line]
         try:
             return int(line)
         except ValueError:
             pass
-        if line:
+        if line in names:
+            print(f"ambiguous: {line!r} names more than one move; type its id")
+        elif line:
             print(f"not a move: {line!r}; type an action id or a move name from the list, or q")
 
 
-def _print_moves(env: Env, state: State) -> None:
-    legal = np.flatnonzero(np.asarray(state.legal_action_mask))
+def _print_moves(env: Env, state: State, seat: int) -> dict[str, int | None]:
+    """Print the legal moves of ``state``, each as its id and its name there for ``seat``
+    (``env.describe_action``, e.g. ``play Agumon (hand 0)``); return what the human may type:
+    those names and each id's phase-free name (``env.action_name``: ``play[0]``), as
+    ``{name: id}``. A listed name wins over a phase-free one; a listed name two legal moves
+    share maps to ``None`` (the shipped games name the legal moves of a state apart)."""
+    names: dict[str, int | None] = {env.action_name(a): a for a in range(env.num_actions)}
+    listed: dict[str, int | None] = {}
     print("legal moves:")
-    for action in legal:
-        print(f"  {int(action)}: {env.action_name(int(action))}")
+    for action in np.flatnonzero(np.asarray(state.legal_action_mask)):
+        name = env.describe_action(state, int(action), viewer=seat)
+        listed[name] = None if name in listed else int(action)
+        print(f"  {int(action)}: {name}")
+    return names | listed
+
+
+def _named(env: Env, state: State, action: int, seat: int) -> str:
+    """A move's name in ``state``, the position it was made in, as ``seat`` may see it."""
+    return env.describe_action(state, action, viewer=seat)
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -174,7 +192,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
     root = jax.random.PRNGKey(args.seed)
     step_root, policy_root = jax.random.fold_in(root, 1), jax.random.fold_in(root, 2)
     recorder = tcgjax.replay.Recorder(env, _jitted_init(env)(jax.random.fold_in(root, 0)))
-    names = {env.action_name(a): a for a in range(env.num_actions)}
     if args.viewer_only:
         intro = f"the {args.opponent} policy plays both seats, seen by player {seat + 1}"
     else:
@@ -189,7 +206,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             print()
             print(env.render(state, viewer=seat).text)
         if actor == seat and not args.viewer_only:
-            _print_moves(env, state)
+            names = _print_moves(env, state, seat)
             while True:
                 try:
                     action = _read_move(names, seat)
@@ -207,14 +224,15 @@ def _cmd_play(args: argparse.Namespace) -> int:
                 except IllegalActionError as exc:
                     print(f"illegal move: {exc}")
                     continue
-                print(f"player {actor + 1} (you) plays: {env.action_name(action)}")
+                # Named in the position it was made in (the state before the move).
+                print(f"player {actor + 1} (you) plays: {_named(env, state, action, seat)}")
                 break
             if quit_reason:
                 break
         else:
             action = int(policy(state, jax.random.fold_in(policy_root, move)))
             recorder.step(action, key)
-            print(f"player {actor + 1} plays: {env.action_name(action)}")
+            print(f"player {actor + 1} plays: {_named(env, state, action, seat)}")
         move += 1
     final = env.render(recorder.state, viewer=seat)
     if quit_reason:
@@ -344,7 +362,9 @@ def _parser() -> argparse.ArgumentParser:
         "play",
         help="play one seat of a game in the terminal against a policy",
         description="Play one seat of ENV against a policy. When you are to act, your view of "
-        "the game and the legal moves are printed: type a move's id or its name, or q to quit. "
+        "the game and the legal moves are printed, each named in the position (e.g. 'play "
+        "Agumon (hand 0)'): type a move's id or its name as listed (or the id's phase-free "
+        "name, e.g. 'play[0]'), or q to quit. "
         "Exit status 0 at the end of the game, 1 when quit (q or end of input).",
     )
     play.add_argument("env", metavar="ENV", help=f"env id: {', '.join(tcgjax.available_envs())}")

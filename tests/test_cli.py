@@ -165,6 +165,33 @@ def test_replay_with_an_edited_final_digest_is_refused(recorded, tmp_path, capsy
     assert out.exists()
 
 
+def test_replay_names_the_file_entry_and_field_of_a_wrong_move_name(
+    env, recorded, tmp_path, capsys
+):
+    # A current recording (replayFormat 2) holding an older recording's phase-free name.
+    edited = copy.deepcopy(recorded)
+    payload = edited["commandLog"][2]["payload"]
+    old = env.action_name(payload["action"])
+    assert payload["actionName"] != old
+    payload["actionName"] = old
+    path, out = tmp_path / "renamed.json", tmp_path / "renamed.html"
+    path.write_text(json.dumps(edited), encoding="utf-8")
+    assert cli.main(["replay", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: replay.commandLog[2].payload.actionName: {old!r}" in err
+    assert not out.exists()
+    # The same names without the replayFormat field: an older recording, accepted as it was.
+    del edited["replayFormat"]
+    for command in edited["commandLog"]:
+        command["payload"]["actionName"] = env.action_name(command["payload"]["action"])
+    path.write_text(json.dumps(edited), encoding="utf-8")
+    assert cli.main(["replay", str(path), "-o", str(out)]) == 0
+    # The page names the moves in their positions all the same.
+    page = out.read_text(encoding="utf-8")
+    for command in recorded["commandLog"]:
+        assert f'"action": "{command["payload"]["actionName"]}"' in page
+
+
 def test_replay_missing_file(tmp_path, capsys):
     missing = tmp_path / "gone.json"
     assert cli.main(["replay", str(missing), "-o", str(tmp_path / "x.html")]) == 2
@@ -188,7 +215,7 @@ class Human:
     def listed(self) -> list[tuple[int, str]]:
         text = self.screen.getvalue()
         listing = text[text.rindex("legal moves:") :]
-        return [(int(i), name) for i, name in re.findall(r"^  (\d+): (\S+)$", listing, re.M)]
+        return [(int(i), name) for i, name in re.findall(r"^  (\d+): (.+)$", listing, re.M)]
 
     def readline(self) -> str:
         if self.entries:
@@ -231,14 +258,20 @@ def test_play_a_full_duel_through_stdin(env, monkeypatch, tmp_path):
     )
     assert code == 0, out
     assert "not a move: 'abc'" in out
-    rule = f"illegal move: duel: action {illegal.id} ({env.action_name(illegal.id)}) by player1"
+    # The first position (seed 3): moves are named in it, by their cards.
+    first = cli._jitted_init(env)(jax.random.fold_in(jax.random.PRNGKey(3), 0))
+    name = env.describe_action(first, illegal.id)
+    assert name != env.action_name(illegal.id) and ("hand" in name or "board" in name)
+    rule = f"illegal move: duel: action {illegal.id} ({name}) by player1"
     assert rule in out and "is illegal: rule '" in out
+    listing = out[out.index("legal moves:") : out.index("your move")]
+    assert f"  {human.typed[0]}: {env.describe_action(first, human.typed[0])}\n" in listing
     # The bad entries changed nothing: one picture and one list before the first move, and the
     # first move of the game is the first one typed from the list.
     before = out[: out.index(" plays: ")]
     assert before.count("legal moves:") == 1 and before.count("player 1 to act; step 0") == 1
     assert "step 1" not in before
-    assert f"player 1 (you) plays: {env.action_name(human.typed[0])}" in out
+    assert f"player 1 (you) plays: {env.describe_action(first, human.typed[0])}\n" in out
     assert "\nresult: game over: player " in out
     assert "wrote the replay" in out
 
@@ -249,6 +282,15 @@ def test_play_a_full_duel_through_stdin(env, monkeypatch, tmp_path):
     assert human_moves(replay, "player1") == human.typed
     assert len(human_moves(replay, "player2")) > 0
     assert out.count("player 2 plays: ") == len(human_moves(replay, "player2"))
+    # What the screen says each player played is the move's name in the position it was made
+    # in: the recording's actionName (env.describe_action of the state before the move).
+    printed = re.findall(r"player (\d) (?:\(you\) )?plays: (.+)$", out, re.M)  # after a prompt
+    recorded = [
+        (c["payload"]["playerId"][-1], c["payload"]["actionName"]) for c in replay["commandLog"]
+    ]
+    assert printed == recorded
+    assert any(name.startswith(("play ", "cast ")) for _, name in printed)
+    assert "end the turn" in {name for _, name in printed}
 
 
 def test_play_seat_2_by_move_names_against_the_heuristic(env, monkeypatch, tmp_path):
@@ -260,6 +302,13 @@ def test_play_seat_2_by_move_names_against_the_heuristic(env, monkeypatch, tmp_p
     replay = json.loads(record.read_text(encoding="utf-8"))
     assert bool(tcgjax.replay.run(replay).terminated)
     assert human.typed and human_moves(replay, "player2") == human.typed
+
+
+def test_play_a_name_two_listed_moves_share_is_refused_as_ambiguous(monkeypatch, capsys):
+    # No shipped game names two legal moves alike; the prompt still refuses to guess.
+    monkeypatch.setattr("sys.stdin", io.StringIO("twin\nend the turn\n"))
+    assert cli._read_move({"twin": None, "end the turn": 9}, 0) == 9
+    assert "ambiguous: 'twin' names more than one move; type its id" in capsys.readouterr().out
 
 
 def test_play_end_of_input_quits_with_1(monkeypatch, tmp_path):

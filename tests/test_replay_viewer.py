@@ -4,6 +4,7 @@ next move, the last position shows the result; plus the page's content without a
 
 import json
 import os
+import re
 import shutil
 
 import jax
@@ -61,6 +62,12 @@ def test_the_page_holds_every_position_and_the_result(duel_replay, tmp_path):
     assert len(data) == len(replay["commandLog"]) + 1
     assert data[0]["action"] == "start of the game"
     assert data[1]["action"] == replay["commandLog"][0]["payload"]["actionName"]
+    # Every move named in its position, by its card (env.describe_action), as recorded.
+    assert [p["action"] for p in data[1:]] == [
+        c["payload"]["actionName"] for c in replay["commandLog"]
+    ]
+    move = re.compile(r"(play|cast) \w+ \(hand \d\)|attack with \w+ \(board \d\)|end the turn")
+    assert all(move.fullmatch(p["action"]) for p in data[1:]), [p["action"] for p in data]
     assert data[-1]["status"].startswith("game over: player")
     moves = len(replay["commandLog"])
     assert f"<title>tcgjax replay: duel, {moves} moves</title>" in page

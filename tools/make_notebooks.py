@@ -133,7 +133,7 @@ print(f"{batch * STEPS / (time.perf_counter() - start):,.0f} steps/s, "
                 "code",
                 """
 single = jax.jit(env.init)(jax.random.PRNGKey(0))
-print("legal:", [env.action_name(a) for a in jnp.flatnonzero(single.legal_action_mask)])
+print("legal:", [env.describe_action(single, a) for a in jnp.flatnonzero(single.legal_action_mask)])
 try:
     tcgjax.checked_step(env, single, env.action_layout.encode("attack", 0), jax.random.PRNGKey(1))
 except tcgjax.IllegalActionError as err:
@@ -183,7 +183,7 @@ env.render(state)
                 "code",
                 """
 legal = [int(a) for a in jax.numpy.flatnonzero(state.legal_action_mask)]
-print("legal:", [env.action_name(a) for a in legal])
+print("legal:", [env.describe_action(state, a) for a in legal])
 try:
     tcgjax.checked_step(env, state, env.action_layout.encode("play", 1), jax.random.PRNGKey(0))
 except tcgjax.IllegalActionError as error:
@@ -268,7 +268,7 @@ game = build_state(env.rules, active=0, memory=3, phase="main", players=[
 ])
 situation = finalize(state.replace(game=game))
 legal = np.flatnonzero(np.asarray(situation.legal_action_mask))
-print([env.action_name(a) for a in legal])
+print([env.describe_action(situation, a) for a in legal])  # each move named in the position
 situation
 """,
             ),
@@ -319,7 +319,7 @@ game = build_state(env.rules, active=0, turn=3, players=[
     {"slots": [["sv4-136"]]},
 ])
 situation = finalize(state.replace(game=game))
-print([env.action_name(a) for a in np.flatnonzero(np.asarray(situation.legal_action_mask))])
+print([env.describe_action(situation, a) for a in np.flatnonzero(situation.legal_action_mask)])
 situation
 """,
             ),

@@ -252,8 +252,10 @@ def digimon_heuristic(env: Env) -> Policy:
       or fewer; else decline (50).
     * **Counter timing** — <Blast Digivolve> whenever legal (100), else decline.
     * **Selections** — against the opponent's Digimon: the highest DP first; on their own: the
-      highest DP first; any other choice equally (ties at random); declining an optional or "up
-      to" row last (the effects of the shipped cards help their user).
+      highest DP first; any other choice equally (ties at random: the order of simultaneous
+      triggers too); declining an optional or "up to" row last (the effects of the shipped
+      cards help their user).
+    * **Mulligan** — keep an opening hand that holds a Lv.3 Digimon, else redraw it.
 
     Ties are broken at random (:func:`best_legal_action`); every score is an int32 table lookup.
     """
@@ -328,6 +330,12 @@ def digimon_heuristic(env: Env) -> Policy:
         select = select + jnp.where(
             (ids >= 112) & (ids < 124), opp_sel[jnp.clip(ids - 112, 0, 11)], 0
         )
+        # Mulligan: keep (1000) a hand with a Lv.3 Digimon to play early, else redraw (1001).
+        own_hand = rules.hand(game, chooser)
+        rookie = jnp.any((card("kind", own_hand) == R.DIGIMON) & (card("level", own_hand) == 3))
+        keep = jnp.where(rookie, 30, 5)
+        mulligan = jnp.where(ids == R.KEEP_HAND, keep, jnp.where(ids == R.REDRAW_HAND, 20, 0))
+        select = jnp.where(game.selection.stage == R.CHOICE_MULLIGAN, mulligan, select)
         counter = jnp.where(ids == start("pass"), 0, 100)
         selecting = game.selection.card >= 0
         scores = jnp.where(

@@ -66,7 +66,8 @@ def check_action(env: Env, state: State, action) -> None:
     Raises:
       IllegalActionError: the action is not an integer id (see :func:`action_id`), the game is
         over, the id is out of range, or the action breaks a rule; the message names the rule (see
-        ``env.error_codes``), the action and the actor.
+        ``env.error_codes``), the action (its id and ``env.describe_action`` in ``state``) and
+        the actor.
       Game-specific subclasses of ``TcgjaxError`` from the env's ``_check_action_host`` hook (e.g.
         the deployment game's ``DeploymentDeadlockError``).
     """
@@ -83,10 +84,9 @@ def check_action(env: Env, state: State, action) -> None:
     env._check_action_host(state, action_int)
     action_error, _ = _compiled(env)
     code = int(action_error(state, action_int))
-    if code != 0:
-        raise rule_error(
-            env, code, f"action {action_int} ({env.action_name(action_int)}) by {actor}"
-        )
+    if code != 0:  # the move named as in this state (env.describe_action), e.g. a Digimon block
+        name = env.describe_action(state, action_int)
+        raise rule_error(env, code, f"action {action_int} ({name}) by {actor}")
 
 
 def checked_step(env: Env, state: State, action, key: jax.Array) -> State:

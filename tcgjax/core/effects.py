@@ -6,8 +6,10 @@ game's interpreter executes them one at a time. Two things outlive one ``step``:
 resolve (an attack's rows, a Trainer's, triggered rows) when one of them stops to ask a player, and
 what that row asked. Both are small fixed-size records, so the state keeps a static shape:
 
-* :class:`EffectQueue` — ``Q`` entries ``(card instance, row, slot)`` in resolution order, packed at
-  the front, ``-1`` = empty. ``slot`` is where the card acts from (a game's slot index), or -1.
+* :class:`EffectQueue` — ``Q`` entries ``(card instance, row, slot, group)`` in resolution order,
+  packed at the front, ``-1`` = empty. ``slot`` is where the card acts from (a game's slot index), or
+  -1; ``group`` tells which entries one event triggered together (their order may be the
+  controller's choice: simultaneous triggers), -1 for an entry whose place is settled.
 * :class:`Selection` — the row waiting on a choice (``card`` -1 when none): the slot it acts from,
   how many choices are left, a game-defined ``stage`` of a multi-step choice (e.g. pick a card,
   then the Pokémon it goes to), the card picked at the previous stage, and the phase to return to.
@@ -32,11 +34,16 @@ class EffectQueue:
       card: int16[Q], the card instance whose row it is (-1 = empty entry).
       row: int8[Q], the row index within the card's effect rows.
       slot: int8[Q], where the card acts from (a game's slot), -1 when not on a slot.
+      group: int8[Q], the entries one event triggered at once share a group (>= 0; a game may let
+        their controller choose the order among them); -1 for an entry whose place in the order
+        is settled (a card's own rows in printed order, an effect used by a player, an order
+        already chosen) and for an empty entry.
     """
 
     card: jax.Array
     row: jax.Array
     slot: jax.Array
+    group: jax.Array
 
     @classmethod
     def empty(cls, size: int) -> EffectQueue:
@@ -45,6 +52,7 @@ class EffectQueue:
             card=jnp.full(size, -1, jnp.int16),
             row=jnp.full(size, -1, jnp.int8),
             slot=jnp.full(size, -1, jnp.int8),
+            group=jnp.full(size, -1, jnp.int8),
         )
 
     @property
@@ -66,28 +74,60 @@ class EffectQueue:
             self.slot[0].astype(jnp.int32),
         )
 
+    def next_group(self) -> jax.Array:
+        """int8[]: a group number no waiting entry uses (the smallest), for the entries of a new
+        event. A queue of ``Q`` entries uses at most ``Q`` groups, so it is at most ``Q``."""
+        numbers = jnp.arange(self.size + 1, dtype=jnp.int32)
+        used = jnp.any(
+            (self.group.astype(jnp.int32)[None, :] == numbers[:, None]) & (self.card >= 0), axis=1
+        )
+        return jnp.argmin(used).astype(jnp.int8)  # the first False
+
     def pop(self) -> EffectQueue:
         """The queue without its first entry."""
 
         def shift(x):
             return jnp.roll(x, -1).at[-1].set(-1)
 
-        return EffectQueue(card=shift(self.card), row=shift(self.row), slot=shift(self.slot))
+        return EffectQueue(
+            card=shift(self.card),
+            row=shift(self.row),
+            slot=shift(self.slot),
+            group=shift(self.group),
+        )
 
-    def push_front(self, card, row, slot) -> EffectQueue:
-        """The queue with ``(card, row, slot)`` first (the last entry drops if the queue is full:
-        size the queue so that it never is)."""
+    def push_front(self, card, row, slot, group=-1) -> EffectQueue:
+        """The queue with ``(card, row, slot, group)`` first (the last entry drops if the queue is
+        full: size the queue so that it never is)."""
 
         def put(x, v):
             return jnp.roll(x, 1).at[0].set(jnp.asarray(v, x.dtype))
 
         return EffectQueue(
-            card=put(self.card, card), row=put(self.row, row), slot=put(self.slot, slot)
+            card=put(self.card, card),
+            row=put(self.row, row),
+            slot=put(self.slot, slot),
+            group=put(self.group, group),
         )
 
-    def append(self, cards, rows, slots, valid) -> EffectQueue:
-        """Append the entries ``i`` with ``valid[i]`` (all ``[K]``), keeping their order, after the
-        waiting ones; entries beyond the queue's size drop (size it so that they never do)."""
+    def to_front(self, chosen) -> EffectQueue:
+        """The queue with the ``chosen`` entries (bool ``[Q]``) first, each part keeping its order,
+        the chosen ones settled (group -1): a player's choice of which simultaneous effect
+        resolves next."""
+        index = jnp.arange(self.size, dtype=jnp.int32)
+        chosen = jnp.asarray(chosen, bool) & (self.card >= 0)
+        # Chosen entries, then the other waiting ones, then the empty ones (a stable order).
+        key = jnp.where(chosen, index, jnp.where(self.card >= 0, self.size, 2 * self.size) + index)
+        order = jnp.argsort(key)
+        group = jnp.where(chosen, -1, self.group).astype(self.group.dtype)
+        return EffectQueue(
+            card=self.card[order], row=self.row[order], slot=self.slot[order], group=group[order]
+        )
+
+    def append(self, cards, rows, slots, valid, group=-1) -> EffectQueue:
+        """Append the entries ``i`` with ``valid[i]`` (all ``[K]``; ``group`` a scalar or ``[K]``),
+        keeping their order, after the waiting ones; entries beyond the queue's size drop (size it
+        so that they never do)."""
         valid = jnp.asarray(valid, bool)
         rank = jnp.cumsum(valid) - 1  # position among the new entries
         dest = jnp.where(valid, self.count() + rank, self.size)  # size = dropped
@@ -100,8 +140,12 @@ class EffectQueue:
                 .set(jnp.asarray(v).astype(x.dtype))[: self.size]
             )
 
+        groups = jnp.broadcast_to(jnp.asarray(group), valid.shape)
         return EffectQueue(
-            card=put(self.card, cards), row=put(self.row, rows), slot=put(self.slot, slots)
+            card=put(self.card, cards),
+            row=put(self.row, rows),
+            slot=put(self.slot, slots),
+            group=put(self.group, jnp.where(valid, groups, -1)),
         )
 
 

@@ -2,7 +2,7 @@
 
 A game subclasses :class:`Env` and implements only its rules hooks (``_init_game``, ``_apply_action``,
 ``_legal_action_mask``, ``_observe``, ``_current_player``, ``_is_terminal``, optionally
-``_action_error``). The core owns, for every game:
+``_action_error`` and ``_describe_action``, the names of moves). The core owns, for every game:
 
 * **Absorbing terminals.** Stepping a terminated or truncated state returns it unchanged with zero
   rewards.
@@ -147,10 +147,64 @@ class Env(abc.ABC):
         return self.observation_layout.shape
 
     def action_name(self, action: int) -> str:
-        """Readable name of an action index (for logs, replays and failure messages)."""
+        """The phase-free name of an action id: its range and offset in the action layout
+        (``play[0]``, ``attack[2->player]``), the same in every state.
+
+        For places where no game state exists (a policy's logits, a mask, a table of ids). It does
+        not say what the id does in a given position: where the ranges are reused by phase (a
+        Digimon block or selection, a Pokémon promotion) it names the id's Main-phase meaning. A
+        move in a game is named by :meth:`describe_action`.
+
+        Args:
+          action: an integer id; one outside ``[0, num_actions)`` is named ``<out of range: N>``.
+
+        Returns:
+          the id's name (a string without spaces; distinct ids have distinct names).
+        """
         if not 0 <= int(action) < self.num_actions:
             return f"<out of range: {int(action)}>"
         return self.action_layout.name(int(action))
+
+    def describe_action(self, state: State, action: int, *, viewer: int | None = None) -> str:
+        """The name of ``action`` as a move in ``state``: what it does there, naming its cards.
+
+        Host-side, for one concrete game (not jittable, not vmappable): the game reads the phase
+        and the cards of ``state``, e.g. ``digivolve Greymon (hand 3) onto Agumon (field 1)``,
+        ``block with Garurumon (field 0)``, ``evolve Tynamo (Active) into Eelektrik``. Positions
+        are the action's own indices (0-based, as in the ids). ``tcgjax play``, the replay
+        recordings (``actionName``), the replay viewer and the illegal-action messages name
+        moves with it, always from the state *before* the move. A game without an override
+        names the id by :meth:`action_name`.
+
+        Every id in ``[0, num_actions)`` gets a name in every state, legal or not (an illegal id
+        is named by what it would mean in this phase); the legal moves of one state have
+        distinct names.
+
+        Args:
+          state: one game's ``State`` (no batch axis), concrete: the position the move is made in.
+          action: an integer id; one outside ``[0, num_actions)`` is named ``<out of range: N>``.
+          viewer: the player the name is shown to, or ``None`` (default: every card named, as in
+            a recording). A card the move keeps hidden from ``viewer`` (a Pokémon put face down
+            in setup, a card searched into the hand by the other player) is named ``a card``; the
+            acting player sees every card of their own moves.
+
+        Returns:
+          the move's name, a readable string.
+
+        Raises:
+          ValueError: a batch of games, or a viewer outside ``[0, num_players)``.
+        """
+        if np.ndim(state.terminated) != 0:
+            raise ValueError(
+                f"env {self.id!r}: describe_action takes one game; this state has batch shape "
+                f"{np.shape(state.terminated)} (index it first, e.g. jax.tree.map(lambda x: x[0], s))"
+            )
+        self._check_viewer(viewer)
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            return f"<out of range: {action}>"
+        host = jax.device_get(state)
+        return self._describe_action(host, action, None if viewer is None else int(viewer))
 
     def render(self, state: State, viewer: int | None = None):
         """A picture of one game (host-side, not jittable): SVG and text.
@@ -171,6 +225,12 @@ class Env(abc.ABC):
                 f"env {self.id!r}: render takes one game; this state has batch shape "
                 f"{np.shape(state.terminated)} (index it first, e.g. jax.tree.map(lambda x: x[0], s))"
             )
+        self._check_viewer(viewer)
+        host = jax.tree.map(np.asarray, state)
+        return self._picture(host, None if viewer is None else int(viewer))
+
+    def _check_viewer(self, viewer) -> None:
+        """Raise ``ValueError`` unless ``viewer`` is None or a player index (render, names)."""
         if viewer is not None and (
             isinstance(viewer, bool)
             or not isinstance(viewer, int | np.integer)
@@ -180,8 +240,6 @@ class Env(abc.ABC):
                 f"env {self.id!r}: viewer={viewer!r} must be None or a player in "
                 f"[0, {self.num_players})"
             )
-        host = jax.tree.map(np.asarray, state)
-        return self._picture(host, None if viewer is None else int(viewer))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(id={self.id!r}, version={self.version!r}, options={self.options})"
@@ -437,6 +495,14 @@ class Env(abc.ABC):
         """The rules state after ``loser`` (int32[]) forfeits by an illegal action under
         ``illegal_action="lose"``: the game records the other player's win and why, so that its
         outcome agrees with ``terminated`` (``_is_terminal`` must hold on the result)."""
+
+    def _describe_action(self, state: State, action: int, viewer: int | None) -> str:
+        """The game's name of ``action`` (an id in range) as a move in ``state`` (one game, NumPy
+        leaves), for ``viewer`` (None or a player): see :meth:`describe_action`. Default: the
+        phase-free :meth:`action_name` (games whose ids mean one thing in every phase and name no
+        card, e.g. the deployment wargame's)."""
+        del state, viewer
+        return self.action_name(action)
 
     def _picture(self, state: State, viewer: int | None):
         """The game's :class:`~tcgjax.core.render.Picture` of one host ``state`` (NumPy leaves)."""

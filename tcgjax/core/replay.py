@@ -5,7 +5,14 @@ and returns the final state, equal array-by-array to the recorded one.
 
 * ``commandLog``: one entry per applied action, ``{"type": "action", "payload": {"playerId",
   "action", "actionName"}, "timestamp": i}``. The timestamp is the entry's logical index (never the
-  wall clock, so a replay is deterministic). Each entry is self-sufficient.
+  wall clock, so a replay is deterministic). Each entry is self-sufficient. ``actionName`` is the
+  move's name in the position it was made in (``env.describe_action(state, action)``, every card
+  named: ``block with Garurumon (field 0)``), redundant with ``action`` and checked on load.
+* ``replayFormat``: ``2`` (:data:`REPLAY_FORMAT`), what ``actionName`` holds. A replay without the
+  field is format 1, recorded before moves were named by their position: its names are the
+  phase-free id names (``env.action_name(action)``: ``attack[0->field0]`` for that block). Both
+  formats load; each command's name must be exactly its format's name, so an old recording
+  replays as it was written and a new one cannot carry an old name (or any other text).
 * ``randomTape``: ``{"values": [[k0, k1], ...], "index": 0}``, the PRNG key (raw ``uint32[2]``) each
   step consumed, in order, and the read index a replay starts from.
 * ``initialState``: the JSON view of the starting state (:mod:`tcgjax.core.serialization`).
@@ -14,7 +21,8 @@ and returns the final state, equal array-by-array to the recorded one.
 
 :func:`run` raises :class:`ReplayError` when a field of the envelope is missing, unknown or of the
 wrong type (the message names it), the env id/version/options do not match, a command is malformed
-(its action not an integer id, its ``actionName`` not the action's name, its timestamp not its index)
+(its action not an integer id, its ``actionName`` not the move's name in the replay's format, its
+timestamp not its index)
 or illegal at its point in the log (the error names the rule), the tape index is out of range or the
 tape runs out, or the final state differs from the recorded digest (a tampered but legal log).
 """
@@ -36,7 +44,12 @@ from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError, ReplayError, SerializationError, TcgjaxError
 from tcgjax.core.serialization import _check_keys, state_from_dict, state_to_dict, to_json
 
-__all__ = ["Recorder", "run", "frames", "key_to_tape", "digest"]
+__all__ = ["Recorder", "run", "frames", "key_to_tape", "digest", "REPLAY_FORMAT"]
+
+# 2: ``actionName`` is ``env.describe_action`` in the state before the move; 1 (no
+# ``replayFormat`` field): the phase-free ``env.action_name``.
+REPLAY_FORMAT = 2
+REPLAY_FORMATS = (1, 2)
 
 
 def key_to_tape(key: jax.Array) -> list[int]:
@@ -70,16 +83,19 @@ class Recorder:
         self._tape: list[list[int]] = []
 
     def step(self, action: int, key: jax.Array) -> State:
-        """Apply ``action`` with ``key`` via :func:`tcgjax.checked_step`, log it, return the state."""
-        actor = int(self.state.current_player)
-        self.state = checked_step(self.env, self.state, action, key)
+        """Apply ``action`` with ``key`` via :func:`tcgjax.checked_step`, log it (named in the state
+        before the move, ``env.describe_action``), return the state."""
+        before = self.state
+        actor = int(before.current_player)
+        self.state = checked_step(self.env, before, action, key)
+        action = action_id(self.env, action)
         self._commands.append(
             {
                 "type": "action",
                 "payload": {
                     "playerId": player_id(actor),
-                    "action": int(action),
-                    "actionName": self.env.action_name(int(action)),
+                    "action": action,
+                    "actionName": self.env.describe_action(before, action),
                 },
                 "timestamp": len(self._commands),
             }
@@ -90,6 +106,7 @@ class Recorder:
     def export(self) -> dict[str, Any]:
         """The replay as a JSON-ready dict."""
         return {
+            "replayFormat": REPLAY_FORMAT,
             "envId": self.env.id,
             "envVersion": self.env.version,
             "options": dict(self.env.options),
@@ -147,6 +164,19 @@ def _tape_key(values: list, index: int, path: str) -> jax.Array:
     return jnp.asarray(raw, jnp.uint32)
 
 
+def _recorded_name(env: Env, state: State, action: int, replay_format: int) -> str:
+    """The ``actionName`` a replay of ``replay_format`` holds for ``action`` in ``state``."""
+    if replay_format == 1:
+        return env.action_name(action)
+    return env.describe_action(state, action)
+
+
+def _format_name(replay_format: int) -> str:
+    if replay_format == 1:
+        return "in a format-1 replay (no replayFormat field) its phase-free id name"
+    return "its name in this position (env.describe_action)"
+
+
 def run(replay: dict[str, Any], env: Env | None = None, *, verify: bool = True) -> State:
     """Re-simulate ``replay`` and return its final state (equal to the recorded one).
 
@@ -183,7 +213,20 @@ def frames(
     if not isinstance(verify, bool):
         raise ReplayError(f"run(verify={verify!r}): expected True or False")
     expected = ENVELOPE_FIELDS if verify else tuple(f for f in ENVELOPE_FIELDS if f != "final")
+    if "replayFormat" in replay:  # absent: format 1
+        expected += ("replayFormat",)
     _exact_keys({k: v for k, v in replay.items() if verify or k != "final"}, expected, "replay")
+    replay_format = replay.get("replayFormat", 1)
+    if (
+        isinstance(replay_format, bool)
+        or not isinstance(replay_format, int)
+        or replay_format not in REPLAY_FORMATS
+    ):
+        raise ReplayError(
+            f"replay.replayFormat: {replay_format!r} is not a known format (2: moves named in "
+            "their position, env.describe_action; 1, or no field: the phase-free id names "
+            "of older recordings, env.action_name)"
+        )
     env_id = _field(replay, "envId", "replay", str, "a string")
     version = _field(replay, "envVersion", "replay", str, "a string")
     options = _field(replay, "options", "replay", dict, "an object of env options")
@@ -243,17 +286,19 @@ def frames(
                 f"{path}.payload.playerId: {payload['playerId']!r} is not the player to act "
                 f"({actor})"
             )
-        if payload["actionName"] != env.action_name(action):
-            raise ReplayError(
-                f"{path}.payload.actionName: {payload['actionName']!r} does not name action "
-                f"{action} ({env.action_name(action)!r})"
-            )
         key = _tape_key(values, index, path)
         index += 1
         try:
             check_action(env, state, action)
         except IllegalActionError as exc:
             raise ReplayError(f"{path}: illegal at this point of the log: {exc}") from exc
+        # The name is recomputed in the position the move is made in, by the recording's format.
+        name = _recorded_name(env, state, action, replay_format)
+        if payload["actionName"] != name:
+            raise ReplayError(
+                f"{path}.payload.actionName: {payload['actionName']!r} does not name action "
+                f"{action} here: {_format_name(replay_format)} is {name!r}"
+            )
         state = step(state, action, key)
         yield env, state, action
     if final is not None:

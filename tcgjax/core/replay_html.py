@@ -1,7 +1,8 @@
 """``tcgjax.replay.to_html``: a recorded game as one self-contained HTML page that steps through it.
 
 The page holds, for every position of the game (the initial state, then the state after each
-command), the env's SVG picture (:meth:`tcgjax.Env.render`), the action that led to it and who
+command), the env's SVG picture (:meth:`tcgjax.Env.render`), the move that led to it, named in
+the position it was made in (:meth:`tcgjax.Env.describe_action`, for the page's viewer), and who
 played it, the rewards of that step and the status line (who acts, or how the game ended and
 why). Nothing is fetched: the pictures and a small script are inlined, so the file can be mailed,
 attached to an issue or opened from a notebook.
@@ -41,8 +42,9 @@ def to_html(
       replay: a replay dict (:meth:`tcgjax.replay.Recorder.export`, or ``json.load`` of one).
       path: the ``.html`` file to write.
       env: the env to replay with (default: made from the replay's id and options).
-      viewer: draw every position as this player sees it (hidden cards face down), or ``None``
-        (default) for everything face up.
+      viewer: draw every position as this player sees it (hidden cards face down, and a card a
+        move keeps hidden from them unnamed in the move's name), or ``None`` (default) for
+        everything face up.
       verify: check the replay's final digest (as :func:`tcgjax.replay.run`); the page is written
         only for a replay that verifies.
       title: the page title (default: the env id and the number of moves).
@@ -54,14 +56,15 @@ def to_html(
       ReplayError: the replay is malformed, illegal somewhere or fails its digest (nothing is
         written then).
     """
-    positions, actor_index = [], None
+    positions, before = [], None
     for game_env, state, action in frames(replay, env, verify=verify):
         picture = game_env.render(state, viewer)
         status = picture.text.splitlines()[1] if "\n" in picture.text else ""
         if action is None:
             actor, name = "", "start of the game"
-        else:  # the player to act in the previous position played it
-            actor, name = f"player {actor_index + 1}", game_env.action_name(action)
+        else:  # the player to act in the previous position played it, named there
+            actor = f"player {int(before.current_player) + 1}"
+            name = game_env.describe_action(before, action, viewer=viewer)
         positions.append(
             {
                 "svg": picture.svg,
@@ -71,7 +74,7 @@ def to_html(
                 "status": status,
             }
         )
-        actor_index = int(state.current_player)
+        before = state
     moves = len(positions) - 1
     page = _PAGE.format(
         title=html.escape(title or f"tcgjax replay: {game_env.id}, {moves} moves"),

@@ -229,7 +229,13 @@ def zone_slots(board: Board, zone, num_slots: int) -> jax.Array:
 
 
 def zone_listing(
-    board: Board, start: jax.Array, width: jax.Array, values: jax.Array, size: int, fill=-1
+    board: Board,
+    start: jax.Array,
+    width: jax.Array,
+    values: jax.Array,
+    size: int,
+    fill=-1,
+    top_first: jax.Array | None = None,
 ) -> jax.Array:
     """Several zones listed end to end, by one scatter of the cards. Returns ``values.dtype[size]``.
 
@@ -247,9 +253,15 @@ def zone_listing(
       values: [C], what each card contributes (its index, its id as seen, ...).
       size: static length of the result (at least every ``start[z] + width[z]``).
       fill: the value of an empty position.
+      top_first: optional bool[Z]: the zones listed from the top (the last position) down, so
+        entry 0 is the top card and cards below the ``width`` from the top are left out (a
+        security stack whose entry ``i`` must be the ``i``-th card from the top).
     """
     zone = board.zone.astype(jnp.int32)
     pos = board.position.astype(jnp.int32)
+    if top_first is not None:
+        count = jnp.zeros(start.shape[0], jnp.int32).at[zone].add(1)  # cards per zone
+        pos = jnp.where(jnp.asarray(top_first)[zone], count[zone] - 1 - pos, pos)
     first, limit = start[zone], width[zone]  # [C]
     # Cards of unlisted zones, or beyond their zone's width, land in a dropped extra entry.
     dest = jnp.where((first >= 0) & (pos < limit), first + pos, size)

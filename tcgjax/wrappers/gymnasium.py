@@ -255,12 +255,26 @@ def _raise_opponent_error(env: Env, result: SeatStep) -> None:
         code = int(codes[game])
         action = int(np.atleast_1d(np.asarray(result.opponent_action))[game])
         raise IllegalActionError(
-            f"{env.id}: the opponent policy chose action {action} ({env.action_name(action)}), "
+            f"{env.id}: the opponent policy chose action {action} "
+            f"({_opponent_move_name(env, result, game, action)}), "
             f"which is illegal: rule {env.error_codes.name(code)!r}: "
             f"{env.error_codes.message(code)}" + (f" (game {game})" if codes.size > 1 else ""),
             code=code,
             rule=env.error_codes.name(code),
         )
+
+
+def _opponent_move_name(env: Env, result: SeatStep, game: int, action: int) -> str:
+    """The name of the opponent's illegal ``action`` in game ``game`` of ``result``. Under
+    ``illegal_action="reject"`` the rejected action left the state as the opponent saw it, so
+    the move is named there (``env.describe_action``); under ``"lose"`` the game has ended, and
+    the id gets its phase-free name (``env.action_name``), said to be one."""
+    if env.illegal_action != "reject" or not 0 <= action < env.num_actions:
+        return f"id {env.action_name(action)}"
+    state = result.state
+    if np.ndim(state.terminated) != 0:  # a batch: the failing game
+        state = jax.tree.map(lambda x: x[game], state)
+    return env.describe_action(state, action)
 
 
 def _key_from(np_random: np.random.Generator) -> jax.Array:

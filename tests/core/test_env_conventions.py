@@ -50,7 +50,7 @@ def test_reject_illegal_action_names_the_rule(duel_env):
     with pytest.raises(tcgjax.IllegalActionError) as info:
         tcgjax.checked_step(duel_env, s, PLAY0, KEY)
     assert "not_enough_mana" in str(info.value) and "player1" in str(info.value)
-    assert "play[0]" in str(info.value)
+    assert "action 0 (play Dragon (hand 0)) by player1" in str(info.value)  # named in the state
     assert isinstance(info.value, tcgjax.TcgjaxError)
 
 

@@ -49,6 +49,7 @@ def recorded(duel_env):
 def test_export_shape(recorded):
     data, final = recorded
     assert {
+        "replayFormat",
         "envId",
         "envVersion",
         "options",
@@ -63,8 +64,18 @@ def test_export_shape(recorded):
     assert first == {
         "type": "action",
         "timestamp": 0,
-        "payload": {"playerId": "player1", "action": 0, "actionName": "play[0]"},
+        "payload": {"playerId": "player1", "action": 0, "actionName": "play Goblin (hand 0)"},
     }
+    assert data["replayFormat"] == core_replay.REPLAY_FORMAT == 2
+    # Each move named in the position it was made in (the state before it).
+    assert [c["payload"]["actionName"] for c in data["commandLog"]] == [
+        "play Goblin (hand 0)",
+        "attack with Wolf (board 0)",
+        "end the turn",
+        "cast Spark (hand 0)",  # player 2's id play[0]: their Spark (the drawn Goblin is hand 1)
+        "end the turn",
+        "end the turn",
+    ]
     assert data["randomTape"]["index"] == 0
     assert data["final"]["stepCount"] == int(final.step_count) == 6
 
@@ -95,7 +106,7 @@ def test_legal_switch_of_action_is_caught(recorded):
     """Swapping an action for another legal one desynchronises the log: the next command's actor
     no longer matches (or the digest fails) — never a silent divergence."""
     data = copy.deepcopy(recorded[0])
-    data["commandLog"][1]["payload"].update(action=END_TURN, actionName="end_turn")
+    data["commandLog"][1]["payload"].update(action=END_TURN, actionName="end the turn")
     with pytest.raises(tcgjax.ReplayError, match=r"commandLog\[2\].payload.playerId"):
         replay.run(data)
 
@@ -319,3 +330,69 @@ def test_tape_keys_raw_or_typed_and_in_the_uint32_range():
     assert [int(v) for v in core_replay._tape_key([[0, top]], 0, "$")] == [0, top]
     with pytest.raises(tcgjax.ReplayError, match=r"randomTape.values\[0\]"):
         core_replay._tape_key([[0, 2**32]], 0, "$")
+
+
+# --------------------------------------------------------------------------------------------------
+# Move names: format 2 names each move in its position; older recordings (format 1, no
+# replayFormat field) hold the phase-free id names and replay as they were written
+
+
+def _as_format_1(data):
+    """``data`` as recorded before moves were named by position: no replayFormat field, every
+    actionName the id's phase-free name."""
+    old = copy.deepcopy(data)
+    del old["replayFormat"]
+    for command in old["commandLog"]:
+        command["payload"]["actionName"] = ACTIONS.name(command["payload"]["action"])
+    return old
+
+
+def test_an_older_recording_with_phase_free_names_replays(recorded):
+    data, final = recorded
+    old = _as_format_1(data)
+    assert [c["payload"]["actionName"] for c in old["commandLog"]][:3] == [
+        "play[0]",
+        "attack[0]",
+        "end_turn",
+    ]
+    assert_states_equal(replay.run(old), final, "format 1")
+    old["replayFormat"] = 1  # the same, said explicitly
+    assert_states_equal(replay.run(old), final, "explicit format 1")
+
+
+def test_each_format_accepts_only_its_own_names(recorded):
+    data = recorded[0]
+    # A current recording holding an old name: refused, naming the entry, the field and the
+    # name expected there.
+    renamed = copy.deepcopy(data)
+    renamed["commandLog"][1]["payload"]["actionName"] = "attack[0]"
+    message = (
+        r"^replay\.commandLog\[1\]\.payload\.actionName: 'attack\[0\]' does not name action 6 "
+        r"here: its name in this position \(env\.describe_action\) is 'attack with Wolf \(board 0\)'"
+    )
+    with pytest.raises(tcgjax.ReplayError, match=message):
+        replay.run(renamed)
+    # An older recording holding a current name (or any other text): refused too.
+    old = _as_format_1(data)
+    old["commandLog"][1]["payload"]["actionName"] = "attack with Wolf (board 0)"
+    with pytest.raises(tcgjax.ReplayError, match=r"commandLog\[1\].*format-1.*'attack\[0\]'"):
+        replay.run(old)
+
+
+@pytest.mark.parametrize("value", [0, 3, "2", 2.0, True, None])
+def test_an_unknown_replay_format_is_refused(recorded, value):
+    data = copy.deepcopy(recorded[0])
+    data["replayFormat"] = value
+    with pytest.raises(tcgjax.ReplayError, match=r"^replay\.replayFormat: .* not a known format"):
+        replay.run(data)
+
+
+def test_the_recorded_name_is_computed_before_the_move(duel_env):
+    # Playing the last card of the hand: after the move, hand 0 is empty; the name is the card's.
+    s = build_state(duel_env, [{"hand": ["goblin"], "mana": 1}, {}])
+    rec = replay.Recorder(duel_env, s)
+    after = rec.step(ACTIONS.encode("play", 0), jax.random.PRNGKey(0))
+    assert rec.export()["commandLog"][0]["payload"]["actionName"] == "play Goblin (hand 0)"
+    assert duel_env.describe_action(after, ACTIONS.encode("play", 0)) == (
+        "play (nothing at hand 0)"
+    )

@@ -243,9 +243,19 @@ def test_an_illegal_opponent_action_raises_naming_it(duel_env):
     env = tcg_gym.TcgjaxEnv(duel_env, opponent=stubborn, agent_seat=1)
     first = duel_env.init(jax.random.PRNGKey(0))
     assert bool(~first.legal_action_mask.all())
-    with pytest.raises(IllegalActionError, match="opponent policy chose action"):
+    # The move is named in the position the opponent chose it in (a card at a hand position:
+    # the first illegal id of a duel's first turn is a play).
+    named = r"opponent policy chose action (\d) \((play|cast) .*hand \1\)\), which is illegal"
+    with pytest.raises(IllegalActionError, match=named):
         for seed in range(8):  # some seed makes seat 0, the opponent, act first
             env.reset(seed=seed)
+    # Under illegal_action="lose" the game is over when the error is seen: the id's name.
+    lose = tcg_gym.TcgjaxEnv(
+        tcgjax.make("duel", illegal_action="lose"), opponent=stubborn, agent_seat=1
+    )
+    with pytest.raises(IllegalActionError, match=r"chose action (\d) \(id play\[\1\]\)"):
+        for seed in range(8):
+            lose.reset(seed=seed)
 
 
 def test_heuristic_opponent_plays_the_other_seat(duel_env):

@@ -20,12 +20,20 @@ range                   ids          size  formula
 
 Decision G4: selection phases reuse index ranges as the spec's "Selection Conventions" say, so one id
 means different things in different phases. :func:`decode` resolves an id *in a phase*; the
-phase-free :func:`action_name` is the Main-phase meaning (what ``env.action_name`` returns).
+phase-free :func:`action_name` is the Main-phase meaning (what ``env.action_name`` returns, for
+places with no state). :func:`describe` names a move in a given state, built on :func:`decode`:
+the cards it acts on, by name and position (what ``env.describe_action`` returns), e.g. ``digivolve
+Greymon (hand 3) onto Agumon (field 1)``, ``block with Garurumon (field 0)``, ``select Agumon in
+the opponent's field (field 2)``.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import numpy as np
 
 from tcgjax.core.actions import ActionLayout
 from tcgjax.core.errors import ConfigError
@@ -41,6 +49,8 @@ __all__ = [
     "Decoded",
     "decode",
     "action_name",
+    "describe",
+    "pending_effect_card",
     "encode",
 ]
 
@@ -234,3 +244,233 @@ def encode(kind: str, a: int = 0, b: int = 0) -> int:
             raise ConfigError(f"{kind}: second index {b} outside [0, {SOURCE_STRIDE})")
         return LAYOUT.encode(kind, a * SOURCE_STRIDE + b)
     raise ConfigError(f"unknown action kind {kind!r}")
+
+
+# ------------------------------------------------------------------------------------------------
+# Names of moves in a state (host-side)
+
+# What a pending selection waits on (``Selection.stage``; the rules read these): an effect row's
+# choice (in SelectEffectChoice, the branch of a choose_one row); the order of simultaneous
+# triggered effects (SelectEffectChoice id 1000 + i: the i-th pending card's effect resolves
+# next); the mulligan (SelectEffectChoice: 1000 keeps the opening hand, 1001 redraws it). G10:
+# the spec's ids, no new one.
+SELECTION_STAGES = ("effect_row", "trigger_order", "mulligan")
+CHOICE_ROW, CHOICE_ORDER, CHOICE_MULLIGAN = range(len(SELECTION_STAGES))
+KEEP_HAND, REDRAW_HAND = 1000, 1001  # the mulligan's ids
+
+
+class _Facts(NamedTuple):
+    """What naming reads off a state, computed once per call (host NumPy arrays)."""
+
+    hands: np.ndarray  # int32[2, 30]: card at each hand position (-1 none)
+    top: np.ndarray  # int32[2, 13]: top card of each permanent slot (12 = breeding; -1 empty)
+    decider: int  # the player to act (``rules.decider``)
+
+
+@functools.lru_cache(maxsize=8)
+def _facts_fn(rules):
+    """``game -> (hands, top, decider)`` for ``rules``, jitted once per rules object."""
+
+    def facts(game):
+        top, _ = rules.stacks(game)
+        return rules.hand(game, 0), rules.hand(game, 1), top, rules.decider(game)
+
+    return jax.jit(facts)
+
+
+@functools.lru_cache(maxsize=8)
+def _order_cards_fn(rules):
+    """``rules.trigger_order_cards``, jitted once per rules object."""
+    return jax.jit(rules.trigger_order_cards)
+
+
+def pending_effect_card(rules, game, index: int) -> int:
+    """In the choice of order of simultaneous triggered effects (SelectEffectChoice, stage
+    ``trigger_order``): the card instance whose effect id ``1000 + index`` resolves next, or -1
+    when there is no such candidate (``rules.trigger_order_cards``)."""
+    cards = np.asarray(jax.device_get(_order_cards_fn(rules)(game)))
+    return int(cards[index]) if 0 <= index < cards.shape[0] else -1
+
+
+def describe(rules, game, action: int, *, viewer: int | None = None) -> str:
+    """The name of ``action`` as a move in ``game`` (one concrete ``DigimonState``), host-side.
+
+    The phase resolves the id (:func:`decode`, decision G4), then the state names its cards:
+    hand positions by ``rules.hand``, permanents by the top card of their stack
+    (``rules.stacks``), "your" and "the opponent's" from the player to act (``rules.decider``),
+    card names from the registry ``rules.cards``. Positions are the id's own indices (0-based):
+    ``hand i``, ``field i`` (a battle-area slot), ``breeding area``. Security cards are never
+    named (face down: by their position from the top). Every id gets a name in every phase,
+    legal or not; the legal moves of a state have distinct names.
+
+    Args:
+      rules: the env's ``DigimonRules``.
+      game: the rules state (jax or NumPy leaves, no batch axis).
+      action: an id in ``[0, 2120)``.
+      viewer: unused: every card a Digimon move names is public once the move is made (a played,
+        trashed or revealed card, a permanent, a digivolution card); kept for the env API.
+
+    Returns:
+      e.g. ``play Agumon (hand 0)``, ``attack the player with Greymon (field 2)``, ``hatch``,
+      ``pass``, ``keep the opening hand``.
+
+    Raises:
+      ConfigError: an id outside ``[0, 2120)`` or a phase value outside ``PHASES``.
+    """
+    del viewer
+    game = jax.device_get(game)
+    board = game.board
+    d = decode(int(board.phase), action)
+    phase = PHASES[int(board.phase)]
+    hand0, hand1, top, decider = _facts_fn(rules)(game)
+    facts = _Facts(hands=np.stack([hand0, hand1]), top=np.asarray(top), decider=int(decider))
+    me, them = facts.decider, 1 - facts.decider
+    namer = _Namer(rules, game, facts)
+    kind, a, b = d.kind, d.a, d.b
+    if kind == "play":
+        return f"play {namer.hand(me, a)}"
+    if kind in ("trash_hand", "dna"):
+        verb = "trash" if kind == "trash_hand" else "DNA digivolve"
+        return f"{verb} {namer.hand(me, a)}"
+    if kind == "hatch":
+        return "hatch"
+    if kind == "move_breeding":
+        return f"move {namer.breeding(me)} to the battle area"
+    if kind == "pass":
+        return "do nothing in the breeding phase" if phase == "breeding" else "pass"
+    if kind == "unused":
+        return f"unused id {action}"
+    if kind == "attack":
+        attacker = namer.field(me, a)
+        if b == TARGET_PLAYER:
+            return f"attack the player with {attacker}"
+        return f"attack {namer.field(them, b, 'opponent')} with {attacker}"
+    if kind in ("digivolve", "blast_digivolve"):
+        verb = "blast digivolve" if kind == "blast_digivolve" else "digivolve"
+        onto = namer.breeding(me) if b == BREEDING_FIELD else namer.field(me, b)
+        return f"{verb} {namer.hand(me, a)} onto {onto}"
+    if kind == "activate":
+        where = namer.field(me, a) if a < FIELD_SLOTS else f"permanent {a} (no such field)"
+        return f"activate effect {b} of {where}"
+    if kind in ("source", "select_source"):
+        return f"choose {namer.source(me, a, b)}"
+    if kind == "block":
+        return f"block with {namer.field(me, a)}"
+    if kind == "decline":
+        if phase == "block_timing":
+            return "do not block"
+        if phase == "counter_timing":
+            return "do not blast digivolve"
+        return f"decline: choose nothing more for {namer.selection_card()}"
+    if kind == "select_hand":
+        verb = "play" if namer.selection_op() == "play_free" else "choose"
+        return f"{verb} {namer.hand(me, a)}" + (" for free" if verb == "play" else "")
+    if kind == "select_revealed":
+        return f"choose {namer.revealed(a)}"
+    if kind in ("select_own_security", "select_opponent_security"):
+        whose = "your" if kind == "select_own_security" else "the opponent's"
+        return f"choose {whose} security card {a} from the top (face down)"
+    if kind == "select_own_breeding":
+        return f"select {namer.breeding(me)}"
+    if kind == "select_own_field":
+        if phase == "select_material":
+            return f"choose {namer.field(me, a)} as a DNA material"
+        return f"select {namer.field(me, a, 'your')}"
+    if kind == "select_opponent_field":
+        return f"select {namer.field(them, a, 'opponent')}"
+    if kind == "select_trash":
+        return f"choose {namer.trash(me, a)}"
+    if kind == "select_branch":
+        return _effect_choice(rules, game, namer, action, a)
+    return f"id {action} (not a move in the {phase.replace('_', ' ')} phase)"
+
+
+def _effect_choice(rules, game, namer: _Namer, action: int, index: int) -> str:
+    """SelectEffectChoice id ``1000 + index``, by the selection's stage."""
+    stage = int(getattr(game.selection, "stage", CHOICE_ROW))
+    if stage == CHOICE_MULLIGAN:
+        if action == KEEP_HAND:
+            return "keep the opening hand"
+        if action == REDRAW_HAND:
+            return "redraw the opening hand (mulligan)"
+        return f"id {action} (not a mulligan choice)"
+    if stage == CHOICE_ORDER:
+        card = int(pending_effect_card(rules, game, index))
+        if card >= 0:
+            return f"resolve {namer.card(card)}'s effect first"
+        return f"id {action} (no pending effect {index} to resolve first)"
+    return f"choose branch {index} of {namer.selection_card()}'s effect"
+
+
+class _Namer:
+    """Card names at the positions of one state (host arrays)."""
+
+    def __init__(self, rules, game: Any, facts: _Facts):
+        self.rules, self.facts = rules, facts
+        self.board, self.selection = game.board, game.selection
+
+    def card(self, card: int) -> str:
+        registry = self.rules.cards
+        return registry.definition(registry.ids[int(self.board.definition[card])])["name"]
+
+    def _at(self, card: int, where: str) -> str:
+        return f"{self.card(card)} ({where})" if card >= 0 else f"nothing ({where} is empty)"
+
+    def _card_at(self, zone: int, position: int) -> int:
+        """The card at ``position`` of ``zone``, -1 when none (``zones.card_at`` on the host)."""
+        hit = np.flatnonzero(
+            (np.asarray(self.board.zone) == zone) & (np.asarray(self.board.position) == position)
+        )
+        return int(hit[0]) if hit.size else -1
+
+    def hand(self, player: int, i: int) -> str:
+        card = int(self.facts.hands[player, i]) if 0 <= i < HAND_SLOTS else -1
+        return self._at(card, f"hand {i}")
+
+    def field(self, player: int, slot: int, whose: str = "") -> str:
+        """``Agumon (field 2)``; ``whose`` "your" / "opponent": ``Agumon in the opponent's field
+        (field 2)``."""
+        if not 0 <= slot < FIELD_SLOTS:
+            return f"nothing (field {slot} does not exist)"
+        card = int(self.facts.top[player, slot])
+        if not whose:
+            return self._at(card, f"field {slot}")
+        area = "your field" if whose == "your" else "the opponent's field"
+        return f"{self.card(card) if card >= 0 else 'nothing'} in {area} (field {slot})"
+
+    def breeding(self, player: int) -> str:
+        return self._at(int(self.facts.top[player, BREEDING_FIELD]), "breeding area")
+
+    def source(self, player: int, slot: int, i: int) -> str:
+        """Digivolution card ``i`` (stack position, bottom = 0) under the permanent in ``slot``."""
+        from tcgjax.games.digimon import rules as R
+
+        top = self.field(player, slot)
+        card = self._card_at(int(R.SLOT_ZONES[player, slot]), i) if slot < FIELD_SLOTS else -1
+        if card < 0 or card == int(self.facts.top[player, min(slot, FIELD_SLOTS - 1)]):
+            return f"nothing (no source {i} under {top})"
+        return f"{self.card(card)} (source {i}) under {top}"
+
+    def revealed(self, i: int) -> str:
+        return self._at(self._card_at(self.rules.layout.zone_index("revealed"), i), f"revealed {i}")
+
+    def trash(self, player: int, i: int) -> str:
+        from tcgjax.games.digimon import rules as R
+
+        card = self._card_at(int(R.zone_of("trash", player)), i)
+        return self._at(card, f"trash {i}") + " from your trash"
+
+    def selection_card(self) -> str:
+        """The card whose effect waits on the pending choice."""
+        card = int(self.selection.card)
+        return self.card(card) if card >= 0 else "the pending effect"
+
+    def selection_op(self) -> str:
+        """The op of the pending row (``play_free``, ``trash_from_hand``...), or ``""``."""
+        from tcgjax.games.digimon.cards import OPS
+
+        card, row = int(self.selection.card), int(self.selection.row)
+        if card < 0 or row < 0:
+            return ""
+        definition = int(self.board.definition[card])
+        return OPS[int(np.asarray(self.rules.cards.numpy["effects.op"])[definition, row])]

@@ -41,6 +41,13 @@ class DigimonEnv(Env):
         wording: a cost must not exceed the current memory; the turn ends at 0 or below).
       timing_order: ``"official"`` (default, G7: counter timing, then block timing) or
         ``"spec"`` (the spec's attack flow: block timing, then counter timing).
+      mulligan: ``True`` (default, G10: after the deal each player, the first player first, may
+        once shuffle the opening hand back and draw 5: SelectEffectChoice ids 1000 keep / 1001
+        redraw) or ``False`` (the spec's setup: the game starts in the first Breeding phase).
+      trigger_order: ``"chosen"`` (default, G10: a player orders their own simultaneous
+        triggered effects when the order can matter: SelectEffectChoice ids 1000 + i) or
+        ``"fixed"`` (the turn player's first, then by slot and stack position: no decision; for
+        speed studies).
       max_turns: a turn limit (default ``None``: none): once turn ``max_turns`` has ended the
         game is truncated (``truncated``; no winner, the rules' end reason stays ``none``).
       illegal_action, max_steps: see :class:`tcgjax.Env`.
@@ -48,8 +55,11 @@ class DigimonEnv(Env):
 
     id = "digimon"
     # 1: the deal of a given key changed (rules.init written out); 2: the effect queue and the
-    # pending selection are the core's records (`queue`, `selection` in a JSON state)
-    version = "2"
+    # pending selection are the core's records (`queue`, `selection` in a JSON state); 3: issue
+    # #32: the mulligan and the chosen order of simultaneous triggers (G10), the queue's `group`,
+    # the breeding area out of effects' reach, security listed top first in the tensor (G9), a
+    # deck-out ends in the Draw phase
+    version = "3"
     num_players = 2
     action_layout = A.LAYOUT
     observation_layout = O.LAYOUT
@@ -87,6 +97,8 @@ class DigimonEnv(Env):
         cards: str | os.PathLike | None = None,
         memory_rule: str = "official",
         timing_order: str = "official",
+        mulligan: bool = True,
+        trigger_order: str = "chosen",
         max_turns: int | None = None,
         illegal_action: str = "reject",
         max_steps: int | None = None,
@@ -115,6 +127,8 @@ class DigimonEnv(Env):
             [(d.eggs, d.main) for d in loaded],
             memory_rule=memory_rule,
             timing_order=timing_order,
+            mulligan=mulligan,
+            trigger_order=trigger_order,
         )
         self.board_layout = self.rules.layout
         super().__init__(
@@ -124,6 +138,8 @@ class DigimonEnv(Env):
             cards=None if cards is None else os.fspath(cards),
             memory_rule=memory_rule,
             timing_order=timing_order,
+            mulligan=mulligan,
+            trigger_order=trigger_order,
             max_turns=max_turns,
         )
 
@@ -131,8 +147,7 @@ class DigimonEnv(Env):
         return self.rules.init(key)
 
     def _apply_action(self, game, action, key) -> StepResult:
-        del key  # no chance event after setup in this stage
-        return StepResult(*self.rules.apply(game, action))
+        return StepResult(*self.rules.apply(game, action, key))
 
     def _legal_action_mask(self, game) -> jax.Array:
         return self.rules.legal_action_mask(game)
@@ -168,9 +183,15 @@ class DigimonEnv(Env):
         self.rules.validate(game)
 
     def action_name(self, action: int) -> str:
+        """The phase-free name of an id: its Main-phase meaning (``attack[0->field0]``, also in
+        the block timing where it blocks); a move in a state: :meth:`describe_action`."""
         if not 0 <= int(action) < self.num_actions:
             return f"<out of range: {int(action)}>"
         return A.action_name(int(action))
+
+    def _describe_action(self, state: State, action: int, viewer: int | None) -> str:
+        # The phase resolves the id (G4), the state names its cards (actions.describe).
+        return A.describe(self.rules, state.game, action, viewer=viewer)
 
 
 def decode_action(env: DigimonEnv, state: State, action: int) -> A.Decoded:

@@ -11,6 +11,8 @@ default ``view="player"`` (decision G2); padding is ``0.0``.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -66,8 +68,12 @@ LAYOUT = ObservationLayout(
         ("opponent_hand", (MAX_HAND,), "card ids (-1.0 = hidden in the player view), 0-padded"),
         ("my_trash", (MAX_TRASH,), "card ids, 0-padded"),
         ("opponent_trash", (MAX_TRASH,), "card ids, 0-padded"),
-        ("my_security", (MAX_SECURITY,), "card ids (face down: -1.0 in the player view)"),
-        ("opponent_security", (MAX_SECURITY,), "card ids (face down: -1.0 in the player view)"),
+        (
+            "my_security",
+            (MAX_SECURITY,),
+            "card ids, top first (G9; face down: -1.0 in the player view)",
+        ),
+        ("opponent_security", (MAX_SECURITY,), "card ids, top first (G9; -1.0 in the player view)"),
         ("my_breeding", (SLOT_SIZE,), "my breeding area, one permanent slot"),
         ("opponent_breeding", (SLOT_SIZE,), "opponent breeding area, one permanent slot"),
         ("revealed", (MAX_REVEALED,), "revealed cards' ids, 0-padded"),
@@ -126,6 +132,20 @@ _LISTS = (
 )
 
 
+@functools.cache
+def _top_first_zones() -> np.ndarray:
+    """bool[Z]: the zones the tensor lists top first: both security stacks (decision G9: entry
+    ``i`` is the ``i``-th card from the top, the card that ``SelectSecurity`` id ``40 + i`` /
+    ``50 + i`` names and the ``i + 1``-th that a check flips)."""
+    from tcgjax.games.digimon import rules as R
+
+    zones_per_game = 2 * len(R.PLAYER_ZONES) + len(R.SHARED_ZONES)
+    top_first = np.zeros(zones_per_game, bool)
+    for p in range(2):
+        top_first[p * len(R.PLAYER_ZONES) + R.PLAYER_ZONES.index("security")] = True
+    return top_first
+
+
 def _list_tables(layout) -> tuple[np.ndarray, np.ndarray]:
     """Host tables ``[2, Z]`` (per observer, per zone): where the zone's list starts in the
     concatenated lists (-1: not listed) and how many positions it has."""
@@ -153,7 +173,9 @@ def _zone_lists(layout, board, ids_seen, player) -> dict[str, jax.Array]:
     each at batch 4096 under vmap on the CPU)."""
     start, size = (jnp.asarray(t) for t in _list_tables(layout))
     total = sum(LAYOUT.slices[name][1][0] for name, _, _ in _LISTS)
-    lists = zones.zone_listing(board, start[player], size[player], ids_seen, total, fill=0.0)
+    lists = zones.zone_listing(
+        board, start[player], size[player], ids_seen, total, fill=0.0, top_first=_top_first_zones()
+    )
     out, offset = {}, 0
     for name, _, _ in _LISTS:
         width = LAYOUT.slices[name][1][0]
@@ -178,9 +200,11 @@ def board_state_tensor(
         of being worked out again; the tensor is the same.
 
     Returns:
-      float32[981] laid out as :data:`LAYOUT`. Zones list cards by position (bottom / first first).
-      DP includes every continuous modifier; each source's DP contribution is what its own
-      active rows add to its permanent now (turn-dependent). OPT totals count the once-per-turn
+      float32[981] laid out as :data:`LAYOUT`. Zones list cards by position (bottom / first
+      first), the security stacks top first (G9: entry i is the card ``SelectSecurity`` id
+      40 + i / 50 + i names). DP includes every continuous modifier (none reaches the breeding
+      area); each source's DP contribution is what its own active rows add to its permanent now
+      (turn-dependent). OPT totals count the once-per-turn
       rows of the cards in their current role; OPT use is this turn's.
     """
     from tcgjax.games.digimon import rules as R

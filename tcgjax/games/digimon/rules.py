@@ -71,9 +71,26 @@ among the matching requirements), then drawing 1 card (the digivolution bonus; a
 nothing and loses nothing outside the Draw phase). The permanent keeps its slot, its suspended state
 and the turn it entered (so a Digimon played this turn still cannot attack).
 
-Simplifications (documented): no mulligan (the optional one full re-draw); the spec's phases have no
-mulligan decision. A permanent takes the lowest free battle slot; hand positions 30+ cannot be named
-by an action (the spec addresses 30 hand slots).
+**Mulligan** (G10, official): after the deal the first player, then the second, keeps the opening
+hand or shuffles it back into the deck and draws 5 new cards, once each: a SelectEffectChoice
+(1000 keep, 1001 redraw; ``Selection.stage`` = mulligan). Security is dealt before (the sources
+disagree on the order; ``../shared/reference/digimon/README.md``), so a redraw leaves it as it is.
+``mulligan=False`` is the spec's setup (the game starts in the Breeding phase).
+
+**Simultaneous triggers** (G10, official): effects that trigger together resolve the turn
+player's first; when a player has two or more of them, from different cards, they choose which
+resolves next (SelectEffectChoice 1000 + i, the i-th of those cards in the fixed order; asked
+again while two or more remain). ``trigger_order="fixed"`` keeps the fixed order (no decision).
+
+**The breeding area** is out of every effect's reach (official rule): the effects of its cards do
+not activate (continuous, triggered or inherited), and other cards' effects neither count, target
+nor modify a Digimon there (auras and "all your Digimon" timed modifiers reach the battle area
+only). No shipped card says otherwise.
+
+A finished game keeps the phase it ended in (a deck-out ends in the Draw phase).
+
+Simplifications (documented): a permanent takes the lowest free battle slot; hand positions 30+
+cannot be named by an action (the spec addresses 30 hand slots).
 """
 
 from __future__ import annotations
@@ -139,6 +156,10 @@ PLAYER_ZONES = ("deck", "eggs", "hand", "security", "trash", "breeding") + FIELD
 SHARED_ZONES = ("revealed", "processing")
 BREEDING_SLOT = A.FIELD_SLOTS  # per-slot arrays: 12 battle-area slots, then the breeding area
 NUM_SLOTS = A.FIELD_SLOTS + 1
+# The battle-area slots among the permanent slots. A Digimon in the breeding area is out of reach
+# of effects: its own effects do not activate and other cards' effects neither count, target nor
+# modify it (reference "Breeding area"; the official rule), so every effect reads this mask.
+IN_BATTLE_AREA = np.arange(NUM_SLOTS) < A.FIELD_SLOTS
 ONGOING = -1
 END_REASONS = ("none", "security_attack", "deck_out", "simultaneous_loss", "illegal_action")
 END_NONE, END_SECURITY, END_DECK_OUT, END_DRAW, END_ILLEGAL = range(5)
@@ -324,6 +345,13 @@ ATTACK_STAGES = ("declared", "first_timing_over", "timings_over", "security_chec
 STAGE_NONE, STAGE_DECLARED, STAGE_FIRST_TIMING_OVER, STAGE_TIMINGS_OVER, STAGE_CHECKS = range(-1, 4)
 MEMORY_RULES = ("official", "spec")  # G1
 TIMING_ORDERS = ("official", "spec")  # G7: counter then block (official), block then counter
+# G10: simultaneous triggers in their controller's chosen order (official), or in the fixed order.
+TRIGGER_ORDERS = ("chosen", "fixed")
+# What a pending selection waits on (``Selection.stage``) and the mulligan's ids: the action
+# layout's (``actions.SELECTION_STAGES``: an effect row's choice, the order of simultaneous
+# triggers, the mulligan; G10).
+CHOICE_ROW, CHOICE_ORDER, CHOICE_MULLIGAN = A.CHOICE_ROW, A.CHOICE_ORDER, A.CHOICE_MULLIGAN
+SELECTION_STAGES, KEEP_HAND, REDRAW_HAND = A.SELECTION_STAGES, A.KEEP_HAND, A.REDRAW_HAND
 DECISION_PHASES = ("breeding", "main", "counter_timing", "block_timing", *A.SELECTION_PHASES)
 OP_RETURN_TO_DECK, OP_REVEAL_ADD = OPS.index("return_to_deck"), OPS.index("reveal_add")
 OP_TRASH_FROM_HAND, OP_PLAY_FREE = OPS.index("trash_from_hand"), OPS.index("play_free")
@@ -523,6 +551,8 @@ class DigimonRules:
         *,
         memory_rule: str = "official",
         timing_order: str = "official",
+        mulligan: bool = True,
+        trigger_order: str = "chosen",
     ):
         if memory_rule not in MEMORY_RULES:
             raise ConfigError(
@@ -532,7 +562,14 @@ class DigimonRules:
             raise ConfigError(
                 f"digimon: timing_order={timing_order!r}, expected one of {TIMING_ORDERS}"
             )
+        if trigger_order not in TRIGGER_ORDERS:
+            raise ConfigError(
+                f"digimon: trigger_order={trigger_order!r}, expected one of {TRIGGER_ORDERS}"
+            )
+        if not isinstance(mulligan, bool):
+            raise ConfigError(f"digimon: mulligan={mulligan!r}, expected True or False")
         self.memory_rule, self.timing_order = memory_rule, timing_order
+        self.mulligan, self.trigger_order = mulligan, trigger_order
         if len(decks) != 2:
             raise ConfigError(f"digimon: expected 2 decks, got {len(decks)}")
         self.cards = cards
@@ -587,7 +624,10 @@ class DigimonRules:
 
     def init(self, key: jax.Array) -> DigimonState:
         """A new game: shuffled decks, 5 security cards, 5 in hand, memory 0, a random first
-        player in the Breeding phase of turn 1 (their first draw skipped).
+        player, then the mulligan (G10: the first player, then the second, keeps the opening
+        hand or redraws it once; SelectEffectChoice ids 1000 / 1001) and the Breeding phase of
+        turn 1 (the first player's first draw skipped). With ``mulligan=False`` (the spec's
+        setup) the game starts in that Breeding phase.
 
         The deal is written out rather than played as 4 shuffles and 20 draws of the zone
         commands (under auto-reset ``init`` runs for every game at every step): every game
@@ -626,7 +666,7 @@ class DigimonRules:
         board = board.replace(zone=zone, position=position, version=board.version + 24)
         first = jax.random.bernoulli(k_first).astype(jnp.int8)
         board = board.replace(active_player=first, phase=jnp.int8(A.PHASES.index("breeding")))
-        return DigimonState(
+        state = DigimonState(
             board=board,
             memory=jnp.int8(0),
             first_player=first,
@@ -638,6 +678,45 @@ class DigimonRules:
             attack_target=jnp.int8(-1),
             **empty_effects(self.num_cards),
         )
+        return self._ask_mulligan(state, first) if self.mulligan else state
+
+    def _ask_mulligan(self, state: DigimonState, player) -> DigimonState:
+        """``player`` decides on their opening hand: a SelectEffectChoice whose record names a
+        card of their hand (so the record says who decides), Breeding phase next."""
+        return state.replace(
+            selection=Selection.open(
+                self.hand(state, player)[0],
+                -1,
+                -1,
+                left=1,
+                resume=PHASE["breeding"],
+                stage=CHOICE_MULLIGAN,
+            ),
+            board=state.board.replace(phase=jnp.int8(PHASE["select_effect_choice"])),
+        )
+
+    def _mulligan(self, state: DigimonState, action, key) -> DigimonState:
+        """Keep the opening hand (1000) or redraw it (1001: the hand is shuffled back into the
+        deck and 5 new cards are drawn; security, set before, stays); then the second player
+        decides, or the first player's turn 1 goes on to its Breeding phase. Each player decides
+        once (General Rules: one redraw, the first player first)."""
+        player = self.decider(state)
+        hand, deck = zone_of("hand", player), zone_of("deck", player)
+        board = zones.move_all(self.layout, state.board, hand, deck).board
+        board = zones.shuffle(self.layout, board, deck, key).board
+        board = jax.lax.fori_loop(
+            0,
+            HAND_AT_START,
+            lambda _, board: zones.draw(self.layout, board, deck, hand).board,
+            board,
+        )
+        state = state.replace(board=tree_where(action == REDRAW_HAND, board, state.board))
+        second = self._ask_mulligan(state, 1 - player)
+        done = state.replace(
+            selection=Selection.none(),
+            board=state.board.replace(phase=jnp.int8(PHASE["breeding"])),
+        )
+        return tree_where(player == state.first_player, second, done)
 
     # -- derived facts (never stored, E2) --------------------------------------------------------
 
@@ -648,7 +727,9 @@ class DigimonRules:
         slot = state.lasting_slot.astype(jnp.int32)
         players = jnp.arange(2)[:, None, None]
         slots = jnp.arange(NUM_SLOTS)[None, :, None]
-        hits = on & (player == players) & ((slot == slots) | (slot < 0))  # [2, S, L]
+        # Slot -1 ("all your Digimon") reaches the battle area only, never the breeding area.
+        everywhere = (slot < 0) & jnp.asarray(IN_BATTLE_AREA)[None, :, None]
+        hits = on & (player == players) & ((slot == slots) | everywhere)  # [2, S, L]
         return jnp.sum(jnp.where(hits, state.lasting_amount.astype(jnp.int32), 0), axis=-1)
 
     def stacks(self, state: DigimonState) -> tuple[jax.Array, jax.Array]:
@@ -670,7 +751,8 @@ class DigimonRules:
         card's ``main`` rows and the sources' ``inherited`` rows targeting ``self``, and
         ``all_own_digimon`` rows of any permanent of the same player (a Tamer's aura), each when
         its window ([Your Turn] / [Opponent's Turn]) and condition hold. Timed effects (this turn,
-        until the next turn) are added by the effect stage.
+        until the next turn) are added by the effect stage. A permanent in the breeding area has
+        its printed DP: no effect reaches it, its own included (:data:`IN_BATTLE_AREA`).
 
         Args:
           battling: optional int32[2, S], the number of digivolution cards of the opponent's
@@ -683,6 +765,8 @@ class DigimonRules:
         on_field = card_slot >= 0
         card_size = jnp.where(on_field, size[jnp.maximum(card_slot, 0)], 0)  # [C]
         under = on_field & ~is_top
+        # Cards in the breeding area: their effects do not activate (IN_BATTLE_AREA).
+        in_battle = on_field & jnp.asarray(IN_BATTLE_AREA)[card_slot % NUM_SLOTS]
         definition = board.definition
         card = lambda name: self.cards[name][definition]  # noqa: E731  [C] or [C, R]
         kind = jnp.where(size > 0, card("kind")[jnp.maximum(top, 0)], -1)  # [2S]
@@ -711,7 +795,10 @@ class DigimonRules:
         )
         sources = jnp.maximum(card_size - 1, 0)  # digivolution cards under the top, per card
         digimon_slot = (kind == DIGIMON).reshape(2, NUM_SLOTS)
-        no_source = jnp.any(digimon_slot & (size.reshape(2, NUM_SLOTS) == 1), axis=1)  # [2]
+        # "The opponent has a Digimon with no digivolution cards" counts the battle area only.
+        no_source = jnp.any(
+            digimon_slot & (size.reshape(2, NUM_SLOTS) == 1) & IN_BATTLE_AREA, axis=1
+        )  # [2]
         opp_has_no_source = no_source[jnp.clip(1 - owner, 0, 1)]  # [C]
         battle = jnp.full(num_flat, -1) if battling is None else battling.reshape(-1)
         card_battle = jnp.where(on_field, battle[jnp.maximum(card_slot, 0)], -1)
@@ -724,7 +811,7 @@ class DigimonRules:
             | ((condition == COND_BATTLING_NO_SOURCE) & (card_battle == 0)[:, None])
         )
         row = cont("row")  # [C, Rc], -1: no continuous row there
-        live_cont = (row >= 0) & placed & window_ok & cond_ok
+        live_cont = (row >= 0) & placed & window_ok & cond_ok & in_battle[:, None]
         amount = cont("amount").astype(jnp.int32)
         amount = jnp.where(
             cont("amount_per") == PER_TWO_SOURCES, amount * (sources[:, None] // 2), amount
@@ -744,7 +831,8 @@ class DigimonRules:
             )  # [C]
             per_slot = _per_slot(card_slot, to_self)  # [2S]
             aura = jnp.stack([sum_along(jnp.where(owner == p, to_all, 0)) for p in range(2)])
-            bonus = per_slot.reshape(2, NUM_SLOTS) + aura[:, None]
+            # An aura ("all your Digimon") lifts the battle area, never the breeding area.
+            bonus = per_slot.reshape(2, NUM_SLOTS) + jnp.where(IN_BATTLE_AREA, aura[:, None], 0)
             return jnp.where(digimon_slot, bonus, 0), to_self
 
         dp_bonus, dp_by_card = gather(OP_DP)
@@ -920,7 +1008,8 @@ class DigimonRules:
             ((kind != DIGIMON) & (kind != TAMER) & (kind != OPTION), "cannot_play_kind"),
             ((kind == OPTION) & ~self._colors_ok(state, me, cards), "option_color_missing"),
             (~afford(self._card(state, "play_cost", cards).astype(jnp.int32)), "not_enough_memory"),
-            (field_full, "battle_area_full"),
+            # An Option never enters the battle area, so it needs no free slot.
+            (field_full & (kind != OPTION), "battle_area_full"),
         )
 
         # Digivolve: [n, 15] (field indices 13, 14 unused), requirement rows matched elementwise.
@@ -1112,9 +1201,12 @@ class DigimonRules:
 
     # -- transitions -------------------------------------------------------------------------------
 
-    def apply(self, state: DigimonState, action: jax.Array) -> tuple[DigimonState, jax.Array]:
+    def apply(
+        self, state: DigimonState, action: jax.Array, key: jax.Array
+    ) -> tuple[DigimonState, jax.Array]:
         """Apply a legal action, then let the game run until the next decision. Returns
-        ``(state, rewards float32[2])``.
+        ``(state, rewards float32[2])``. ``key``: a PRNG key for the action's chance events (the
+        shuffle of a mulligan's redraw; nothing else in the game is random after the deal).
 
         The action itself is one of 12 kinds (play, digivolve, attack, select, ...), each run
         only when some game of the batch chose it (:func:`tcgjax.core.tree.when_any`); what
@@ -1127,9 +1219,12 @@ class DigimonRules:
         block = phase == PHASE["block_timing"]
         counter = phase == PHASE["counter_timing"]
         selecting = state.selection.card >= 0
+        stage = state.selection.stage
         attack_range = (action >= layout.start("attack")) & (action < layout.start("digivolve"))
         kind = jnp.select(
             [
+                selecting & (stage == CHOICE_ORDER),
+                selecting & (stage == CHOICE_MULLIGAN),
                 selecting,
                 (block | counter) & (action == layout.start("pass")),
                 block & attack_range,
@@ -1142,7 +1237,7 @@ class DigimonRules:
                 (action >= layout.start("dna")) & (action < layout.start("unused")),
                 (action >= layout.start("activate")) & (action < layout.start("source")),
             ],
-            [9, 0, 1, 2, 3, 4, 5, 6, 7, 10, 11],
+            [12, 13, 9, 0, 1, 2, 3, 4, 5, 6, 7, 10, 11],
             8,
         )
         branches = (
@@ -1158,6 +1253,7 @@ class DigimonRules:
             self._select,
             self._dna,
             self._activate,
+            self._order,
         )
         over = state.winner >= 0
         before = state
@@ -1165,6 +1261,7 @@ class DigimonRules:
         # exclude each other, so each game gets exactly its own branch.
         for index, branch in enumerate(branches):
             state = when_some(kind == index, branch, state, action)
+        state = when_some(kind == len(branches), self._mulligan, state, action, key)
         # A finished game never changes (nothing is legal in it).
         state = tree_where(over, before, self._run(state))
         winner = state.winner.astype(jnp.int32)
@@ -1253,11 +1350,71 @@ class DigimonRules:
         return state
 
     def _resolve_one(self, state: DigimonState) -> DigimonState:
-        """Pop the first queued effect row and execute it."""
+        """Pop the first queued effect row and execute it; or, when its controller has two or
+        more effects that triggered with it and their order can matter (G10, official rule:
+        the player orders their own simultaneous triggers, the turn player's first), ask them
+        which resolves next (SelectEffectChoice, :meth:`trigger_order_choices`)."""
         card = jnp.maximum(state.queue.card[0].astype(jnp.int32), 0)
         row, slot = state.queue.row[0], state.queue.slot[0]
         popped = state.replace(queue=state.queue.pop())
-        return self._execute(popped, card, row, slot)
+        resolved = self._execute(popped, card, row, slot)
+        if self.trigger_order == "fixed":
+            return resolved
+        first, _ = self._order_candidates(state)
+        definition = state.board.definition[jnp.maximum(state.queue.card, 0)]  # [Q]
+        # Order can matter when the candidates are not all copies of one card (same rows).
+        differ = jnp.any(first & (definition != definition[0]))
+        ask = state.replace(
+            selection=Selection.open(
+                card, row, slot, left=1, resume=state.board.phase, stage=CHOICE_ORDER
+            ),
+            board=state.board.replace(phase=jnp.int8(PHASE["select_effect_choice"])),
+        )
+        return tree_where((jnp.sum(first) >= 2) & differ, ask, resolved)
+
+    def _order_candidates(self, state: DigimonState) -> tuple[jax.Array, jax.Array]:
+        """The simultaneous triggers that the first queued entry's controller may order:
+        ``first`` bool[Q], the first entry of each distinct card among the waiting entries of the
+        first entry's group and controller (choice ``i`` = the ``i``-th of them, in queue order);
+        ``of_card`` bool[Q, Q], entry ``j`` belongs to the card of candidate entry ``k``
+        (``[k, j]``). Nothing when the first entry's order is settled (group -1)."""
+        queue = state.queue
+        card = queue.card.astype(jnp.int32)
+        owner = state.board.owner[jnp.maximum(card, 0)]
+        group = queue.group
+        mine = (card >= 0) & (group == group[0]) & (group[0] >= 0) & (owner == owner[0])
+        same = (card[:, None] == card[None, :]) & mine[:, None] & mine[None, :]  # [Q, Q]
+        earlier = jnp.tril(jnp.ones((QUEUE_SIZE, QUEUE_SIZE), jnp.bool_), -1)  # [j, k]: k < j
+        first = mine & ~jnp.any(same & earlier, axis=1)
+        return first, same
+
+    def trigger_order_choices(self, state: DigimonState) -> jax.Array:
+        """int32[]: how many effects the pending trigger-order choice offers (ids 1000 + i)."""
+        first, _ = self._order_candidates(state)
+        return jnp.sum(first, dtype=jnp.int32)
+
+    def trigger_order_cards(self, state: DigimonState) -> jax.Array:
+        """int32[Q]: the card instance whose effects choice ``1000 + i`` of a trigger-order
+        choice resolves next, for each ``i`` (-1 past the candidates)."""
+        first, _ = self._order_candidates(state)
+        rank = jnp.where(first, jnp.cumsum(first) - 1, QUEUE_SIZE)
+        cards = state.queue.card.astype(jnp.int32)
+        return jnp.full(QUEUE_SIZE + 1, -1, jnp.int32).at[rank].set(cards)[:QUEUE_SIZE]
+
+    def _order(self, state: DigimonState, action):
+        """The controller picks which of their simultaneous triggered effects resolves next (id
+        1000 + i: the ``i``-th candidate card, :meth:`_order_candidates`): all of that card's
+        waiting rows move to the front, settled, and resolve next; the choice closes. When the
+        next of the others comes up, the player is asked again while two or more remain."""
+        first, same = self._order_candidates(state)
+        rank = jnp.cumsum(first) - 1
+        pick = first & (rank == action - 1000)  # [Q]: the chosen candidate's entry
+        chosen = jnp.any(same & pick[None, :], axis=1)  # every entry of that card
+        return state.replace(
+            queue=state.queue.to_front(chosen),
+            selection=Selection.none(),
+            board=state.board.replace(phase=state.selection.resume),
+        )
 
     def _trash_processed(self, state: DigimonState) -> DigimonState:
         """An Option that has resolved goes from ``processing`` to its owner's trash."""
@@ -1307,8 +1464,11 @@ class DigimonRules:
         wake = (jnp.arange(2)[:, None] == me) | reboot
         drawn = zones.draw(self.layout, state.board, zone_of("deck", me), zone_of("hand", me))
         decked = drawn.error != 0
+        # A player who cannot draw loses in the Draw phase: the finished game keeps that phase
+        # (no Breeding phase of a turn that never goes on).
+        phase = jnp.where(decked, PHASE["draw"], PHASE["breeding"]).astype(jnp.int8)
         return state.replace(
-            board=drawn.board.replace(phase=jnp.int8(PHASE["breeding"])),
+            board=drawn.board.replace(phase=phase),
             suspended=state.suspended & ~wake,
             winner=jnp.where(decked, 1 - me, state.winner).astype(jnp.int8),
             end_reason=jnp.where(decked, END_DECK_OUT, state.end_reason).astype(jnp.int8),
@@ -1445,14 +1605,19 @@ class DigimonRules:
         """Queue the effect rows that fire on ``trigger`` in the permanent ``slots`` (bool[2, S]):
         each top card's ``main`` rows and its digivolution cards' ``inherited`` rows.
 
-        Order (simultaneous triggers, documented): the turn player's first, then slot by slot,
-        in each stack the top card first and then the cards under it from the top down (the
-        rules let the player choose among their own; this order is fixed)."""
+        Order (simultaneous triggers): the turn player's first, then slot by slot, in each stack
+        the top card first and then the cards under it from the top down. The entries share a
+        queue group: with ``trigger_order="chosen"`` (G10, the official rule) each player picks
+        the order of their own when it can matter (:meth:`_resolve_one`); this order is the
+        ``"fixed"`` option's."""
         board = state.board
         card_slot, size, is_top, _ = _membership(board)
         on_field = card_slot >= 0
         flat = jnp.maximum(card_slot, 0)
-        chosen = on_field & slots.reshape(-1)[flat]
+        # Cards in the breeding area never fire (their effects do not activate; IN_BATTLE_AREA):
+        # a Digimon digivolved there has no [When Digivolving], a Digimon raised there no
+        # [Start of Your Turn].
+        chosen = on_field & slots.reshape(-1)[flat] & jnp.asarray(IN_BATTLE_AREA)[flat % NUM_SLOTS]
         # Only the rows of this trigger: [C, Rt] (``_triggered``), not all R rows of every card.
         table = self._triggered[trigger]
         row = jnp.asarray(table["row"])[board.definition].astype(jnp.int32)
@@ -1471,6 +1636,8 @@ class DigimonRules:
             jnp.arange(self.num_cards),
             jnp.where(on_field, card_slot % NUM_SLOTS, -1),
             row,
+            # Triggered together: their controller may choose their order (G10, ``_resolve_one``).
+            group=state.queue.next_group(),
         )
 
     def _push_card(self, state: DigimonState, card, where: int, trigger: int) -> DigimonState:
@@ -1485,12 +1652,14 @@ class DigimonRules:
         return self._enqueue(state, own[None, :], jnp.zeros(1, jnp.int32), jnp.reshape(card, 1), -1)
 
     def _enqueue(
-        self, state: DigimonState, fires, priority, cards, card_slot, rows=None
+        self, state: DigimonState, fires, priority, cards, card_slot, rows=None, group=-1
     ) -> DigimonState:
         """Append the ``fires`` ``[N, W]`` entries (effect rows of the card instances ``cards``
         ``[N]``, acting from ``card_slot`` ``[N]`` or a scalar), lowest ``priority`` ``[N]``
         first (then by column), after the queue. Column ``j`` of card ``n`` is effect row
         ``rows[n, j]`` (``rows`` int ``[N, W]``, ascending in ``j``; default: row ``j``).
+        ``group``: the queue group of the new entries (triggered together), -1 when their order
+        is settled (one card's own rows).
 
         The first ``QUEUE_SIZE`` keys are taken by repeated ``argmin``: a few reductions over
         the ``N * R`` keys, where a sort of them costs 16 times more under ``vmap`` on CPU
@@ -1530,6 +1699,9 @@ class DigimonRules:
                 card=jnp.where(keep, queue.card, new_card[j]).astype(jnp.int16),
                 row=jnp.where(keep, queue.row, new_row[j]).astype(jnp.int8),
                 slot=jnp.where(keep, queue.slot, new_slot[j]).astype(jnp.int8),
+                group=jnp.where(keep, queue.group, jnp.where(new_valid[j], group, -1)).astype(
+                    jnp.int8
+                ),
             )
         )
 
@@ -1560,6 +1732,7 @@ class DigimonRules:
         opp_no_source = jnp.any(
             (jnp.where(opp == 0, perm_kind[0], perm_kind[1]) == DIGIMON)
             & (jnp.where(opp == 0, size[0], size[1]) == 1)
+            & IN_BATTLE_AREA
         )
         condition, value = col("condition"), col("condition_value").astype(jnp.int32)
         my_size = jnp.where(controller == 0, size[0], size[1])[jnp.clip(slot, 0, NUM_SLOTS - 1)]
@@ -1884,6 +2057,8 @@ class DigimonRules:
         flags = self._sel_col(state, "flags").astype(jnp.int32)
         may_decline = (flags & (FLAG_OPTIONAL | FLAG_UP_TO)) != 0
         may_decline &= state.board.phase != PHASE["select_material"]
+        # The order of triggers and the mulligan are decisions, not an effect to decline.
+        may_decline &= state.selection.stage == CHOICE_ROW
         ids = jnp.arange(A.NUM_ACTIONS)
         legal = self.selection_choices(state) | ((ids == A.LAYOUT.start("pass")) & may_decline)
         return jnp.where(legal, 0, CODES["not_a_valid_selection"])
@@ -1996,9 +2171,17 @@ class DigimonRules:
         return (jnp.arange(SECURITY_SLOTS) < count) & self._selecting(state, "select_security")
 
     def branch_choices(self, state: DigimonState) -> jax.Array:
-        """bool[3] in SelectEffectChoice: branch i of the choose_one row (its row + 1 + i)."""
-        count = self._sel_col(state, "count")
-        return (jnp.arange(MAX_BRANCHES) < count) & self._selecting(state, "select_effect_choice")
+        """bool[Q] in SelectEffectChoice (ids 1000 + i), by the selection's stage: branch i of the
+        choose_one row (its row + 1 + i); the i-th simultaneous triggered effect to resolve
+        next (:meth:`trigger_order_choices`); keep (1000) or redraw (1001) the opening hand."""
+        stage = state.selection.stage
+        count = jnp.select(
+            [stage == CHOICE_ORDER, stage == CHOICE_MULLIGAN],
+            [self.trigger_order_choices(state), 2],
+            self._sel_col(state, "count").astype(jnp.int32),
+        )
+        assert MAX_BRANCHES <= QUEUE_SIZE
+        return (jnp.arange(QUEUE_SIZE) < count) & self._selecting(state, "select_effect_choice")
 
     def _reveal(self, state: DigimonState, player, n) -> DigimonState:
         """The top ``n`` cards of ``player``'s deck go to ``revealed`` (fewer when it runs out)."""
@@ -2525,7 +2708,25 @@ class DigimonRules:
                 f"a pending selection exactly in the selection phases, not {phase}",
             )
         sel_card, sel_row = int(state.selection.card), int(state.selection.row)
-        if paused and phase != "select_material":
+        choice = int(state.selection.stage)
+        if choice not in range(len(SELECTION_STAGES)):
+            fail("game.selection.stage", f"{choice} is not one of {SELECTION_STAGES}")
+        if paused and choice != CHOICE_ROW:
+            if phase != "select_effect_choice":
+                fail("turnState.phase", f"a {SELECTION_STAGES[choice]} choice waits in {phase}")
+        if paused and choice == CHOICE_ORDER:
+            if self.trigger_order != "chosen":
+                fail("game.selection.stage", "a trigger-order choice under trigger_order=fixed")
+            if int(state.queue.card[0]) != sel_card:
+                fail("game.selection.card", "a trigger-order choice not about the first queued row")
+        if paused and choice == CHOICE_MULLIGAN:
+            if not self.mulligan or int(b.turn_number) != 1 or not 0 <= sel_card < layout.num_cards:
+                fail("game.selection.stage", "a mulligan outside the setup (or with mulligan off)")
+            if int(b.zone[sel_card]) != int(zone_of("hand", int(b.owner[sel_card]))):
+                fail("game.selection.card", "the mulligan's card is not in its owner's hand")
+            if np.any(~empty) or stage != STAGE_NONE:
+                fail("game.selection.stage", "a mulligan after the game has begun")
+        if paused and choice == CHOICE_ROW and phase != "select_material":
             definition = int(b.definition[sel_card]) if 0 <= sel_card < layout.num_cards else 0
             num_rows = int(self.cards.numpy["effects.num_rows"][definition])
             if not 0 <= sel_row < num_rows:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from tcgjax.core import render, visibility, zones
 from tcgjax.core.env import Env, StepResult
@@ -107,6 +108,29 @@ class DuelEnv(Env):
             sides=[side(0), side(1)],
             card_label=label,
         )
+
+    def _describe_action(self, state, action: int, viewer: int | None) -> str:
+        """``play Goblin (hand 0)``, ``cast Spark (hand 1)``, ``attack with Wolf (board 0)``,
+        ``end the turn``: the card at the id's hand position or board slot (0-based) of the
+        player to act. Every card a duel move names is public once the move is made."""
+        del viewer
+        board = state.game.board
+        me = int(board.active_player)
+        kind, offset = ACTIONS.decode(action)
+        if kind == "end_turn":
+            return "end the turn"
+        where = "hand" if kind == "play" else "board"
+        zone = int(rules.zone_of(where, me))
+        at = np.flatnonzero(
+            (np.asarray(board.zone) == zone) & (np.asarray(board.position) == offset)
+        )
+        if at.size == 0:
+            return f"{kind} (nothing at {where} {offset})"
+        row = render.card_definition(self.board_layout, board, int(at[0]))
+        if kind == "attack":
+            return f"attack with {row['name']} ({where} {offset})"
+        verb = "cast" if row["kind"] == rules.SPELL else "play"
+        return f"{verb} {row['name']} ({where} {offset})"
 
     def _validate_game(self, game: DuelState) -> None:
         self.rules.validate(game)

@@ -15,6 +15,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from tcgjax.core.env import Env, StepResult
 from tcgjax.core.errors import ConfigError
@@ -24,7 +25,7 @@ from tcgjax.games.pokemon import rules as R
 from tcgjax.games.pokemon.cards import SHIPPED_CARDS, load_cards
 from tcgjax.games.pokemon.decks import load_deck
 
-__all__ = ["PokemonEnv", "encode_board", "decode_action"]
+__all__ = ["PokemonEnv", "encode_board", "decode_action", "describe_action"]
 
 DeckSpec = str | os.PathLike | Mapping[str, Any]
 
@@ -45,7 +46,9 @@ class PokemonEnv(Env):
 
     id = "pokemon"
     # 2: both Actives Knocked Out at once, the player whose turn is next promotes first.
-    version = "2"
+    # 3: an effect row's gate is a conjunction (issue #32); Eelektross's Suction Shock paralyzes
+    # only after a switch (it paralyzed on heads with no opponent's Bench).
+    version = "3"
     num_players = 2
     default_max_steps = 3000
     game_state_type = R.PokemonState
@@ -137,7 +140,8 @@ class PokemonEnv(Env):
         self.rules.validate(game)
 
     def action_name(self, action: int) -> str:
-        """``play[sv1-180]``, ``evolve[sv3-68->bench2]``, ``select_slot[opponent bench1]``, ..."""
+        """The phase-free name of an id: ``play[sv1-180]``, ``evolve[sv3-68->bench2]``,
+        ``select_slot[opponent bench1]``, ... (a move in a state: :meth:`describe_action`)."""
         if not 0 <= int(action) < self.num_actions:
             return f"<out of range: {int(action)}>"
         kind, args = decode_action(self, action)
@@ -152,6 +156,9 @@ class PokemonEnv(Env):
         if kind == "ability":
             return f"ability[{args['slot']}]"
         return self.action_layout.name(int(action))
+
+    def _describe_action(self, state, action: int, viewer: int | None) -> str:
+        return describe_action(self, state, action, viewer=viewer)
 
 
 def encode_board(env: PokemonEnv, state, player, version: str = "v2.1") -> jax.Array:
@@ -188,3 +195,137 @@ def decode_action(env: PokemonEnv, action: int) -> tuple[str, dict[str, Any]]:
     if kind == "attack":
         return kind, {"index": offset}
     return kind, {}
+
+
+# What a card choice of an effect row picks from and where the card goes (``effects.SOURCE_OF``,
+# ``effects.DESTINATION_OF``), in words.
+_FROM = {"deck": "the deck", "discard": "the discard pile", "looking": "the cards looked at",
+         "hand": "the hand"}  # fmt: skip
+_SLOT_VERBS = {"gust": "bring {} to the Active Spot", "switch": "switch in {}", "heal": "heal {}",
+               "bench_damage": "damage {}"}  # fmt: skip
+
+
+def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None = None) -> str:
+    """The name of ``action`` as a move in ``state`` (one concrete game), host-side: what
+    ``env.describe_action`` returns. Cards by their names, Pokémon with their place (``Active``,
+    ``Bench 2``, ``the opponent's Bench 1``), by phase: ``put Tynamo face down as the Active
+    Pokémon`` (setup), ``evolve Tynamo (Active) into Eelektrik``, ``attach Basic Lightning Energy
+    to Tadbulb (Bench 2)``, ``attack with Tadbulb (Active): Stampede``, ``retreat Tynamo (Active)
+    for Tadbulb (Bench 2)``, ``discard Basic Lightning Energy from Tynamo (Active) (retreat
+    cost)``, ``promote Tadbulb (Bench 2) to the Active Spot``, ``put Yamper from the deck onto the
+    Bench`` (an effect's card choice), ``switch in Tadbulb (Bench 2)`` (its Pokémon choice),
+    ``end the turn``.
+
+    For a ``viewer`` other than the player to act, a card the move keeps hidden from them (a
+    Pokémon put face down in setup, a card taken from the deck or the cards looked at into the
+    hand, a card put on the bottom of the deck) is ``a card``.
+    """
+    from tcgjax.core import render as core_render
+    from tcgjax.games.pokemon import effects as E
+    from tcgjax.games.pokemon.cards import OPS
+
+    game = jax.device_get(state.game)
+    board, sel = game.board, game.selection
+    registry = env.rules.cards
+    phase = R.PHASES[int(board.phase)]
+    me = int(board.active_player)
+    hidden = viewer is not None and viewer != me
+    slots = jax.device_get(core_render.host_jit(env.rules.slot_view)(game))
+    kind, offset = env.action_layout.decode(int(action))
+
+    def card(d: int) -> str:
+        return registry.definition(registry.ids[d])["name"] if d > 0 else "no card (padding id)"
+
+    def secret(d: int) -> str:
+        return "a card" if hidden else card(d)
+
+    def place(player: int, slot: int) -> str:
+        where = "Active" if slot == 0 else f"Bench {slot}"
+        return where if player == me else f"the opponent's {where}"
+
+    def pokemon(player: int, slot: int) -> str:
+        if not bool(slots["occupied"][player, slot]):
+            return f"nothing ({place(player, slot)} is empty)"
+        return f"{card(int(slots['definition'][player, slot]))} ({place(player, slot)})"
+
+    def rows(player: int, slot: int, field: str) -> tuple:
+        d = int(slots["definition"][player, slot])
+        return registry.definition(registry.ids[d])[field] if d > 0 else ()
+
+    def pending() -> tuple[str, int]:
+        """The op of the row waiting on the choice, and its card's definition."""
+        source = int(sel.card)
+        if source < 0 or int(sel.row) < 0:
+            return "", 0
+        d = int(board.definition[source])
+        return OPS[int(np.asarray(registry.numpy["effects.op"])[d, int(sel.row)])], d
+
+    if kind == "play":
+        if phase == "setup_active":
+            return f"put {secret(offset)} face down as the Active Pokémon"
+        if phase == "setup_bench":
+            return f"put {secret(offset)} face down on the Bench"
+        basic = bool(np.asarray(env.rules.is_basic)[offset]) and offset > 0
+        return f"play {card(offset)}" + (" onto the Bench" if basic else "")
+    if kind in ("evolve", "attach"):
+        d, slot = divmod(offset, R.NUM_SLOTS)
+        if kind == "evolve":
+            return f"evolve {pokemon(me, slot)} into {card(d)}"
+        return f"attach {card(d)} to {pokemon(me, slot)}"
+    if kind == "ability":
+        named = [a["name"] for a in rows(me, offset, "abilities")]
+        ability = named[0] if named else "its Ability (it has none)"
+        return f"use {ability} of {pokemon(me, offset)}"
+    if kind == "retreat":
+        return f"retreat {pokemon(me, 0)} for {pokemon(me, offset + 1)}"
+    if kind == "attack":
+        attacks = rows(me, 0, "attacks")
+        name = attacks[offset]["name"] if offset < len(attacks) else f"attack {offset} (none)"
+        return f"attack with {pokemon(me, 0)}: {name}"
+    if kind == "select_card":
+        if phase == "retreat_payment":
+            return f"discard {card(offset)} from {pokemon(me, 0)} (retreat cost)"
+        if phase != "select":
+            return f"choose {card(offset)}"
+        op, _ = pending()
+        if int(sel.stage) == E.ORDER:
+            return f"put {secret(offset)} on the bottom of the deck"
+        source, dest = E.SOURCE_OF.get(op, ""), E.DESTINATION_OF.get(op, "")
+        origin = pokemon(me, max(int(sel.slot), 0)) if source == "attached" else _FROM.get(source)
+        origin = f" from {origin}" if origin else ""
+        if dest == "discard":
+            return f"discard {card(offset)}{origin}"
+        if dest == "attach":
+            return f"choose {card(offset)}{origin} to attach"
+        if dest == "bench":
+            return f"put {card(offset)}{origin} onto the Bench"
+        if dest == "hand":
+            shown = secret(offset) if source in ("deck", "looking") else card(offset)
+            return f"put {shown}{origin} into the hand"
+        return f"choose {card(offset)}{origin}"
+    if kind == "select_slot":
+        side = me if offset < R.NUM_SLOTS else 1 - me
+        target = pokemon(side, offset % R.NUM_SLOTS)
+        if phase == "promote":
+            return f"promote {target} to the Active Spot"
+        if phase == "select" and int(sel.stage) == E.PLACE:
+            picked = int(sel.picked)
+            energy = card(int(board.definition[picked])) if picked >= 0 else "the chosen card"
+            return f"attach {energy} to {target}"
+        if phase == "select":
+            return _SLOT_VERBS.get(pending()[0], "choose {}").format(target)
+        return f"choose {target}"
+    if kind == "yes":
+        return "draw 1 more card (the opponent's mulligan)" if phase == "mulligan_draw" else "yes"
+    if kind == "done":
+        if phase == "mulligan_draw":
+            return "draw no more cards"
+        if phase == "setup_bench":
+            return "finish setting up the Bench"
+        if phase == "select":
+            _, d = pending()
+            return f"choose nothing more for {card(d) if d else 'the pending effect'}"
+        return "done"
+    if kind == "end_turn":
+        return "end the turn"
+    return env.action_name(action)

@@ -11,7 +11,9 @@ from tcgjax.games.digimon import actions as A
 
 @pytest.fixture(scope="module")
 def apply(rules):
-    return jax.jit(rules.apply)
+    from digimon_testlib import jit_apply
+
+    return jit_apply(rules)
 
 
 @pytest.fixture(scope="module")

@@ -70,6 +70,15 @@ def make_rules(entries, main, eggs=("EGG",) * 4):
     return R.DigimonRules(registry, [(list(eggs), main), (list(eggs), main)])
 
 
+# The rule tests' key for an action's chance events (only a mulligan's redraw shuffles).
+TEST_KEY = jax.random.PRNGKey(0)
+
+
+def jit_apply(rules, key=TEST_KEY):
+    """``jit(rules.apply)`` taking ``(state, action)``, with a fixed ``key``."""
+    return jax.jit(functools.partial(rules.apply, key=key))
+
+
 def code_name(code) -> str:
     return "ok" if int(code) == 0 else R.RULE_ERRORS[int(code) - R.FIRST_GAME_CODE].name
 

@@ -5,7 +5,7 @@ example of ``digimon_state_tensor.md`` reproduced value by value on both turns (
 import jax
 import numpy as np
 import pytest
-from digimon_testlib import digimon, make_rules, other, stack, step_ok, zone_cards
+from digimon_testlib import digimon, jit_apply, make_rules, other, stack, step_ok, zone_cards
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import observation as O
@@ -103,7 +103,7 @@ def test_security_attack_modifiers(rules, perm):
 
 def test_security_attack_checks_more_cards(rules):
     s = situation(rules, {"field": [["SA1", "PER2"]]}, {"security": ["PLAIN4", "PLAIN3", "AURA"]})
-    apply, errors = jax.jit(rules.apply), jax.jit(rules.action_errors)
+    apply, errors = jit_apply(rules), jax.jit(rules.action_errors)
     s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, A.TARGET_PLAYER))
     assert zone_cards(rules, s, "trash", 1) == ["AURA", "PLAIN3"]  # top first: 2 checks
     assert zone_cards(rules, s, "security", 1) == ["PLAIN4"]
@@ -112,7 +112,7 @@ def test_security_attack_checks_more_cards(rules):
 
 def test_battling_a_no_source_digimon(rules):
     """EGGB's +1000 turns a 3000 vs 3000 tie into a win, but only against a no-source Digimon."""
-    apply, errors = jax.jit(rules.apply), jax.jit(rules.action_errors)
+    apply, errors = jit_apply(rules), jax.jit(rules.action_errors)
     for theirs, survives in ((["PLAIN3"], True), (["EGG", "PLAIN3"], False)):
         s = situation(rules, {"field": [["EGGB", "PLAIN3"]]},
                       {"field": [theirs], "suspended": [0]})  # fmt: skip

@@ -53,6 +53,12 @@ def test_max_turns_truncates_after_that_turn_and_is_validated(env):
 
 def test_decode_action_and_the_tensor_follow_the_state(env):
     state = jax.jit(env.init)(jax.random.PRNGKey(0))
+    # The mulligan (G10): 1000 keeps, 1001 redraws, in SelectEffectChoice; both players keep.
+    assert decode_action(env, state, 1000).kind == "select_branch"
+    assert decode_action(env, state, 62).kind == "decline"
+    step = jax.jit(env.step)
+    for _ in range(2):
+        state = step(state, 1000, jax.random.PRNGKey(1))
     assert decode_action(env, state, 62).name == "pass"  # Breeding phase: pass = skip breeding
     assert decode_action(env, state, 60).kind == "hatch"
     player = int(state.current_player)
@@ -71,6 +77,8 @@ def test_decode_action_and_the_tensor_follow_the_state(env):
         ({"cards": 3}, "cards"),
         ({"memory_rule": "house"}, "memory_rule='house'"),
         ({"timing_order": None}, "timing_order=None"),
+        ({"mulligan": "yes"}, "mulligan='yes'"),
+        ({"trigger_order": "random"}, "trigger_order='random'"),
     ],
 )
 def test_option_errors(options, needle):

@@ -6,7 +6,16 @@ situations."""
 
 import numpy as np
 import pytest
-from digimon_testlib import code_name, digimon, make_rules, other, stack, step_ok, zone_cards
+from digimon_testlib import (
+    code_name,
+    digimon,
+    jit_apply,
+    make_rules,
+    other,
+    stack,
+    step_ok,
+    zone_cards,
+)
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.scenario import build_state
@@ -223,7 +232,7 @@ def test_spec_options_memory_wording_and_block_before_counter(spec_rules):
     import jax
 
     rules = spec_rules
-    apply, errors = jax.jit(rules.apply), jax.jit(rules.action_errors)
+    apply, errors = jit_apply(rules), jax.jit(rules.action_errors)
     # G1 "spec": a cost may not exceed the current memory, and 0 ends the turn.
     s = situation(rules, {"hand": ["BLAST", "L3"], "field": [["L4"]]}, {}, memory=3)
     assert code_name(errors(s)[A.encode("play", 0)]) == "not_enough_memory", "9 > 3"

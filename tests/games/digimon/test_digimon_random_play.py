@@ -95,12 +95,12 @@ def test_random_play_keeps_every_invariant_for_100k_steps(rules):
     def run(state, key):
         def body(carry, key):
             state = carry
-            k_act, k_reset = jax.random.split(key)
+            k_act, k_reset, k_apply = jax.random.split(key, 3)
             mask = jax.vmap(rules.legal_action_mask)(state)
             ongoing = state.winner < 0
             stuck = ongoing & ~jnp.any(mask, axis=-1)
             action = random_legal_action(k_act, mask)
-            stepped, _ = jax.vmap(rules.apply)(state, action)
+            stepped, _ = jax.vmap(rules.apply)(state, action, jax.random.split(k_apply, BATCH))
             ok = jax.vmap(check)(stepped)
             # Continuous rows in force now, by card definition (triggered ones: `resolved`).
             live = jax.vmap(lambda s: rules.permanents(s).live_rows)(stepped)  # [B, C, R]

@@ -1,4 +1,5 @@
-"""Digimon setup (stage 2): zones, deck rules at construction, and the official game setup."""
+"""Digimon setup (stage 2): zones, deck rules at construction, and the official game setup with
+its mulligan (G10)."""
 
 import jax
 import jax.numpy as jnp
@@ -8,6 +9,7 @@ import pytest
 import tcgjax
 from tcgjax.core import zones
 from tcgjax.core.cards import CardRegistry
+from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import cards as C
 from tcgjax.games.digimon import rules as R
 
@@ -63,9 +65,15 @@ def test_setup_deals_security_and_hand_and_keeps_every_card(rules, games):
         rules.validate(jax.tree.map(lambda x, g=g: x[g], games))
 
 
-def test_setup_starts_turn_one_in_breeding_with_memory_zero_and_a_random_first_player(games):
+def test_setup_starts_turn_one_with_the_mulligan_memory_zero_and_a_random_first_player(games):
     assert np.all(games.memory == 0) and np.all(games.board.turn_number == 1)
-    assert np.all(games.board.phase == R.A.PHASES.index("breeding"))
+    # G10: the first player decides on their opening hand first (SelectEffectChoice).
+    assert np.all(games.board.phase == R.A.PHASES.index("select_effect_choice"))
+    assert np.all(games.selection.stage == R.CHOICE_MULLIGAN)
+    owner = np.take_along_axis(
+        np.asarray(games.board.owner), np.asarray(games.selection.card)[:, None], axis=1
+    )[:, 0]
+    np.testing.assert_array_equal(owner, games.first_player)
     np.testing.assert_array_equal(games.board.active_player, games.first_player)
     firsts = np.asarray(games.first_player)
     assert 0 < firsts.sum() < 64, "both seats start some of 64 games"
@@ -133,6 +141,9 @@ def test_validate_rejects_broken_states(rules, games):
         (one.replace(suspended=one.suspended.at[0, 3].set(True)), "game.suspended"),
         (one.replace(entered_turn=one.entered_turn.at[1, 12].set(1)), "game.entered_turn"),
         (one.replace(board=one.board.replace(turn_number=jnp.int16(0))), "turnState.turnNumber"),
+        (one.replace(selection=one.selection.replace(stage=jnp.int8(3))), "game.selection.stage"),
+        # A mulligan once turn 1 is over.
+        (one.replace(board=one.board.replace(turn_number=jnp.int16(2))), "game.selection.stage"),
     ]
     # A card of player 1 moved into player 2's hand.
     b = one.board
@@ -147,3 +158,79 @@ def test_validate_rejects_broken_states(rules, games):
         with pytest.raises(tcgjax.InvalidStateError) as info:
             rules.validate(state)
         assert info.value.field == field, (field, str(info.value))
+
+
+# -- the mulligan (G10) ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def decide(rules):
+    from digimon_testlib import jit_apply
+
+    apply, errors = jit_apply(rules), jax.jit(rules.action_errors)
+
+    def run(state, action):
+        code = int(errors(state)[action])
+        assert code == 0, f"{action}: code {code}"
+        new, rewards = apply(state, action)
+        rules.validate(new)
+        assert not np.any(np.asarray(rewards))
+        return new
+
+    return run, errors
+
+
+def _hand(rules, state, p):
+    return set(np.flatnonzero(np.asarray(state.board.zone) == int(R.zone_of("hand", p))).tolist())
+
+
+def _security(rules, state, p):
+    z = int(R.zone_of("security", p))
+    cards = np.flatnonzero(np.asarray(state.board.zone) == z)
+    return cards[np.argsort(np.asarray(state.board.position)[cards])].tolist()
+
+
+@pytest.mark.parametrize(("first_choice", "second_choice"), [(R.KEEP_HAND, R.REDRAW_HAND),
+                                                             (R.REDRAW_HAND, R.KEEP_HAND),
+                                                             (R.REDRAW_HAND, R.REDRAW_HAND)])  # fmt: skip
+def test_mulligan_each_player_once_first_player_first(rules, games, decide, first_choice,
+                                                      second_choice):  # fmt: skip
+    run, errors = decide
+    state = jax.tree.map(lambda x: jnp.asarray(x[0]), games)
+    first = int(state.first_player)
+    second = 1 - first
+    hands = [_hand(rules, state, p) for p in range(2)]
+    security = [_security(rules, state, p) for p in range(2)]
+    legal = lambda s: np.flatnonzero(np.asarray(errors(s)) == 0).tolist()  # noqa: E731
+    assert legal(state) == [R.KEEP_HAND, R.REDRAW_HAND] and int(rules.decider(state)) == first
+
+    state = run(state, first_choice)
+    assert (_hand(rules, state, first) != hands[first]) == (first_choice == R.REDRAW_HAND)
+    assert len(_hand(rules, state, first)) == 5
+    # The second player decides next, once as well.
+    assert A.PHASES[int(state.board.phase)] == "select_effect_choice"
+    assert int(rules.decider(state)) == second and legal(state) == [R.KEEP_HAND, R.REDRAW_HAND]
+
+    state = run(state, second_choice)
+    assert (_hand(rules, state, second) != hands[second]) == (second_choice == R.REDRAW_HAND)
+    assert len(_hand(rules, state, second)) == 5
+    assert [_security(rules, state, p) for p in range(2)] == security, "security stays"
+    # Turn 1 begins: the first player's Breeding phase; no mulligan can be taken again.
+    assert A.PHASES[int(state.board.phase)] == "breeding" and int(state.selection.card) == -1
+    assert int(state.board.active_player) == first and int(rules.decider(state)) == first
+    codes = np.asarray(errors(state))
+    assert codes[R.KEEP_HAND] != 0 and codes[R.REDRAW_HAND] != 0
+
+
+def test_the_mulligan_shows_in_the_tensor(rules, games):
+    from tcgjax.games.digimon import observation as O
+
+    state = jax.tree.map(lambda x: jnp.asarray(x[0]), games)
+    first = int(state.first_player)
+    for observer in (0, 1):
+        tensor = O.board_state_tensor(rules, state, observer)
+        phase = float(A.PHASES.index("select_effect_choice"))
+        assert float(O.LAYOUT.view(tensor, "global")[1]) == phase
+        np.testing.assert_array_equal(
+            np.asarray(O.LAYOUT.view(tensor, "selection")), [phase, 2.0, first + 1.0, 0.0, 0.0]
+        )

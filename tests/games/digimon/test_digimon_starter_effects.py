@@ -152,6 +152,30 @@ def test_st1_13_shadow_wing_main_and_security(rules, apply, errors, perm):
     assert int(perm(s).security_attack[0, 0]) == 0, "expired with the end of that turn"
 
 
+def test_st1_13_shadow_wing_needs_no_free_battle_slot(rules, apply, errors, perm):
+    """An Option never enters the battle area: with 12 permanents it is still used, while a
+    Digimon is refused (issue #32)."""
+    twelve = [["ST1-02"]] * 4 + [["ST1-04"]] * 4 + [["ST1-03"]] * 3 + [["ST1-05"]]
+    s = red(rules, {"hand": ["ST1-13", "ST1-03"], "field": twelve}, {}, memory=1)
+    assert code_name(errors(s)[A.encode("play", 1)]) == "battle_area_full"
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    s, _ = step_ok(rules, apply, errors, s, OWN + 11)
+    birdramon = int(rules.cards.numpy["dp"][rules.cards.index("ST1-05")])
+    assert int(perm(s).dp[0, 11]) == birdramon + 3000
+    assert zone_cards(rules, s, "trash", 0) == ["ST1-13"]
+
+
+def test_st1_12_tai_does_not_reach_the_breeding_area(rules, perm, tensor):
+    """A Digimon in the breeding area is not affected by other cards' effects (issue #32): with
+    Tai Kamiya in play a battle-area Agumon has 3000 DP, a breeding-area Agumon its own 2000, in
+    the rules and in the tensor."""
+    s = red(rules, {"field": [["ST1-03"], ["ST1-12"]], "breeding": ["ST1-01", "ST1-03"]}, {})
+    p = perm(s)
+    assert int(p.dp[0, 0]) == 3000 and int(p.dp[0, R.BREEDING_SLOT]) == 2000
+    breeding = O.LAYOUT.view(tensor(rules, s, 0, "player"), "my_breeding")
+    assert float(breeding[O.HEADER.index("dp")]) == 2000.0
+
+
 def test_st1_14_starlight_explosion_security_digimon_plus_7000(rules, apply, errors):
     # Security: +7000 to the defender's Security Digimon this turn; Birdramon (5000), checked
     # second (<Security A. +1> from WereGarurumon), then ties the 12000 attacker: it is deleted.

@@ -78,7 +78,26 @@ def test_omniscient_view_shows_every_card(rules, tensor, state):
     ids = {cid: float(i) for i, cid in enumerate(rules.cards.ids)}
     omni = tensor(rules, state, 0, "omniscient")
     np.testing.assert_array_equal(view(omni, "opponent_hand")[:2], [ids["A6K"], 0.0])
-    np.testing.assert_array_equal(view(omni, "my_security")[:2], [ids["A6K"], ids["TAM"]])
+    # G9: security top first (the scenario lists it bottom first: TAM is checked first).
+    np.testing.assert_array_equal(view(omni, "my_security")[:3], [ids["TAM"], ids["A6K"], 0.0])
+    np.testing.assert_array_equal(view(omni, "opponent_security")[:2], [ids["R3K"], 0.0])
+
+
+def test_security_entry_i_is_the_card_selectsecurity_40_plus_i_names(rules, tensor):
+    """G9: tensor position i, the i-th card from the top, is the card SelectSecurity id 40 + i
+    (own) / 50 + i (the opponent's) names, and entry 0 the card the next check flips."""
+    s = build_state(rules, [{"security": ["A6K", "TAM", "R3K", "FILL0"]},
+                            {"security": ["R3K", "TAM", "A6K"]}], memory=2)  # fmt: skip
+    board = s.board
+    for observer in (0, 1):
+        omni = tensor(rules, s, observer, "omniscient")
+        for whose, name in ((observer, "my_security"), (1 - observer, "opponent_security")):
+            zone = R.zone_of("security", whose)
+            count = int(zones.zone_count(board, zone))
+            named = [int(zones.card_at(board, zone, count - 1 - i)) for i in range(count)]
+            expected = [float(board.definition[c]) for c in named]
+            np.testing.assert_array_equal(view(omni, name)[:count], expected)
+            assert int(zones.top_card(board, zone)) == named[0], "entry 0 is flipped next"
 
 
 def test_player_view_ignores_hidden_permutations(rules, tensor):

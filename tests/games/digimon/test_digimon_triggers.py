@@ -1,12 +1,22 @@
 """Triggered effect rows (stage 2f): the trigger queue and the no-choice primitives — [On Play],
 [When Digivolving], [When Attacking] (the turn ends only after the attack), [Start of Your Turn]
 with a condition, Options ([Main], the color rule, trashed after use), and timed modifiers with
-their durations (this turn, until the end of your next turn)."""
+their durations (this turn, until the end of your next turn); simultaneous triggers in the order
+their controller chooses (G10) and the breeding area out of every effect's reach (issue #32)."""
 
 import jax
 import numpy as np
 import pytest
-from digimon_testlib import code_name, digimon, make_rules, other, stack, step_ok, zone_cards
+from digimon_testlib import (
+    code_name,
+    digimon,
+    jit_apply,
+    make_rules,
+    other,
+    stack,
+    step_ok,
+    zone_cards,
+)
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import rules as R
@@ -43,8 +53,25 @@ ENTRIES = [
                             duration="until_end_of_your_next_turn")]),
     other("BLUEOPT", "option", cost=0, colors=("blue",),
           effects=[main_row("main", op="memory", target="player", amount=1)]),
+    # "All your Digimon get +1000 DP this turn" and "one of your Digimon gets +2000 DP".
+    other("RALLY", "option", cost=0, effects=[main_row("main", op="dp_mod", amount=1000,
+                                                       target="all_own_digimon",
+                                                       duration="this_turn")]),
+    other("BOOST", "option", cost=0, effects=[main_row("main", op="dp_mod", amount=2000,
+                                                       target="choose_own_digimon",
+                                                       duration="this_turn")]),
+    # Two [When Attacking] effects of one stack whose order matters: STRIP (top card) trashes a
+    # digivolution card of an opponent's Digimon; IFBARE (under it) gains 2 memory if the
+    # opponent then has a Digimon with none.
+    digimon("STRIP", 4, 5000, digivolve=R3,
+            effects=[main_row("when_attacking", op="trash_sources", amount=1,
+                              target="choose_opponent_digimon")]),
+    digimon("IFBARE", 3, 3000, digivolve=R2,
+            effects=[{"where": "inherited", "trigger": "when_attacking", "op": "memory",
+                      "target": "player", "amount": 2,
+                      "condition": "opponent_has_no_source_digimon"}]),
 ]  # fmt: skip
-MAIN = [e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(4)]
+MAIN = [e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(4)][:50]
 
 
 @pytest.fixture(scope="module")
@@ -90,9 +117,17 @@ def test_when_attacking_unsuspend(rules, apply, errors):
     assert not bool(s.suspended[0, 0]) and stack(rules, s, 0, 0) == ["WAKE"]
 
 
-@pytest.mark.parametrize(("theirs", "gain"), [([["PLAIN3"]], 1), ([["EGG", "PLAIN3"]], 0)])
+@pytest.mark.parametrize(
+    ("theirs", "gain"),
+    [
+        ({"field": [["PLAIN3"]]}, 1),
+        ({"field": [["EGG", "PLAIN3"]]}, 0),
+        # A Digimon in the breeding area is not one that effects count (issue #32).
+        ({"field": [["EGG", "PLAIN3"]], "breeding": ["PLAIN3"]}, 0),
+    ],
+)
 def test_start_of_your_turn_with_a_condition(rules, apply, errors, theirs, gain):
-    mine = build_state(rules, [{"field": theirs}, {"field": [["MATT"]]}], memory=0)
+    mine = build_state(rules, [theirs, {"field": [["MATT"]]}], memory=0)
     s, _ = step_ok(rules, apply, errors, mine, A.encode("pass"))
     assert int(s.board.active_player) == 1 and int(s.memory) == 3 + gain
 
@@ -118,3 +153,91 @@ def test_a_modifier_until_the_end_of_your_next_turn(rules, apply, errors, perm):
         assert int(s.board.turn_number) == turn
         assert int(perm(s).security_attack[0, 0]) == int(turn <= 6), turn
     assert not np.any(np.asarray(s.lasting_kind) == R.LASTING_SA)
+
+
+# -- simultaneous triggers in their controller's order (G10) --------------------------------------
+
+
+def attack_with_two_triggers(rules, apply, errors):
+    """STRIP on IFBARE attacks the player; the opponent's only Digimon has one digivolution card."""
+    s = build_state(rules, [{"field": [["IFBARE", "STRIP"]]},
+                            {"field": [["EGG", "PLAIN3"]], "security": ["PLAIN3"]}], memory=3)  # fmt: skip
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, A.TARGET_PLAYER))
+    return s
+
+
+@pytest.mark.parametrize(("first", "memory"), [(1000, 5), (1001, 3)])
+def test_simultaneous_triggers_resolve_in_the_order_their_controller_chooses(
+    rules, apply, errors, first, memory
+):
+    s = attack_with_two_triggers(rules, apply, errors)
+    assert A.PHASES[int(s.board.phase)] == "select_effect_choice"
+    assert int(s.selection.stage) == R.CHOICE_ORDER and int(rules.decider(s)) == 0
+    # 1000: STRIP's effect (the top card's, first in the fixed order), 1001: IFBARE's; a decision,
+    # not an effect: no decline (62).
+    assert np.flatnonzero(np.asarray(errors(s)) == 0).tolist() == [1000, 1001]
+    s, _ = step_ok(rules, apply, errors, s, first)
+    if first == 1001:  # IFBARE first: the opponent's Digimon still has its source; no memory
+        assert int(s.memory) == 3 and A.PHASES[int(s.board.phase)] == "select_target"
+    s, _ = step_ok(rules, apply, errors, s, 112)  # STRIP: the opponent's Digimon in slot 0
+    # Whatever resolves last is not asked about; the attack goes on to the security check.
+    assert stack(rules, s, 1, 0) == ["PLAIN3"] and zone_cards(rules, s, "security", 1) == []
+    assert int(s.memory) == memory, "IFBARE's condition holds only after STRIP's effect"
+    assert A.PHASES[int(s.board.phase)] == "main" and int(s.board.active_player) == 0
+
+
+def test_copies_of_one_card_triggered_together_need_no_order(rules, apply, errors):
+    s = build_state(rules, [{"field": [["MATT"], ["MATT"]]}, {"field": [["PLAIN3"]]}],
+                    active=1, memory=0)  # fmt: skip
+    s, _ = step_ok(rules, apply, errors, s, A.encode("pass"))
+    assert A.PHASES[int(s.board.phase)] == "breeding", "no choice between two copies"
+    assert int(s.board.active_player) == 0 and int(s.memory) == 3 + 2
+
+
+@pytest.fixture(scope="module")
+def spec_rules(rules):
+    """The spec's setup and the fixed trigger order (G10's options)."""
+    return R.DigimonRules(rules.cards, rules.decks, mulligan=False, trigger_order="fixed")
+
+
+def test_fixed_trigger_order_and_the_specs_setup(spec_rules):
+    rules = spec_rules
+    apply, errors = jit_apply(rules), jax.jit(rules.action_errors)
+    s = attack_with_two_triggers(rules, apply, errors)
+    assert A.PHASES[int(s.board.phase)] == "select_target", "STRIP first, without a choice"
+    s, _ = step_ok(rules, apply, errors, s, 112)
+    assert int(s.memory) == 5 and stack(rules, s, 1, 0) == ["PLAIN3"]
+    start = jax.jit(rules.init)(jax.random.PRNGKey(3))
+    assert A.PHASES[int(start.board.phase)] == "breeding" and int(start.selection.card) == -1
+    assert int(start.board.turn_number) == 1 and int(start.board.active_player) == int(
+        start.first_player
+    )
+
+
+# -- the breeding area is out of effects' reach (issue #32) -----------------------------------------
+
+
+def test_effects_on_all_your_digimon_skip_the_breeding_area(rules, apply, errors, perm):
+    s = build_state(rules, [{"hand": ["RALLY", "WINGS"], "field": [["PLAIN3"]],
+                             "breeding": ["EGG", "PLAIN3"]}, {}], memory=3)  # fmt: skip
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))  # WINGS, now hand position 0
+    p = perm(s)
+    assert int(p.dp[0, 0]) == 4000 and int(p.dp[0, R.BREEDING_SLOT]) == 3000
+    assert int(p.security_attack[0, 0]) == 1 and int(p.security_attack[0, R.BREEDING_SLOT]) == 0
+
+
+def test_a_breeding_digimon_is_no_target(rules, apply, errors, perm):
+    s = build_state(rules, [{"hand": ["BOOST"], "breeding": ["EGG", "PLAIN3"]}, {}], memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert A.PHASES[int(s.board.phase)] == "main", "no Digimon to choose: the row fizzles"
+    assert int(perm(s).dp[0, R.BREEDING_SLOT]) == 3000
+    assert zone_cards(rules, s, "trash", 0) == ["BOOST"]
+
+
+def test_a_digimon_in_the_breeding_area_does_not_trigger(rules, apply, errors, perm):
+    s = build_state(rules, [{"hand": ["DRAW2"], "breeding": ["EGG", "PLAIN3"],
+                             "deck": ["PLAIN3", "SPARK", "WINGS"]}, {}], memory=4)  # fmt: skip
+    s, _ = step_ok(rules, apply, errors, s, A.encode("digivolve", 0, A.BREEDING_FIELD))
+    assert zone_cards(rules, s, "hand", 0) == ["WINGS"], "the bonus draw only, no <Draw 2>"
+    assert int(perm(s).dp[0, R.BREEDING_SLOT]) == 5000 and not np.any(np.asarray(s.lasting_kind))

@@ -298,3 +298,11 @@ def test_drawing_from_an_empty_deck_loses(rules, apply, errors):
     s, rewards = step_ok(rules, apply, errors, s, A.encode("pass"))
     assert int(s.winner) == 0 and R.END_REASONS[int(s.end_reason)] == "deck_out"
     assert list(np.asarray(rewards)) == [1.0, -1.0]
+    # The finished game keeps the phase it ended in: player 2's Draw phase of turn 3, not the
+    # Breeding phase of a turn that never goes on (issue #32); the tensor says the same.
+    assert A.PHASES[int(s.board.phase)] == "draw" and int(s.board.turn_number) == 3
+    assert int(s.board.active_player) == 1
+    from tcgjax.games.digimon import observation as O
+
+    tensor = O.board_state_tensor(rules, s, 1)
+    assert float(O.LAYOUT.view(tensor, "global")[1]) == A.PHASES.index("draw")
