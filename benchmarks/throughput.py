@@ -460,8 +460,18 @@ def main(argv: list[str] | None = None) -> None:
         "library's default) or plain selects (off)",
     )
     args = parser.parse_args(argv)
+    # They become JAX shapes, loop bounds and a PRNG seed: int32 sizes, a uint32 seed.
     if args.batch <= 0 or (args.steps is not None and args.steps <= 0) or args.repeats <= 0:
         parser.error("--batch, --steps and --repeats must be positive")
+    for flag, value in (
+        ("--batch", args.batch),
+        ("--steps", args.steps),
+        ("--repeats", args.repeats),
+    ):
+        if value is not None and value >= 2**31:
+            parser.error(f"{flag} must be < 2**31")
+    if not 0 <= args.seed < 2**32:
+        parser.error("--seed must be an integer from 0 to 2**32 - 1")
 
     jax.config.update("jax_enable_compilation_cache", False)
     tcgjax.core.tree.SKIP_RARE_WORK = args.skip_rare_work == "on"

@@ -16,6 +16,7 @@ from tcgjax.core.errors import (
     ConfigError,
     IllegalActionError,
     InvalidStateError,
+    OutputError,
     PlayerError,
     ReplayError,
     SerializationError,
@@ -58,4 +59,5 @@ __all__ = [
     "PlayerError",
     "SerializationError",
     "ReplayError",
+    "OutputError",
 ]

@@ -9,7 +9,12 @@
 Players are numbered from 1 on the command line (``--seat``, ``--viewer``), as in the pictures;
 the library's player indices start at 0. Exit status: 0 on success (a game played to its end),
 1 when a game is quit (``q`` or the end of input), 2 on an error (a bad file, option or usage),
-which is printed as ``tcgjax <command>: error: <message>`` without a traceback.
+which is printed as ``tcgjax <command>: error: <message>`` without a traceback. Every argument
+that becomes a JAX value is range-checked first (``--seed`` is an integer from 0 to 2**32 - 1,
+``--seat`` and ``--viewer`` a player of the game); an ``--option`` value is read like every file
+the library reads (a repeated key is refused, naming it); a JSON file that cannot be read (missing,
+a directory, not UTF-8, not JSON, a repeated key, nested too deeply, an integer of more than 4300
+digits) is named; any :class:`tcgjax.TcgjaxError` is an error with exit status 2.
 
 Also runnable as ``python -m tcgjax.cli``.
 """
@@ -31,13 +36,16 @@ import yaml
 import tcgjax
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError, TcgjaxError
-from tcgjax.core.files import DuplicateKeyError, json_loads
+from tcgjax.core.files import DuplicateKeyError, json_loads, yaml_loads
 from tcgjax.wrappers import random_legal_action
 
 __all__ = ["main"]
 
 OPPONENTS = ("random", "heuristic")
 QUIT = ("q", "quit")
+#: ``jax.random.PRNGKey`` keeps the low 32 bits of a seed (2**32 is seed 0 again) and overflows
+#: past 64: ``--seed`` is an integer in ``[0, SEED_LIMIT)``.
+SEED_LIMIT = 2**32
 
 
 class CliError(Exception):
@@ -48,20 +56,46 @@ class CliError(Exception):
 # Shared helpers
 
 
+def _shown(text: str, limit: int = 60) -> str:
+    """``repr`` of a command-line string for a message, at most about ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _seed(text: str) -> int:
+    """``--seed``: an integer in ``[0, SEED_LIMIT)`` (argparse reports what is not)."""
+    bounds = f"a seed is an integer from 0 to {SEED_LIMIT - 1}"
+    try:
+        value = int(text, 10)
+    except ValueError:  # not an integer, or one past Python's 4300-digit limit
+        raise argparse.ArgumentTypeError(f"invalid seed {_shown(text)}: {bounds}") from None
+    if not 0 <= value < SEED_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"{_shown(text)}: {bounds} (jax.random.PRNGKey keeps 32 bits)"
+        )
+    return value
+
+
 def _parse_options(items: list[str] | None) -> dict[str, Any]:
-    """``["KEY=VALUE", ...]`` as env options, each value read as YAML (``max_steps=50`` -> 50)."""
+    """``["KEY=VALUE", ...]`` as env options, each value read as YAML (``max_steps=50`` -> 50),
+    strictly: a repeated key inside a value is refused, as in every file the library reads."""
     options: dict[str, Any] = {}
     for item in items or []:
         key, sep, text = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise CliError(f"--option {item!r}: expected KEY=VALUE (e.g. max_steps=200)")
+            raise CliError(f"--option {_shown(item)}: expected KEY=VALUE (e.g. max_steps=200)")
         if key in options:
-            raise CliError(f"--option {item!r}: option {key!r} is given twice")
+            raise CliError(f"--option {_shown(item)}: option {key!r} is given twice")
         try:
-            options[key] = yaml.safe_load(text)
+            options[key] = yaml_loads(text)
+        except DuplicateKeyError as exc:
+            raise CliError(f"--option {_shown(item)}: {exc}") from None
         except yaml.YAMLError as exc:
-            raise CliError(f"--option {item!r}: the value is not valid YAML: {exc}") from None
+            raise CliError(f"--option {_shown(item)}: the value is not valid YAML: {exc}") from None
+        except RecursionError:
+            raise CliError(f"--option {_shown(item)}: the value is nested too deeply") from None
+        except ValueError as exc:  # an int past 4300 digits, a date like 2024-13-45
+            raise CliError(f"--option {_shown(item)}: the value cannot be read: {exc}") from None
     return options
 
 
@@ -98,8 +132,20 @@ def _read_json(path: str, what: str) -> tuple[str, Any]:
         raise CliError(f"{path}: cannot read the {what}: {reason}") from None
     try:
         return text, json_loads(text)
-    except (json.JSONDecodeError, DuplicateKeyError) as exc:
+    except RecursionError:
+        raise CliError(f"{path}: not a valid JSON {what}: nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, DuplicateKeyError, an int past 4300 digits
         raise CliError(f"{path}: not a valid JSON {what}: {exc}") from None
+
+
+def _check_output(path: str, flag: str) -> None:
+    """Refuse an output path that cannot be a new file (a directory, a missing folder) before the
+    work that would be written to it."""
+    target = Path(path)
+    if target.is_dir():
+        raise CliError(f"{flag} {path}: a directory, not a file")
+    if not target.parent.is_dir():
+        raise CliError(f"{flag} {path}: no folder {target.parent} to write it in")
 
 
 def _write(path: str, write) -> None:
@@ -188,7 +234,14 @@ def _named(env: Env, state: State, action: int, seat: int) -> str:
 def _cmd_play(args: argparse.Namespace) -> int:
     env = _make_env(args.env, _parse_options(args.option))
     seat = _player(args.seat, env, "--seat")
+    if args.record:
+        _check_output(args.record, "--record")  # before the game, not after it
     policy = _policy(env, args.opponent)
+    return _play_game(env, seat, policy, args)
+
+
+def _play_game(env: Env, seat: int, policy, args: argparse.Namespace) -> int:
+    """The game of ``tcgjax play`` once its arguments are checked; returns the exit status."""
     root = jax.random.PRNGKey(args.seed)
     step_root, policy_root = jax.random.fold_in(root, 1), jax.random.fold_in(root, 2)
     recorder = tcgjax.replay.Recorder(env, _jitted_init(env)(jax.random.fold_in(root, 0)))
@@ -376,7 +429,12 @@ def _parser() -> argparse.ArgumentParser:
         help="the policy of the other seat: uniformly random legal moves, or the game's scripted "
         "heuristic (train/opponents.py of the source checkout); default random",
     )
-    play.add_argument("--seed", type=int, default=0, help="seed of the deal and every step key")
+    play.add_argument(
+        "--seed",
+        type=_seed,
+        default=0,
+        help=f"seed of the deal and every step key: 0 to {SEED_LIMIT - 1} (default 0)",
+    )
     play.add_argument(
         "--viewer-only",
         action="store_true",

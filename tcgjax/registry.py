@@ -7,6 +7,7 @@ import inspect
 
 from tcgjax.core.env import Env
 from tcgjax.core.errors import ConfigError
+from tcgjax.core.serialization import _show
 
 __all__ = ["make", "available_envs", "register"]
 
@@ -36,9 +37,14 @@ def make(env_id: str, **options) -> Env:
     """Build the env ``env_id`` with keyword ``options`` (e.g. ``illegal_action="lose"``).
 
     Raises:
-      ConfigError: unknown env id, or an option the env does not accept (names it and lists the
-        accepted ones), or an invalid option value.
+      ConfigError: an env id that is not a registered id (or not a string), or an option the
+        env does not accept (names it and lists the accepted ones), or an invalid option value.
     """
+    if not isinstance(env_id, str):
+        raise ConfigError(
+            f"env id {_show(env_id)} is not a string (an env id); available: "
+            f"{list(available_envs())}"
+        )
     try:
         entry_point = _ENTRY_POINTS[env_id]
     except KeyError:

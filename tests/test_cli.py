@@ -8,6 +8,7 @@ between tests. ``play`` is driven through a stdin that reads the screen like a p
 import copy
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -15,6 +16,8 @@ import xml.etree.ElementTree as ET
 
 import jax
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tcgjax
 from tcgjax import cli
@@ -168,7 +171,7 @@ def test_replay_with_an_edited_final_digest_is_refused(recorded, tmp_path, capsy
 def test_replay_names_the_file_entry_and_field_of_a_wrong_move_name(
     env, recorded, tmp_path, capsys
 ):
-    # A current recording (replayFormat 2) holding an older recording's phase-free name.
+    # A current recording (replayFormat 3) holding an older recording's phase-free name.
     edited = copy.deepcopy(recorded)
     payload = edited["commandLog"][2]["payload"]
     old = env.action_name(payload["action"])
@@ -180,8 +183,10 @@ def test_replay_names_the_file_entry_and_field_of_a_wrong_move_name(
     err = capsys.readouterr().err
     assert f"{path}: replay.commandLog[2].payload.actionName: {old!r}" in err
     assert not out.exists()
-    # The same names without the replayFormat field: an older recording, accepted as it was.
+    # The same names without the replayFormat field (nor format 3's digests of the record): an
+    # older recording, accepted as it was.
     del edited["replayFormat"]
+    del edited["final"]["record"]
     for command in edited["commandLog"]:
         command["payload"]["actionName"] = env.action_name(command["payload"]["action"])
     path.write_text(json.dumps(edited), encoding="utf-8")
@@ -380,3 +385,228 @@ def test_python_m_tcgjax_cli_help():
     assert proc.returncode == 0, proc.stderr
     for command in ("play", "render", "replay", "bench"):
         assert command in proc.stdout
+
+
+# --------------------------------------------------------------------------------------------------
+# Bad input: exit status 2 and a message naming it, never a traceback (issue #33)
+
+
+def assert_refused(code, capsys, command, *parts):
+    """Exit status 2, one ``tcgjax <command>: error:`` line (or argparse's usage error) naming
+    ``parts``, and no traceback."""
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err
+    assert err.startswith(f"tcgjax {command}: error: ") or f"usage: tcgjax {command}" in err, err
+    for part in parts:
+        assert part in err, (part, err)
+    return err
+
+
+def test_option_values_refuse_a_repeated_key_naming_it(state_file, capsys):
+    """Every other file the library reads refuses a repeated key; so does an --option value."""
+    code = cli.main(["render", str(state_file), "--option", "max_steps={turns: 1, turns: 2}"])
+    assert_refused(code, capsys, "render", "--option 'max_steps={turns: 1, turns: 2}'", "'turns'")
+    with pytest.raises(cli.CliError, match="duplicate key 'a'"):
+        cli._parse_options(["x=[{a: 1, a: 2}]"])
+
+
+def test_option_values_nested_too_deep_or_with_huge_ints(state_file, capsys):
+    deep = "[" * 5000 + "]" * 5000
+    code = cli.main(["render", str(state_file), "--option", f"max_steps={deep}"])
+    assert_refused(code, capsys, "render", "--option 'max_steps=[[[", "nested too deeply")
+    code = cli.main(["render", str(state_file), "--option", "max_steps=" + "7" * 5000])
+    assert_refused(code, capsys, "render", "--option 'max_steps=777", "digits")
+    code = cli.main(["render", str(state_file), "--option", f"max_steps={2**70}"])
+    assert_refused(code, capsys, "render", "max_steps", str(2**70))
+
+
+@pytest.mark.parametrize("seed", [str(2**70), str(2**32), "-1", "1.5", "abc", "9" * 5000])
+def test_play_refuses_a_seed_that_is_not_a_uint32(seed, monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code = cli.main(["play", "duel", "--viewer-only", "--seed", seed])
+    err = assert_refused(code, capsys, "play", "--seed")
+    assert "0 to 4294967295" in err or "invalid" in err
+    assert len(err) < 400
+
+
+def test_play_seed_bounds_parse(capsys):
+    parse = cli._parser().parse_args
+    assert parse(["play", "duel", "--seed", "4294967295"]).seed == 2**32 - 1
+    assert parse(["play", "duel", "--seed", "0"]).seed == 0
+    with pytest.raises(SystemExit):  # the first seed jax.random.PRNGKey would alias (to 0)
+        parse(["play", "duel", "--seed", "4294967296"])
+    assert "--seed" in capsys.readouterr().err
+
+
+def json_files(tmp_path):
+    """Files no JSON state or replay can be read from, by what is wrong with them."""
+    files = {
+        "nested 100,000 deep": "[" * 100_000 + "]" * 100_000,
+        "an int of 5000 digits": '{"envId": "duel", "x": ' + "9" * 5000 + "}",
+        "not UTF-8": b"\xff\xfe{}",
+        "not JSON": "{'envId': 'duel'}",
+        "a repeated key": '{"envId": "duel", "envId": "duel"}',
+    }
+    out = {}
+    for name, content in files.items():
+        path = tmp_path / (name.replace(" ", "_").replace(",", "") + ".json")
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        out[name] = path
+    out["missing"] = tmp_path / "missing.json"
+    out["a directory"] = tmp_path
+    return out
+
+
+def test_unreadable_state_and_replay_files_exit_2_naming_the_file(tmp_path, capsys):
+    for name, path in json_files(tmp_path).items():
+        assert_refused(cli.main(["render", str(path)]), capsys, "render", str(path)), name
+        out = tmp_path / "page.html"
+        assert_refused(cli.main(["replay", str(path), "-o", str(out)]), capsys, "replay", str(path))
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("where", ["missing folder", "a directory"])
+def test_play_checks_the_record_path_before_the_game(where, tmp_path, monkeypatch, capsys):
+    path = tmp_path / "no" / "such" / "x.json" if where == "missing folder" else tmp_path
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code = cli.main(["play", "duel", "--viewer-only", "--record", str(path)])
+    out = capsys.readouterr().out
+    assert code == 2 and "plays:" not in out  # refused before the first move
+
+
+# --------------------------------------------------------------------------------------------------
+# Fuzzing the argument handling (Hypothesis): exit 2 with a message, or a correct run; never an
+# exception. No game is played and nothing new is compiled: ``play`` stops where its checked
+# arguments would start the game, and ``render`` reads only the cached duel env.
+
+INT_TEXTS = st.one_of(
+    st.integers(min_value=-(2**80), max_value=2**80).map(str),
+    st.sampled_from(["9" * 5000, "-" + "9" * 5000, "1.5", "1e3", "0x10", "", " ", "nan", "1_0"]),
+    st.text(max_size=8),
+)
+OPTION_VALUES = st.sampled_from(
+    [
+        "{a: 1, a: 2}",
+        "[{a: 1, a: 2}]",
+        "[" * 3000 + "]" * 3000,
+        "{" * 3000 + "}" * 3000,
+        "7" * 5000,
+        str(2**70),
+        "-1",
+        "0",
+        "x",
+        "[1]",
+        "{b: 2}",
+        "'unclosed",
+        "2024-13-45",
+        ": :",
+    ]
+)
+OPTIONS = st.tuples(
+    st.sampled_from(["max_steps", "illegal_action", "colour", "", " "]), OPTION_VALUES
+).map(lambda kv: f"{kv[0]}={kv[1]}") | st.sampled_from(["max_steps", "=", "=1"])
+
+
+@pytest.fixture(scope="module")
+def fuzz_files(env, state, tmp_path_factory):
+    root = tmp_path_factory.mktemp("fuzz")
+    files = {name: str(path) for name, path in json_files(root).items()}
+    valid = root / "state.json"
+    valid.write_text(tcgjax.to_json(env, state), encoding="utf-8")
+    files["a valid state"] = str(valid)
+    for name, text in {
+        "a list": "[1, 2]",
+        "no envId": "{}",
+        "envId a number": '{"envId": 7}',
+        "envId unknown": '{"envId": "nope", "options": {}}',
+        "a replay for render": '{"commandLog": []}',
+    }.items():
+        path = root / (name.replace(" ", "_") + ".json")
+        path.write_text(text, encoding="utf-8")
+        files[name] = str(path)
+    (root / "out").mkdir()
+    outputs = [str(root / "out" / "x.svg"), str(root / "out"), str(root / "no" / "x.html"), ""]
+    return files, outputs
+
+
+@st.composite
+def argvs(draw, files, outputs):
+    command = draw(st.sampled_from(["play", "render", "replay"]))
+    flags: list[str] = []
+    for _ in range(draw(st.integers(0, 4))):
+        if command == "play":
+            flag = draw(st.sampled_from(["--seed", "--seat", "--option", "--record", "--opponent"]))
+        elif command == "render":
+            flag = draw(st.sampled_from(["--viewer", "--option", "-o"]))
+        else:
+            flag = draw(st.sampled_from(["--viewer", "-o", "--no-verify"]))
+        value = {
+            "--seed": INT_TEXTS,
+            "--seat": INT_TEXTS,
+            "--viewer": INT_TEXTS,
+            "--option": OPTIONS,
+            "--record": st.sampled_from(outputs),
+            "-o": st.sampled_from(outputs),
+            "--opponent": st.sampled_from(["random", "heuristic", "nobody"]),
+            "--no-verify": st.none(),
+        }[flag]
+        drawn = draw(value)
+        flags += [flag] if drawn is None else [flag, drawn]
+    if command == "play":
+        head = [draw(st.sampled_from(["duel", "deployment", "nope", ""]))]
+    else:
+        bad = [v for k, v in files.items() if k != "a valid state"]
+        head = [
+            draw(st.sampled_from(bad + ([files["a valid state"]] if command == "render" else [])))
+        ]
+    return [command, *head, *flags]
+
+
+def test_fuzz_cli_arguments_exit_2_with_a_message_or_run_correctly(fuzz_files, capsys):
+    files, outputs = fuzz_files
+    reached = []
+
+    def game(env, seat, policy, args):  # where the checked arguments would start the game
+        assert 0 <= args.seed < 2**32 and isinstance(args.seed, int)
+        assert seat in range(env.num_players)
+        if args.record:
+            assert os.path.isdir(os.path.dirname(args.record) or ".")
+            assert not os.path.isdir(args.record)
+        reached.append(args)
+        return 0
+
+    @settings(max_examples=250, deadline=None, derandomize=True, database=None)
+    @given(argv=argvs(files, outputs))
+    def check(argv):
+        capsys.readouterr()
+        code = cli.main(argv)
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err
+        if code == 0:
+            assert argv[0] in ("play", "render") and not err, (argv, err)
+        else:
+            assert code == 2, (argv, code, err)
+            command = argv[0]
+            assert err.startswith(f"tcgjax {command}: error: ") or "usage: tcgjax" in err, err
+            assert len(err.strip()) > len(f"tcgjax {command}: error: ")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cli, "_play_game", game)
+        check()
+    assert reached, "no example reached the game: the fuzz tests only refusals"
+
+
+@pytest.mark.parametrize(
+    "flag, value",
+    [("--seed", str(2**70)), ("--seed", "-1"), ("--batch", str(2**70)), ("--steps", str(2**31))],
+)
+def test_bench_refuses_numbers_jax_cannot_hold(flag, value, capsys):
+    numbers = {"--batch": "2", "--steps": "2", "--repeats": "1", flag: value}
+    argv = ["bench", "--no-record", *(x for item in numbers.items() for x in item)]
+    assert cli.main(argv) == 2  # refused by the harness's parser, before any work
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "usage: tcgjax bench" in err and flag in err, err

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import reprlib
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -20,12 +21,45 @@ import yaml
 from tcgjax.core.errors import ConfigError
 from tcgjax.core.files import DuplicateKeyError, yaml_loads
 
-__all__ = ["PPOConfig", "load_config", "CONFIG_DIR"]
+__all__ = ["PPOConfig", "load_config", "short_repr", "CONFIG_DIR"]
 
 CONFIG_DIR = os.path.join(os.path.dirname(__file__), "..", "configs", "ppo")
 INT32_LIMIT = 2**31
 OPPONENTS = ("self", "random", "heuristic", "mixed", "snapshot")
 NETWORKS = ("mlp", "card_embedding")
+# Integer keys that size arrays, loops or counters on the device: > 0 and < 2**31.
+SIZES = (
+    "num_seeds",
+    "total_timesteps",
+    "num_envs",
+    "num_steps",
+    "update_epochs",
+    "num_minibatches",
+    "snapshot_pool_size",
+    "snapshot_every",
+    "eval_games",
+    "embed_dim",
+)
+
+
+class _ShortRepr(reprlib.Repr):
+    """``reprlib`` whose ints beyond Python's int-to-text limit (4300 digits) are described, not
+    printed (``repr`` of those raises ``ValueError``)."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 14_000:  # ~4,200 digits
+            return f"<an int of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_SHORT = _ShortRepr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 3, 60, 60, 40
+
+
+def short_repr(value: Any) -> str:
+    """``repr(value)`` for an error message: bounded in length and depth, never raising (an int of
+    5000 digits or a list nested 10,000 deep is described, not printed)."""
+    return _SHORT.repr(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,30 +105,29 @@ class PPOConfig:
     def __post_init__(self):
         for f in dataclasses.fields(self):
             _check_type(f.name, getattr(self, f.name), _hints()[f.name])
-        positive = (
-            "num_seeds",
-            "total_timesteps",
-            "num_envs",
-            "num_steps",
-            "update_epochs",
-            "num_minibatches",
-            "snapshot_pool_size",
-            "snapshot_every",
-            "eval_games",
-        )
-        for name in positive:
+        for name in SIZES:
             if getattr(self, name) <= 0:
-                raise ConfigError(f"config key {name!r} = {getattr(self, name)!r}: must be > 0")
+                raise ConfigError(
+                    f"config key {name!r} = {short_repr(getattr(self, name))}: must be > 0"
+                )
         for name in ("eval_every", "checkpoint_every"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise ConfigError(
-                    f"config key {name!r} = {value!r}: must be > 0 (null = only at the end)"
+                    f"config key {name!r} = {short_repr(value)}: must be > 0 (null = only at the end)"
                 )
-        # Sizes that become int32 array dimensions or counters on the device.
-        for name in ("total_timesteps", "num_envs", "num_steps", "eval_games"):
+        # Sizes become int32 array dimensions, loop bounds or counters on the device.
+        for name in SIZES:
             if getattr(self, name) >= INT32_LIMIT:
-                raise ConfigError(f"config key {name!r} = {getattr(self, name)}: must be < 2**31")
+                raise ConfigError(
+                    f"config key {name!r} = {short_repr(getattr(self, name))}: must be < 2**31"
+                )
+        for size in self.hidden_sizes:
+            if size >= INT32_LIMIT:
+                raise ConfigError(
+                    f"config key 'hidden_sizes' = {short_repr(list(self.hidden_sizes))}: each "
+                    "size must be < 2**31"
+                )
         if self.num_envs * self.num_steps >= INT32_LIMIT:
             raise ConfigError(
                 f"config key 'num_envs' * 'num_steps' = {self.num_envs * self.num_steps}: one "
@@ -103,13 +136,16 @@ class PPOConfig:
         # Seeds are jax.random.key(seed + i) for i < num_seeds: uint32 seeds, non-negative here.
         if not 0 <= self.seed or self.seed + self.num_seeds > 2**32:
             raise ConfigError(
-                f"config key 'seed' = {self.seed}: must be >= 0 with seed + num_seeds <= 2**32"
+                f"config key 'seed' = {short_repr(self.seed)}: must be >= 0 with seed + num_seeds "
+                "<= 2**32"
             )
         # Non-negative finite reals; a NaN fails every comparison, so test finiteness first.
         for name in ("lr", "clip_eps", "ent_coef", "vf_coef", "max_grad_norm"):
             value = getattr(self, name)
-            if not math.isfinite(value) or value < 0:
-                raise ConfigError(f"config key {name!r} = {value!r}: must be finite and >= 0")
+            if not _finite(value) or value < 0:
+                raise ConfigError(
+                    f"config key {name!r} = {short_repr(value)}: must be finite and >= 0"
+                )
         if (self.num_envs * self.num_steps) % self.num_minibatches:
             raise ConfigError(
                 f"config key 'num_minibatches' = {self.num_minibatches}: must divide "
@@ -118,8 +154,8 @@ class PPOConfig:
         if self.sgd_fraction is not None:
             if not 0.0 < self.sgd_fraction <= 1.0:  # False for NaN too
                 raise ConfigError(
-                    f"config key 'sgd_fraction' = {self.sgd_fraction!r}: must be in (0, 1] "
-                    "(null keeps every transition)"
+                    f"config key 'sgd_fraction' = {short_repr(self.sgd_fraction)}: must be in "
+                    "(0, 1] (null keeps every transition)"
                 )
             if self.sgd_batch < self.num_minibatches:
                 raise ConfigError(
@@ -127,14 +163,23 @@ class PPOConfig:
                     f"than num_minibatches = {self.num_minibatches}"
                 )
         if self.network not in NETWORKS:
-            raise ConfigError(f"config key 'network' = {self.network!r}: one of {NETWORKS}")
-        if self.embed_dim <= 0:
-            raise ConfigError(f"config key 'embed_dim' = {self.embed_dim!r}: must be > 0")
+            raise ConfigError(
+                f"config key 'network' = {short_repr(self.network)}: one of {NETWORKS}"
+            )
         if self.opponent not in OPPONENTS:
-            raise ConfigError(f"config key 'opponent' = {self.opponent!r}: one of {OPPONENTS}")
+            raise ConfigError(
+                f"config key 'opponent' = {short_repr(self.opponent)}: one of {OPPONENTS}"
+            )
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:  # False for NaN too
-                raise ConfigError(f"config key {name!r} = {getattr(self, name)}: must be in [0, 1]")
+                raise ConfigError(
+                    f"config key {name!r} = {short_repr(getattr(self, name))}: must be in [0, 1]"
+                )
+        for key in self.env_options:
+            if not isinstance(key, str):
+                raise ConfigError(
+                    f"config key 'env_options': option name {short_repr(key)} is not a string"
+                )
         object.__setattr__(self, "env_options", types.MappingProxyType(dict(self.env_options)))
 
     @property
@@ -160,6 +205,14 @@ class PPOConfig:
         out["env_options"] = dict(self.env_options)
         out["hidden_sizes"] = list(self.hidden_sizes)
         return out
+
+
+def _finite(value: float) -> bool:
+    """``math.isfinite`` that is False for an int too large for a float (instead of raising)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _hints():
@@ -190,13 +243,18 @@ def _check_type(name: str, value: Any, hint: Any) -> None:
     else:
         ok = True
     if not ok:
-        raise ConfigError(f"config key {name!r} = {value!r}: expected {hint}")
+        raise ConfigError(f"config key {name!r} = {short_repr(value)}: expected {hint}")
 
 
 def _coerce(name: str, value: Any) -> Any:
     hint = _hints()[name]
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:
+            raise ConfigError(
+                f"config key {name!r} = {short_repr(value)}: too large for a float"
+            ) from None
     if hint is float and isinstance(value, str):
         # YAML 1.1 reads "3e-4" (no dot) as a string; accept what Python reads as a float.
         try:
@@ -232,6 +290,10 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> PPOCo
             raise ConfigError(f"{source}: {exc}") from exc
         except yaml.YAMLError as exc:
             raise ConfigError(f"{source}: not valid YAML: {exc}") from exc
+        except RecursionError:
+            raise ConfigError(f"{source}: not a config: nested too deeply") from None
+        except ValueError as exc:  # an int past 4300 digits, a date like 2024-13-45
+            raise ConfigError(f"{source}: a value cannot be read: {exc}") from None
         if loaded is None:
             loaded = {}  # an empty file: every key at its default
         if not isinstance(loaded, Mapping):
@@ -240,23 +302,36 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> PPOCo
     known = {f.name for f in dataclasses.fields(PPOConfig)}
     for item in overrides:
         if "=" not in item:
-            raise ConfigError(f"override {item!r}: expected key=value")
+            raise ConfigError(f"override {short_repr(item)}: expected key=value")
         key, raw = item.split("=", 1)
+        shown = short_repr(item)
         try:
             value = yaml_loads(raw)
         except (yaml.YAMLError, DuplicateKeyError) as exc:
             problem = str(exc).replace("\n", " ")
-            raise ConfigError(
-                f"override {item!r}: the value is not valid YAML: {problem}"
-            ) from None
+            raise ConfigError(f"override {shown}: the value is not valid YAML: {problem}") from None
+        except RecursionError:
+            raise ConfigError(f"override {shown}: the value is nested too deeply") from None
+        except ValueError as exc:  # an int past 4300 digits, a date like 2024-13-45
+            raise ConfigError(f"override {shown}: the value cannot be read: {exc}") from None
         if key.startswith("env_options."):
-            data.setdefault("env_options", {})
-            data["env_options"] = {**data["env_options"], key.split(".", 1)[1]: value}
+            option = key.split(".", 1)[1]
+            if not option:
+                raise ConfigError(f"override {shown}: no option name after 'env_options.'")
+            options = data.setdefault("env_options", {})
+            if not isinstance(options, Mapping):
+                raise ConfigError(
+                    f"override {shown}: config key 'env_options' = {short_repr(options)} is not "
+                    "a mapping of options"
+                )
+            data["env_options"] = {**options, option: value}
         else:
             data[key] = value
     for key in data:
         if key not in known:
-            raise ConfigError(f"{source}: unknown config key {key!r}; known: {sorted(known)}")
+            raise ConfigError(
+                f"{source}: unknown config key {short_repr(key)}; known: {sorted(known)}"
+            )
     try:
         return PPOConfig(**{k: _coerce(k, v) for k, v in data.items()})
     except ConfigError as exc:

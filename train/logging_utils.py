@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from tcgjax.core.errors import ConfigError
+
 __all__ = [
     "RunLogger",
     "to_jsonable",
@@ -89,25 +91,46 @@ def flatten(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def read_jsonl(path: str) -> list[dict[str, Any]]:
-    """Every row of a JSONL file (blank lines and a torn last line, from a crash, are skipped)."""
-    rows = []
+    """Every row of a JSONL file (none if it does not exist).
+
+    Blank lines and a torn last line (no newline at its end: a crash cut the write short) are
+    skipped. Any other line that is not a JSON object with an integer ``update`` raises
+    :class:`tcgjax.ConfigError` naming the file and the line: a damaged log is never dropped in
+    silence (a resume rewrites the file from these rows).
+    """
+    rows: list[dict[str, Any]] = []
     if not os.path.exists(path):
         return rows
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"{path}: cannot read the log: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
+    for number, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line:
+            continue
+        torn = number == len(lines) and not raw.endswith("\n")
+        try:
+            row = json.loads(line)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, ints past 4300 digits
+            if torn:
                 continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
+            raise ConfigError(f"{path}, line {number}: not a JSON row: {exc}") from None
+        update = row.get("update") if isinstance(row, dict) else None
+        if not isinstance(update, int) or isinstance(update, bool):
+            raise ConfigError(
+                f"{path}, line {number}: not a log row (a JSON object with an integer 'update')"
+            )
+        rows.append(row)
     return rows
 
 
 def truncate_jsonl(path: str, last_update: int) -> int:
     """Drop the rows of ``path`` logged after update ``last_update`` (for a resume); returns kept."""
-    rows = [r for r in read_jsonl(path) if int(r.get("update", 0)) <= last_update]
+    rows = [r for r in read_jsonl(path) if r["update"] <= last_update]
     if os.path.exists(path):
         with open(path, "w", encoding="utf-8") as fh:
             for row in rows:

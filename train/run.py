@@ -3,7 +3,7 @@
 Usage::
 
     python -m train.run [--config NAME|PATH] [--env ID] [key=value ...]
-    python -m train.run --resume RUN_DIR [key=value ...]
+    python -m train.run --resume RUN_DIR [--no-verify] [key=value ...]
 
 The config is ``configs/ppo/<env>.yaml`` by default (``--env`` defaults to ``deployment``; without
 that file, ``PPOConfig(env_id=<env>)`` defaults), then ``key=value`` overrides (``train.config``).
@@ -26,14 +26,19 @@ end: an orbax checkpoint (:mod:`train.checkpoint`). Everything goes to
                        "eval" row per evaluation: "vs": {opponent: train.evaluate row}, and on
                        deployment every section-9 metric at top level (distributions as lists)
     tb/                TensorBoard events
-    checkpoints/<u>/   orbax checkpoint at update u (runner state, config, step)
+    checkpoints/<u>/   orbax checkpoint at update u (runner state, config, step) and its digest
     curves.png         learning curves drawn from metrics.jsonl at the end
     eval.txt           the final evaluation table (also printed)
 
 A resumed run (``--resume RUN_DIR``) restores the latest checkpoint, drops the log rows written after
 it, and continues; with the same config it reproduces the uninterrupted run bit for bit (the runner
 carries its own PRNG key and update counter, and evaluation keys derive from the seed and the
-update index, never from the training key).
+update index, never from the training key). The checkpoint's digest is checked first, before
+anything is compiled (:mod:`train.checkpoint`); a checkpoint that is missing, damaged, altered,
+without a digest (``--no-verify`` reads one written before digests existed, unchecked), or that
+does not fit the config (the keys that differ from the checkpoint's are named) stops the run with
+exit status 2 and one line naming the checkpoint folder and the problem, as does a run directory
+that is not a directory or a ``metrics.jsonl`` with a damaged row.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ from tcgjax.core.errors import ConfigError, TcgjaxError
 from tcgjax.core.tree import tree_where
 from tcgjax.wrappers import random_legal_action
 from train import checkpoint, evaluate, logging_utils
-from train.config import CONFIG_DIR, PPOConfig, load_config
+from train.config import CONFIG_DIR, PPOConfig, load_config, short_repr
 from train.networks import masked_distribution
 from train.ppo import PPO, make_ppo
 
@@ -202,14 +207,41 @@ def resolve_config(args: argparse.Namespace) -> PPOConfig:
     return load_config(path, overrides)
 
 
+def _check_run_root(config: PPOConfig) -> None:
+    """``run_dir`` (the folder new runs go in) must be a directory or not exist yet."""
+    if os.path.exists(config.run_dir) and not os.path.isdir(config.run_dir):
+        raise ConfigError(
+            f"config key 'run_dir' = {config.run_dir!r}: a file, not a directory (new runs are "
+            "created inside it)"
+        )
+
+
 def _new_run_dir(config: PPOConfig) -> str:
+    _check_run_root(config)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     base = os.path.join(config.run_dir, f"{config.env_id}-{stamp}-seed{config.seed}")
     run_dir, k = base, 1
     while os.path.exists(run_dir):
         run_dir, k = f"{base}-{k}", k + 1
-    os.makedirs(run_dir)
+    try:
+        os.makedirs(run_dir)
+    except OSError as exc:
+        raise ConfigError(
+            f"config key 'run_dir' = {config.run_dir!r}: cannot create {run_dir}: "
+            f"{exc.strerror or exc}"
+        ) from None
     return run_dir
+
+
+def _check_resume_dir(run_dir: str) -> None:
+    """``--resume RUN_DIR`` must name an existing directory (checked before its config is read)."""
+    if not os.path.exists(run_dir):
+        raise checkpoint.CheckpointError(f"--resume {run_dir}: no such run directory")
+    if not os.path.isdir(run_dir):
+        raise checkpoint.CheckpointError(
+            f"--resume {run_dir}: a file, not a run directory (give the folder holding "
+            "config.yaml and checkpoints/)"
+        )
 
 
 def _write_config(run_dir: str, config: PPOConfig) -> None:
@@ -309,6 +341,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", help="config name in configs/ppo or a YAML path")
     parser.add_argument("--env", choices=tcgjax.available_envs(), help="env id (sets env_id)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")
+    parser.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="with --resume: read the checkpoint without checking its digest (only for one "
+        "written before checkpoints carried a digest)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides")
     return parser
@@ -316,7 +354,22 @@ def _parser() -> argparse.ArgumentParser:
 
 def _start(args: argparse.Namespace):
     """``(config, ppo, runner, run_dir, changed)`` for a new run or a resumed one."""
+    if args.resume:
+        _check_resume_dir(args.resume)
     config = resolve_config(args)
+    step = None
+    if args.resume:
+        # Before anything is compiled: a damaged checkpoint or log is refused in a second.
+        step = checkpoint.latest_step(args.resume)
+        if step is None:
+            raise checkpoint.CheckpointError(
+                f"{checkpoint.checkpoint_dir(args.resume)}: no checkpoint to restore"
+            )
+        if not args.no_verify:
+            checkpoint.verify(args.resume, step)
+        logging_utils.read_jsonl(os.path.join(args.resume, logging_utils.METRICS_FILE))
+    else:
+        _check_run_root(config)
     ppo = make_ppo(config)
     num_seeds = config.num_seeds
     keys = jax.vmap(jax.random.key)(config.seed + jnp.arange(num_seeds))
@@ -325,7 +378,7 @@ def _start(args: argparse.Namespace):
     changed: list[str] = []
     if args.resume:
         run_dir = args.resume
-        restored = checkpoint.restore(run_dir, runner)
+        restored = _restore(run_dir, runner, config, step, verify=not args.no_verify)
         runner = restored.runner
         changed = sorted(
             k for k, v in checkpoint.config_to_dict(config).items() if restored.config.get(k) != v
@@ -336,6 +389,38 @@ def _start(args: argparse.Namespace):
         run_dir = _new_run_dir(config)
     _write_config(run_dir, config)
     return config, ppo, runner, run_dir, changed
+
+
+def _restore(run_dir: str, template, config: PPOConfig, step: int, *, verify: bool):
+    """:func:`checkpoint.restore` for ``--resume``: a checkpoint that does not fit ``config`` names
+    the config keys that differ from the checkpoint's own first; the runner's update counter must
+    be the checkpoint's step."""
+    try:
+        restored = checkpoint.restore(run_dir, template, step, verify=verify)
+    except checkpoint.CheckpointError as exc:
+        if not exc.mismatches:
+            raise
+        saved = checkpoint.saved_config(run_dir, step, verify=False)  # restore checked it
+        differ = [
+            f"{k}: {short_repr(saved[k]) if k in saved else '(absent)'} -> {short_repr(v)}"
+            for k, v in checkpoint.config_to_dict(config).items()
+            if saved.get(k, object()) != v
+        ]
+        more = f" (and {len(exc.mismatches) - 2} more)" if len(exc.mismatches) > 2 else ""
+        raise checkpoint.CheckpointError(
+            f"{checkpoint.step_dir(run_dir, step)}: the checkpoint does not fit this config; "
+            f"keys that differ from the checkpoint's: {'; '.join(differ) or 'none'}; arrays: "
+            + "; ".join(exc.mismatches[:2])
+            + more,
+            mismatches=exc.mismatches,
+        ) from None
+    update = np.asarray(restored.runner.update).reshape(-1)
+    if not np.all(update == restored.step):
+        raise checkpoint.CheckpointError(
+            f"{checkpoint.step_dir(run_dir, restored.step)}: the runner's update counter is "
+            f"{int(update[0])}, not the checkpoint's step {restored.step}"
+        )
+    return restored
 
 
 def _train(job: _Job, runner, *, fresh: bool):
@@ -384,6 +469,8 @@ def main(argv: list[str] | None = None) -> str:
     args = parser.parse_args(argv)
     if args.resume and (args.config or args.env):
         parser.error("--resume reads the run's config.yaml: give overrides, not --config/--env")
+    if args.no_verify and not args.resume:
+        parser.error("--no-verify goes with --resume")
     config, ppo, runner, run_dir, changed = _start(args)
     total = config.num_updates
     steps_per_update = config.num_envs * config.num_steps * config.num_seeds
@@ -420,9 +507,13 @@ def main(argv: list[str] | None = None) -> str:
 
 def cli(argv: list[str] | None = None) -> int:
     """``python -m train.run``: :func:`main` with errors as a message on stderr and exit status 2
-    (a bad config: nothing was written) or 1 (training diverged: no evaluation table printed)."""
+    (a bad config: nothing was written; or a checkpoint that cannot be resumed from, named on one
+    line) or 1 (training diverged: no evaluation table printed)."""
     try:
         main(argv)
+    except checkpoint.CheckpointError as exc:
+        print(f"checkpoint error: {exc}", file=sys.stderr)
+        return 2
     except ConfigError as exc:
         print(f"config error: {exc}", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ from tcgjax.core import errors
 from tcgjax.core.board import player_id
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError
+from tcgjax.core.serialization import _show
 
 __all__ = ["checked_step", "check_action", "rule_error", "action_id"]
 
@@ -46,13 +47,13 @@ def action_id(env: Env, action) -> int:
     if not ok:
         raise IllegalActionError(
             f"{env.id}: an action must be one integer id in [0, {env.num_actions}), got "
-            f"{action!r} ({type(action).__name__})",
+            f"{_show(action)} ({type(action).__name__})",
             rule="action_not_an_integer",
         )
     value = int(action)
     if not 0 <= value < env.num_actions:
         raise IllegalActionError(
-            f"{env.id}: action {value} is outside [0, {env.num_actions}): rule "
+            f"{env.id}: action {_show(value)} is outside [0, {env.num_actions}): rule "
             f"'action_out_of_range': the action id is outside [0, num_actions)",
             code=errors.ACTION_OUT_OF_RANGE,
             rule="action_out_of_range",

@@ -192,7 +192,8 @@ class Env(abc.ABC):
           the move's name, a readable string.
 
         Raises:
-          ValueError: a batch of games, or a viewer outside ``[0, num_players)``.
+          ValueError: a batch of games; ``PlayerError`` (a ``ValueError``): a viewer that is not
+            None or a player in ``[0, num_players)``.
         """
         if np.ndim(state.terminated) != 0:
             raise ValueError(
@@ -218,7 +219,8 @@ class Env(abc.ABC):
           a :class:`tcgjax.core.render.Picture` (``.svg``, ``.text``; displays in notebooks).
 
         Raises:
-          ValueError: a batch of games, or a viewer outside ``[0, num_players)``.
+          ValueError: a batch of games; ``PlayerError`` (a ``ValueError``): a viewer that is not
+            None or a player in ``[0, num_players)``.
         """
         if np.ndim(state.terminated) != 0:
             raise ValueError(
@@ -230,13 +232,14 @@ class Env(abc.ABC):
         return self._picture(host, None if viewer is None else int(viewer))
 
     def _check_viewer(self, viewer) -> None:
-        """Raise ``ValueError`` unless ``viewer`` is None or a player index (render, names)."""
+        """Raise ``PlayerError`` (a ``ValueError``) unless ``viewer`` is None or a player index
+        (render, names, the replay page)."""
         if viewer is not None and (
             isinstance(viewer, bool)
             or not isinstance(viewer, int | np.integer)
             or not 0 <= int(viewer) < self.num_players
         ):
-            raise ValueError(
+            raise errors.PlayerError(
                 f"env {self.id!r}: viewer={viewer!r} must be None or a player in "
                 f"[0, {self.num_players})"
             )

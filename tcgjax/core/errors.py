@@ -20,6 +20,7 @@ __all__ = [
     "ReplayError",
     "InvalidStateError",
     "PlayerError",
+    "OutputError",
     "RuleError",
     "ErrorCodes",
     "CORE_ERRORS",
@@ -88,6 +89,12 @@ class PlayerError(TcgjaxError, ValueError):
 
 class ReplayError(TcgjaxError, ValueError):
     """A replay cannot be reproduced: tampered log, exhausted random tape, wrong env or digest."""
+
+
+class OutputError(TcgjaxError, OSError):
+    """A file the library was asked to write cannot be written (a missing folder, a directory, no
+    permission, not a path). The message names the file; also an ``OSError``, so that code
+    catching the operating system's errors still catches it."""
 
 
 @dataclasses.dataclass(frozen=True)

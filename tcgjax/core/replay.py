@@ -8,29 +8,43 @@ and returns the final state, equal array-by-array to the recorded one.
   wall clock, so a replay is deterministic). Each entry is self-sufficient. ``actionName`` is the
   move's name in the position it was made in (``env.describe_action(state, action)``, every card
   named: ``block with Garurumon (field 0)``), redundant with ``action`` and checked on load.
-* ``replayFormat``: ``2`` (:data:`REPLAY_FORMAT`), what ``actionName`` holds. A replay without the
-  field is format 1, recorded before moves were named by their position: its names are the
-  phase-free id names (``env.action_name(action)``: ``attack[0->field0]`` for that block). Both
-  formats load; each command's name must be exactly its format's name, so an old recording
-  replays as it was written and a new one cannot carry an old name (or any other text).
+* ``replayFormat``: ``3`` (:data:`REPLAY_FORMAT`). Format 3 digests the whole record
+  (``final.record`` below); its move names are those of format 2. Format 2 (``actionName`` the
+  move's name in its position, ``env.describe_action``) and format 1 (no ``replayFormat`` field:
+  the phase-free id names, ``env.action_name(action)``: ``attack[0->field0]`` for that block) are
+  older recordings; every format loads, and each command's name must be exactly its format's
+  name, so an old recording replays as it was written and a new one cannot carry an old name (or
+  any other text).
 * ``randomTape``: ``{"values": [[k0, k1], ...], "index": 0}``, the PRNG key (raw ``uint32[2]``) each
-  step consumed, in order, and the read index a replay starts from.
+  step consumed, in order, and the read index a replay starts from. Each command reads one key,
+  and a tape must be read whole: ``len(values) - index`` is the number of commands, in every
+  format (a key left over, or one missing, is refused before anything is re-simulated).
 * ``initialState``: the JSON view of the starting state (:mod:`tcgjax.core.serialization`).
-* ``final``: ``{"stepCount", "sha256"}`` of the recorded final state's JSON, checked by :func:`run`;
-  required unless the caller passes ``verify=False`` explicitly.
+* ``final``: ``{"stepCount", "sha256", "record"}``: the recorded final state's step count and the
+  sha256 of its JSON (:func:`digest`), and ``record``, the sha256 of each other field of the
+  replay as recorded (``replayFormat``, ``envId``, ``envVersion``, ``options``, ``initialState``,
+  ``commandLog``, ``randomTape``; of its canonical JSON: sorted keys, no spaces). :func:`run`
+  re-simulates the game, then checks every field against its digest and the final state against
+  its own, so that an edit is refused naming the edited field even where it leaves the final
+  state unchanged (a key read by a step that draws no randomness, an initial field every game
+  overwrites, an option the game never reaches). Formats 1 and 2 have no ``record``: their
+  ``final`` digests the final state only, and an edit that leaves it unchanged goes unnoticed
+  there. ``final`` is required unless the caller passes ``verify=False`` explicitly. The digests
+  are unkeyed: they detect an edited or damaged file, not someone who recomputes them.
 
 :func:`run` raises :class:`ReplayError` when a field of the envelope is missing, unknown or of the
-wrong type (the message names it), the env id/version/options do not match, a command is malformed
-(its action not an integer id, its ``actionName`` not the move's name in the replay's format, its
-timestamp not its index)
-or illegal at its point in the log (the error names the rule), the tape index is out of range or the
-tape runs out, or the final state differs from the recorded digest (a tampered but legal log).
+wrong type (the message names it), the env id/version/options do not match, the tape is not read
+whole, a command is malformed (its action not an integer id, its ``actionName`` not the move's
+name in the replay's format, its timestamp not its index) or illegal at its point in the log (the
+error names the rule), a field differs from its digest in ``final.record`` (the message names the
+field), or the final state differs from the recorded digest.
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,14 +56,31 @@ from tcgjax.core.board import player_id
 from tcgjax.core.checked import _compiled, action_id, check_action, checked_step
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError, ReplayError, SerializationError, TcgjaxError
-from tcgjax.core.serialization import _check_keys, state_from_dict, state_to_dict, to_json
+from tcgjax.core.serialization import (
+    _check_keys,
+    _show,
+    state_from_dict,
+    state_to_dict,
+    to_json,
+)
 
-__all__ = ["Recorder", "run", "frames", "key_to_tape", "digest", "REPLAY_FORMAT"]
+__all__ = ["Recorder", "run", "frames", "key_to_tape", "digest", "REPLAY_FORMAT", "RECORD_FIELDS"]
 
-# 2: ``actionName`` is ``env.describe_action`` in the state before the move; 1 (no
-# ``replayFormat`` field): the phase-free ``env.action_name``.
-REPLAY_FORMAT = 2
-REPLAY_FORMATS = (1, 2)
+# 3: format 2, with ``final.record`` (the digest of every field of the record); 2: ``actionName``
+# is ``env.describe_action`` in the state before the move; 1 (no ``replayFormat`` field): the
+# phase-free ``env.action_name``.
+REPLAY_FORMAT = 3
+REPLAY_FORMATS = (1, 2, 3)
+# The fields ``final.record`` digests (format 3), in the order written.
+RECORD_FIELDS = (
+    "replayFormat",
+    "envId",
+    "envVersion",
+    "options",
+    "initialState",
+    "commandLog",
+    "randomTape",
+)
 
 
 def key_to_tape(key: jax.Array) -> list[int]:
@@ -65,6 +96,16 @@ def key_to_tape(key: jax.Array) -> list[int]:
 def digest(env: Env, state: State) -> str:
     """sha256 of the canonical JSON of ``state``."""
     return hashlib.sha256(to_json(env, state).encode()).hexdigest()
+
+
+def _field_digest(value: Any, path: str) -> str:
+    """sha256 of ``value``'s canonical JSON (sorted keys, no spaces), or ``ReplayError`` naming
+    ``path`` for a value JSON cannot hold."""
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ReplayError(f"{path}: not JSON data: {_show(exc, 200)}") from None
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class Recorder:
@@ -104,8 +145,13 @@ class Recorder:
         return self.state
 
     def export(self) -> dict[str, Any]:
-        """The replay as a JSON-ready dict."""
-        return {
+        """The replay as a JSON-ready dict (format :data:`REPLAY_FORMAT`: ``final`` digests the
+        final state and every other field).
+
+        Raises:
+          ReplayError: an env option JSON cannot hold (the replay could not be saved).
+        """
+        record = {
             "replayFormat": REPLAY_FORMAT,
             "envId": self.env.id,
             "envVersion": self.env.version,
@@ -113,9 +159,15 @@ class Recorder:
             "initialState": copy.deepcopy(self._initial),
             "commandLog": copy.deepcopy(self._commands),
             "randomTape": {"values": [list(v) for v in self._tape], "index": 0},
+        }
+        return {
+            **record,
             "final": {
                 "stepCount": int(self.state.step_count),
                 "sha256": digest(self.env, self.state),
+                "record": {
+                    name: _field_digest(record[name], f"replay.{name}") for name in RECORD_FIELDS
+                },
             },
         }
 
@@ -139,7 +191,7 @@ def _field(obj: Any, key: str, path: str, kind: type | tuple[type, ...], what: s
         raise ReplayError(f"{path}.{key}: missing field")
     value = obj[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
-        raise ReplayError(f"{path}.{key}: expected {what}, got {value!r}")
+        raise ReplayError(f"{path}.{key}: expected {what}, got {_show(value)}")
     return value
 
 
@@ -160,7 +212,7 @@ def _tape_key(values: list, index: int, path: str) -> jax.Array:
         and len(raw) == 2
         and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**32 for v in raw)
     ):
-        raise ReplayError(f"randomTape.values[{index}]: not a key of 2 uint32: {raw!r}")
+        raise ReplayError(f"randomTape.values[{index}]: not a key of 2 uint32: {_show(raw)}")
     return jnp.asarray(raw, jnp.uint32)
 
 
@@ -177,16 +229,43 @@ def _format_name(replay_format: int) -> str:
     return "its name in this position (env.describe_action)"
 
 
+def _check_tape_length(values: list, index: int, commands: list) -> None:
+    """Each command reads one key: the tape from ``index`` holds exactly one per command."""
+    left = len(values) - index
+    if left > len(commands):
+        raise ReplayError(
+            f"replay.randomTape.values: {len(values)} keys from index {index}, but the log's "
+            f"{len(commands)} commands read one key each: a tape must be read whole "
+            f"({left - len(commands)} left over)"
+        )
+    if left < len(commands):
+        raise ReplayError(
+            f"replay.commandLog[{left}]: randomTape exhausted at index {len(values)} "
+            f"({len(values)} values from index {index} for {len(commands)} commands)"
+        )
+
+
+def _check_record(replay: dict[str, Any], record: dict[str, str]) -> None:
+    """Every field of ``replay`` against its digest in ``final.record`` (format 3)."""
+    for name in RECORD_FIELDS:
+        if _field_digest(replay[name], f"replay.{name}") != record[name]:
+            raise ReplayError(
+                f"replay.{name}: differs from its digest in replay.final.record.{name} (edited "
+                "after it was recorded)"
+            )
+
+
 def run(replay: dict[str, Any], env: Env | None = None, *, verify: bool = True) -> State:
     """Re-simulate ``replay`` and return its final state (equal to the recorded one).
 
     Args:
       replay: a dict from :meth:`Recorder.export` (e.g. after ``json.load``).
       env: the env to use; by default ``tcgjax.make(envId, **options)``.
-      verify: check the re-simulated final state against the replay's ``final`` digest (default).
-        A replay without ``final`` is refused unless the caller opts out explicitly with
-        ``verify=False``; then the log is still checked command by command (legality, actor,
-        tape) but an edited initial state or a dropped trailing command cannot be detected.
+      verify: check the replay's ``final`` digests (default): every field of the record (format
+        3) and the re-simulated final state. A replay without ``final`` is refused unless the
+        caller opts out explicitly with ``verify=False``; then ``final`` is not read and the log
+        is still checked command by command (legality, actor, a tape read whole) but an edited
+        initial state or a dropped trailing command cannot be detected.
 
     Raises:
       ReplayError: see the module docstring; the message names the field, the command index and
@@ -203,9 +282,10 @@ def frames(
 ) -> Iterator[tuple[Env, State, int | None]]:
     """Re-simulate ``replay`` one step at a time: yields ``(env, state, action)``, first the
     initial state (action ``None``), then the state after each command with its action id. The
-    envelope and every command are checked as in :func:`run` (same arguments, same errors); the
-    final digest is checked after the last state is yielded, so a consumer that stops early
-    (a viewer of the first moves) does not verify it."""
+    envelope (the tape's length included) is checked before the first state is yielded and every
+    command before its state, as in :func:`run` (same arguments, same errors); the digests of
+    ``final`` are checked after the last state is yielded, so a consumer that stops early (a
+    viewer of the first moves) does not verify them."""
     from tcgjax.registry import make
 
     if not isinstance(replay, dict):
@@ -223,13 +303,18 @@ def frames(
         or replay_format not in REPLAY_FORMATS
     ):
         raise ReplayError(
-            f"replay.replayFormat: {replay_format!r} is not a known format (2: moves named in "
-            "their position, env.describe_action; 1, or no field: the phase-free id names "
-            "of older recordings, env.action_name)"
+            f"replay.replayFormat: {_show(replay_format)} is not a known format (3: format 2 with "
+            "every field digested in final.record; 2: moves named in their position, "
+            "env.describe_action; 1, or no field: the phase-free id names of older recordings, "
+            "env.action_name)"
         )
     env_id = _field(replay, "envId", "replay", str, "a string")
     version = _field(replay, "envVersion", "replay", str, "a string")
     options = _field(replay, "options", "replay", dict, "an object of env options")
+    if not all(isinstance(name, str) for name in options):
+        raise ReplayError(
+            f"replay.options: expected an object of env options, got {_show(options)}"
+        )
     initial = _field(replay, "initialState", "replay", dict, "a JSON state object")
     commands = _field(replay, "commandLog", "replay", list, "a list of commands")
     tape = _field(replay, "randomTape", "replay", dict, "an object {values, index}")
@@ -238,14 +323,22 @@ def frames(
     index = _field(tape, "index", "replay.randomTape", int, "an int")
     if not 0 <= index <= len(values):
         raise ReplayError(
-            f"replay.randomTape.index: {index} outside [0, {len(values)}] (the tape's length)"
+            f"replay.randomTape.index: {_show(index)} outside [0, {len(values)}] (the tape's "
+            "length)"
         )
-    final = None
+    _check_tape_length(values, index, commands)
+    final = record = None
     if verify:
-        final = _field(replay, "final", "replay", dict, "an object {stepCount, sha256}")
-        _exact_keys(final, ("stepCount", "sha256"), "replay.final")
+        final_fields = ("stepCount", "sha256") + (("record",) if replay_format >= 3 else ())
+        final = _field(replay, "final", "replay", dict, f"an object {{{', '.join(final_fields)}}}")
+        _exact_keys(final, final_fields, "replay.final")
         _field(final, "stepCount", "replay.final", int, "an int")
         _field(final, "sha256", "replay.final", str, "a hex string")
+        if replay_format >= 3:
+            record = _field(final, "record", "replay.final", dict, "an object of sha256 digests")
+            _exact_keys(record, RECORD_FIELDS, "replay.final.record")
+            for name in RECORD_FIELDS:
+                _field(record, name, "replay.final.record", str, "a sha256 hex string")
     if env is None:
         try:
             env = make(env_id, **options)
@@ -256,7 +349,7 @@ def frames(
             f"replay is for {env_id!r} v{version!r}, env is {env.id!r} v{env.version!r}"
         )
     if dict(env.options) != dict(options):
-        raise ReplayError(f"replay.options {options!r} != env options {env.options!r}")
+        raise ReplayError(f"replay.options {_show(options, 400)} != env options {env.options!r}")
     try:
         state = state_from_dict(env, initial)
     except SerializationError as exc:
@@ -266,13 +359,13 @@ def frames(
     for i, command in enumerate(commands):
         path = f"replay.commandLog[{i}]"
         if not isinstance(command, dict):
-            raise ReplayError(f"{path}: expected a command object, got {command!r}")
+            raise ReplayError(f"{path}: expected a command object, got {_show(command)}")
         _exact_keys(command, COMMAND_FIELDS, path)
         if command["type"] != "action":
-            raise ReplayError(f"{path}.type: {command['type']!r} is not 'action'")
+            raise ReplayError(f"{path}.type: {_show(command['type'])} is not 'action'")
         timestamp = _field(command, "timestamp", path, int, "an int")
         if timestamp != i:
-            raise ReplayError(f"{path}.timestamp: {timestamp} != its index {i} in the log")
+            raise ReplayError(f"{path}.timestamp: {_show(timestamp)} != its index {i} in the log")
         payload = _field(command, "payload", path, dict, "an object")
         _exact_keys(payload, PAYLOAD_FIELDS, f"{path}.payload")
         action = payload["action"]
@@ -283,7 +376,7 @@ def frames(
         actor = player_id(int(state.current_player))
         if payload["playerId"] != actor:
             raise ReplayError(
-                f"{path}.payload.playerId: {payload['playerId']!r} is not the player to act "
+                f"{path}.payload.playerId: {_show(payload['playerId'])} is not the player to act "
                 f"({actor})"
             )
         key = _tape_key(values, index, path)
@@ -296,11 +389,13 @@ def frames(
         name = _recorded_name(env, state, action, replay_format)
         if payload["actionName"] != name:
             raise ReplayError(
-                f"{path}.payload.actionName: {payload['actionName']!r} does not name action "
-                f"{action} here: {_format_name(replay_format)} is {name!r}"
+                f"{path}.payload.actionName: {_show(payload['actionName'], 200)} does not name "
+                f"action {action} here: {_format_name(replay_format)} is {name!r}"
             )
         state = step(state, action, key)
         yield env, state, action
+    if record is not None:
+        _check_record(replay, record)
     if final is not None:
         if int(state.step_count) != final["stepCount"] or digest(env, state) != final["sha256"]:
             raise ReplayError(

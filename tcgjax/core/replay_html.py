@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from tcgjax.core.errors import OutputError
 from tcgjax.core.replay import frames
+from tcgjax.core.serialization import _show
 
 __all__ = ["to_html"]
 
@@ -44,7 +46,7 @@ def to_html(
       env: the env to replay with (default: made from the replay's id and options).
       viewer: draw every position as this player sees it (hidden cards face down, and a card a
         move keeps hidden from them unnamed in the move's name), or ``None`` (default) for
-        everything face up.
+        everything face up; checked before the game is re-simulated.
       verify: check the replay's final digest (as :func:`tcgjax.replay.run`); the page is written
         only for a replay that verifies.
       title: the page title (default: the env id and the number of moves).
@@ -55,9 +57,16 @@ def to_html(
     Raises:
       ReplayError: the replay is malformed, illegal somewhere or fails its digest (nothing is
         written then).
+      PlayerError: ``viewer`` is not None or a player of the replay's env (nothing is written).
+      OutputError: ``path`` is not a file path or cannot be written (a missing folder, a
+        directory, no permission); it names the path, and is also an ``OSError``.
     """
+    if not isinstance(path, str | os.PathLike):
+        raise OutputError(f"to_html(path={_show(path)}): expected a file path (str or os.PathLike)")
     positions, before = [], None
     for game_env, state, action in frames(replay, env, verify=verify):
+        if action is None:
+            game_env._check_viewer(viewer)  # before anything is drawn or re-simulated
         picture = game_env.render(state, viewer)
         status = picture.text.splitlines()[1] if "\n" in picture.text else ""
         if action is None:
@@ -82,8 +91,13 @@ def to_html(
         last=moves,
     )
     path = os.fspath(path)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(page)
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(page)
+    except OSError as exc:
+        error = OutputError(f"{path}: cannot write the replay page: {exc.strerror or exc}")
+        error.strerror = exc.strerror
+        raise error from exc
     return path
 
 

@@ -48,12 +48,22 @@ def _array_to_json(x) -> Any:
     return np.asarray(x).tolist()
 
 
+def _show(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` for an error message, cut at ``limit`` characters; never raises (an integer
+    past Python's 4,300-digit ``repr`` limit, or data nested too deep to print, is described)."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return f"<{type(value).__name__} too large to print>"
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
 def _array_from_json(value: Any, template, path: str) -> jax.Array:
     dtype = np.dtype(template.dtype)
     try:
         arr = np.asarray(value)
-    except (ValueError, TypeError) as exc:
-        raise SerializationError(f"{path}: not an array: {exc}") from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise SerializationError(f"{path}: not an array: {_show(exc, 200)}") from None
     if arr.shape != tuple(template.shape):
         raise SerializationError(f"{path}: shape {arr.shape} != expected {tuple(template.shape)}")
     if dtype == np.bool_:
@@ -68,6 +78,9 @@ def _array_from_json(value: Any, template, path: str) -> jax.Array:
     elif np.issubdtype(dtype, np.floating):
         if arr.size and not (np.issubdtype(arr.dtype, np.number) and arr.dtype != np.bool_):
             raise SerializationError(f"{path}: expected numbers, got {arr.dtype}")
+        finite = arr[np.isfinite(arr)].astype(np.float64)
+        if finite.size and np.abs(finite).max() > np.finfo(dtype).max:
+            raise SerializationError(f"{path}: value outside the {dtype} range")
     return jnp.asarray(arr.astype(dtype))
 
 
@@ -85,8 +98,6 @@ def tree_to_json(tree) -> Any:
 def tree_from_json(value: Any, template, path: str):
     """Inverse of :func:`tree_to_json` against ``template`` (a tree of ``ShapeDtypeStruct``)."""
     if _is_struct(template):
-        if not isinstance(value, dict):
-            raise SerializationError(f"{path}: expected an object")
         names = [f.name for f in dataclasses.fields(template)]
         _check_keys(value, names, path)
         return template.replace(
@@ -99,7 +110,9 @@ def _check_keys(
     obj: dict, expected, path: str, error: type[Exception] = SerializationError
 ) -> None:
     """Every key of ``expected`` and nothing else, or ``error`` naming the first missing/unknown
-    key by its path (replays reuse it with ``ReplayError``)."""
+    key by its path (replays reuse it with ``ReplayError``); ``obj`` that is not an object
+    (a dict) is refused naming ``path``."""
+    _object(obj, path, error)
     missing = [k for k in expected if k not in obj]
     if missing:
         raise error(f"{path}.{missing[0]}: missing field")
@@ -108,9 +121,15 @@ def _check_keys(
         raise error(f"{path}.{unknown[0]}: unknown field")
 
 
-def _get(obj: Any, key: str, path: str) -> Any:
+def _object(obj: Any, path: str, error: type[Exception] = SerializationError) -> dict:
+    """``obj`` if it is an object (a dict), else ``error`` naming ``path`` and what came."""
     if not isinstance(obj, dict):
-        raise SerializationError(f"{path}: expected an object")
+        raise error(f"{path}: expected an object, got {type(obj).__name__} {_show(obj, 40)}")
+    return obj
+
+
+def _get(obj: Any, key: str, path: str) -> Any:
+    _object(obj, path)
     if key not in obj:
         raise SerializationError(f"{path}.{key}: missing field")
     return obj[key]
@@ -171,6 +190,9 @@ def _board_to_json(env: Env, board: Board) -> dict:
 
 
 def _parse(fn, text, path):
+    """``fn(text)`` for an id field (a string), or ``SerializationError`` naming ``path``."""
+    if not isinstance(text, str):
+        raise SerializationError(f"{path}: expected a string id, got {_show(text)}")
     try:
         return fn(text)
     except (ValueError, TypeError, KeyError) as exc:
@@ -182,8 +204,6 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
     num_p, num_c = layout.num_players, layout.num_cards
 
     players = _get(data, "players", "$")
-    if not isinstance(players, dict):
-        raise SerializationError("players: expected an object")
     _check_keys(players, [player_id(p) for p in range(num_p)], "players")
     p_attrs = np.zeros((num_p, len(layout.player_attributes)), np.int64)
     for p in range(num_p):
@@ -191,15 +211,20 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
         entry = players[player_id(p)]
         _check_keys(entry, ["id", "name", "attributes"], path)
         if entry["id"] != player_id(p):
-            raise SerializationError(f"{path}.id: {entry['id']!r} != key {player_id(p)!r}")
+            raise SerializationError(f"{path}.id: {_show(entry['id'])} != key {player_id(p)!r}")
+        if entry["name"] != player_id(p):  # a state holds no names: a player's name is its id
+            raise SerializationError(
+                f"{path}.name: {_show(entry['name'])} != {player_id(p)!r} (a player's name is its "
+                "id; a state holds no other)"
+            )
         attrs = entry["attributes"]
         _check_keys(attrs, layout.player_attributes, f"{path}.attributes")
         for k, name in enumerate(layout.player_attributes):
-            p_attrs[p, k] = _int(attrs[name], f"{path}.attributes.{name}")
+            p_attrs[p, k] = _int(
+                attrs[name], f"{path}.attributes.{name}", template.player_attributes.dtype
+            )
 
     cards = _get(data, "cards", "$")
-    if not isinstance(cards, dict):
-        raise SerializationError("cards: expected an object")
     _check_keys(cards, [card_id(c) for c in range(num_c)], "cards")
     fields = [
         "id",
@@ -217,11 +242,9 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
     for c in range(num_c):
         path = f"cards.{card_id(c)}"
         entry = cards[card_id(c)]
-        if not isinstance(entry, dict):
-            raise SerializationError(f"{path}: expected an object")
         _check_keys(entry, fields, path)
         if entry["id"] != card_id(c):
-            raise SerializationError(f"{path}.id: {entry['id']!r} != key {card_id(c)!r}")
+            raise SerializationError(f"{path}.id: {_show(entry['id'])} != key {card_id(c)!r}")
         cols["definition"][c] = _parse(
             layout.cards.index, entry["definitionId"], f"{path}.definitionId"
         )
@@ -229,7 +252,7 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
             lambda t: parse_player_id(t, num_p), entry["ownerId"], f"{path}.ownerId"
         )
         cols["zone"][c] = _parse(layout.zone_index_by_id, entry["zoneId"], f"{path}.zoneId")
-        cols["position"][c] = _int(entry["position"], f"{path}.position")
+        cols["position"][c] = _int(entry["position"], f"{path}.position", template.position.dtype)
         override = entry["visibilityOverride"]
         cols["vis"][c] = (
             NO_OVERRIDE
@@ -239,7 +262,9 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
         attrs = entry["attributes"]
         _check_keys(attrs, layout.card_attributes, f"{path}.attributes")
         for k, name in enumerate(layout.card_attributes):
-            c_attrs[c, k] = _int(attrs[name], f"{path}.attributes.{name}")
+            c_attrs[c, k] = _int(
+                attrs[name], f"{path}.attributes.{name}", template.card_attributes.dtype
+            )
     for z in range(layout.num_zones):
         positions = np.sort(cols["position"][cols["zone"] == z])
         if not np.array_equal(positions, np.arange(len(positions))):
@@ -251,8 +276,6 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
             raise SerializationError(f"zones.{layout.zone_id(z)}: over max_size")
 
     zones = _get(data, "zones", "$")
-    if not isinstance(zones, dict):
-        raise SerializationError("zones: expected an object")
     _check_keys(zones, [layout.zone_id(z) for z in range(layout.num_zones)], "zones")
     for z, (type_id, owner) in enumerate(layout.zones):
         zid = layout.zone_id(z)
@@ -262,7 +285,7 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
             "ownerId": None if owner is None else player_id(owner),
         }
         if zones[zid] != expected:
-            raise SerializationError(f"zones.{zid}: {zones[zid]!r} != the env's {expected!r}")
+            raise SerializationError(f"zones.{zid}: {_show(zones[zid])} != the env's {expected!r}")
 
     turn = _get(data, "turnState", "$")
     _check_keys(turn, ["activePlayerId", "turnNumber", "phase"], "turnState")
@@ -283,15 +306,27 @@ def _board_from_json(env: Env, data: dict, template: Board) -> Board:
         card_attributes=arr(c_attrs, "card_attributes"),
         player_attributes=arr(p_attrs, "player_attributes"),
         active_player=arr(active, "active_player"),
-        turn_number=arr(_int(turn["turnNumber"], "turnState.turnNumber"), "turn_number"),
+        turn_number=arr(
+            _int(turn["turnNumber"], "turnState.turnNumber", template.turn_number.dtype),
+            "turn_number",
+        ),
         phase=arr(phase, "phase"),
-        version=arr(_int(_get(data, "version", "$"), "version"), "version"),
+        version=arr(_int(_get(data, "version", "$"), "version", template.version.dtype), "version"),
     )
 
 
-def _int(value, path) -> int:
+def _int(value, path: str, dtype) -> int:
+    """``value``, an integer (never a bool) in the range of the field's ``dtype``, or
+    ``SerializationError`` naming ``path`` (a JSON integer has no size limit; the state's arrays
+    do)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise SerializationError(f"{path}: expected an integer, got {value!r}")
+        raise SerializationError(f"{path}: expected an integer, got {_show(value)}")
+    info = np.iinfo(dtype)
+    if not info.min <= value <= info.max:
+        raise SerializationError(
+            f"{path}: {_show(value)} is outside the {np.dtype(dtype).name} range "
+            f"[{info.min}, {info.max}]"
+        )
     return value
 
 
@@ -343,10 +378,10 @@ def state_from_dict(env: Env, data: Any) -> State:
     if not isinstance(data, dict):
         raise SerializationError("$: expected a JSON object")
     if _get(data, "envId", "$") != env.id:
-        raise SerializationError(f"envId: {data['envId']!r} != this env's {env.id!r}")
+        raise SerializationError(f"envId: {_show(data['envId'])} != this env's {env.id!r}")
     if _get(data, "envVersion", "$") != env.version:
         raise SerializationError(
-            f"envVersion: {data['envVersion']!r} != this env's {env.version!r}"
+            f"envVersion: {_show(data['envVersion'])} != this env's {env.version!r}"
         )
     template = _template(env)
     game_t = template.game
@@ -368,8 +403,6 @@ def state_from_dict(env: Env, data: Any) -> State:
         board = _board_from_json(env, data, game_t.board)
         rest_names = [f.name for f in dataclasses.fields(game_t) if f.name != "board"]
         rest = _get(data, "game", "$")
-        if not isinstance(rest, dict):
-            raise SerializationError("game: expected an object")
         _check_keys(rest, rest_names, "game")
         game = game_t.replace(
             board=board,
@@ -391,9 +424,13 @@ def state_from_dict(env: Env, data: Any) -> State:
         terminated=_array_from_json(env_part["terminated"], template.terminated, "env.terminated"),
         truncated=_array_from_json(env_part["truncated"], template.truncated, "env.truncated"),
         step_count=_array_from_json(
-            _int(env_part["stepCount"], "env.stepCount"), template.step_count, "env.stepCount"
+            _int(env_part["stepCount"], "env.stepCount", template.step_count.dtype),
+            template.step_count,
+            "env.stepCount",
         ),
-        error=_array_from_json(_int(env_part["error"], "env.error"), template.error, "env.error"),
+        error=_array_from_json(
+            _int(env_part["error"], "env.error", template.error.dtype), template.error, "env.error"
+        ),
         game=game,
     )
     state = _compiled(env)[1](state)
@@ -413,14 +450,21 @@ def from_json(env: Env, text: str) -> State:
     """Parse :func:`to_json` output back into a ``State`` equal array-by-array to the original.
 
     Raises:
-      SerializationError: invalid JSON (a repeated key included), a missing/unknown/ill-typed
-        field, ids or values that do not exist in ``env``, zone positions that are not dense, or a
-        state the rules cannot reach (``env.validate``); the message names the field path.
+      SerializationError: invalid JSON (a repeated key, bytes that are not UTF-8, an integer
+        literal past Python's 4,300-digit limit and nesting too deep for the parser included), a
+        missing/unknown/ill-typed field (an object where a container is expected, an integer
+        outside its field's dtype), ids or values that do not exist in ``env``, zone positions
+        that are not dense, or a state the rules cannot reach (``env.validate``); the message
+        names the field path.
     """
     try:
         data = json_loads(text)
     except DuplicateKeyError as exc:
         raise SerializationError(f"$: {exc}") from None
-    except (json.JSONDecodeError, TypeError) as exc:
+    except RecursionError:
+        raise SerializationError(
+            "$: not valid JSON: nested too deep for the parser (a state is a few levels deep)"
+        ) from None
+    except (ValueError, TypeError) as exc:  # JSONDecodeError and UnicodeDecodeError included
         raise SerializationError(f"$: not valid JSON: {exc}") from None
     return state_from_dict(env, data)

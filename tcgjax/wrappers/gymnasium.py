@@ -21,9 +21,14 @@ broken rule (so an unmasked ``action_space.sample()``, as Gymnasium's ``check_en
 crashes and never changes the game). ``"lose"``: the agent forfeits and the episode terminates. An
 action that is not an integer id in ``[0, num_actions)`` raises ``IllegalActionError`` (like
 ``checked_step``); an opponent policy that returns an illegal action raises ``IllegalActionError``
-naming it, since it would otherwise stall the game.
+naming it, since it would otherwise stall the game, and so does one whose action is not one
+integer id (a float such as ``1.5``, a bool, a vector: refused when the wrapper is first reset,
+never truncated). ``step`` or ``action_masks`` before ``reset`` raises :class:`ResetNeededError`
+(Gymnasium's ``ResetNeeded`` and a ``TcgjaxError``).
 
-**Seeding.** ``reset(seed=s)`` seeds ``np_random`` (Gymnasium's rule) and draws the JAX key of the
+**Seeding.** ``reset(seed=s)`` takes ``s`` None or an int in ``[0, 2**32)``
+(:func:`tcgjax.wrappers.seeding.check_seed`, the rule of every wrapper; anything else is a
+``ConfigError``), seeds ``np_random`` with it (Gymnasium's rule) and draws the JAX key of the
 episode from it; chance inside steps (draws, shuffles, the random opponent) uses keys split from
 it. The same seed and the same actions give the same episode, bit for bit, on the same machine.
 
@@ -58,10 +63,11 @@ from gymnasium.vector.utils import batch_space
 from tcgjax.core import errors
 from tcgjax.core.checked import action_id
 from tcgjax.core.env import Env, State
-from tcgjax.core.errors import ConfigError, IllegalActionError
+from tcgjax.core.errors import ConfigError, IllegalActionError, TcgjaxError
 from tcgjax.core.tree import when_some
 from tcgjax.registry import available_envs
 from tcgjax.registry import make as make_env
+from tcgjax.wrappers.seeding import check_seed
 
 __all__ = [
     "TcgjaxEnv",
@@ -70,9 +76,39 @@ __all__ = [
     "opponent_policy",
     "gymnasium_id",
     "register_envs",
+    "ResetNeededError",
 ]
 
 Policy = Callable[[State, jax.Array], jax.Array]
+
+
+class ResetNeededError(TcgjaxError, ResetNeeded):
+    """A wrapper was stepped or read before ``reset`` (or after its game ended): Gymnasium's
+    ``ResetNeeded`` (what its ecosystem catches) and a ``TcgjaxError``. The PettingZoo wrapper
+    raises it too."""
+
+
+def _opponent_action(env: Env, action: Any) -> jax.Array:
+    """The opponent policy's ``action`` as int32[], refused at trace time (``IllegalActionError``,
+    rule ``action_not_an_integer``) unless it is one integer id: a float (``1.5`` would be
+    truncated to 1), a bool or an array with a dimension is the policy's bug."""
+    try:
+        value = jnp.asarray(action)
+    except TypeError:
+        value = None
+    if (
+        value is None
+        or value.shape != ()
+        or value.dtype == jnp.bool_
+        or not jnp.issubdtype(value.dtype, jnp.integer)
+    ):
+        what = "a value JAX cannot hold" if value is None else f"{value.dtype}{list(value.shape)}"
+        raise IllegalActionError(
+            f"{env.id}: the opponent policy must return one integer id (int32[]), got {what}: "
+            "an action is never rounded or truncated",
+            rule="action_not_an_integer",
+        )
+    return value.astype(jnp.int32)
 
 
 def gymnasium_id(env_id: str) -> str:
@@ -176,7 +212,7 @@ class _Seat:
             state, key, reward, error, opponent_error, opponent_action, agent_turn = carry
             key, act_key, step_key = jax.random.split(key, 3)
             chosen = jnp.where(
-                agent_turn, action, jnp.asarray(self.opponent(state, act_key), jnp.int32)
+                agent_turn, action, _opponent_action(env, self.opponent(state, act_key))
             )
             state = env.step(state, chosen, step_key)
             return (
@@ -342,7 +378,7 @@ class TcgjaxEnv(gymnasium.Env):
     def state(self) -> State:
         """The current ``tcgjax.State`` (at the agent's turn, or over). Raises before ``reset``."""
         if self._last is None:
-            raise ResetNeeded("call reset() before reading the state")
+            raise ResetNeededError(f"env {self.game.id!r}: call reset() before reading the state")
         return self._last.state
 
     def render(self) -> str | None:
@@ -365,8 +401,10 @@ class TcgjaxEnv(gymnasium.Env):
         return observation, info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """Start a new game; returns ``(observation, info)``. ``options`` are not used."""
-        super().reset(seed=seed)
+        """Start a new game; returns ``(observation, info)``. ``seed``: None or an int in
+        ``[0, 2**32)`` (:func:`tcgjax.wrappers.seeding.check_seed`; else ``ConfigError``).
+        ``options`` are not used."""
+        super().reset(seed=check_seed(seed, f"env {self.game.id!r}"))
         self._key = _key_from(self.np_random)
         self._key, init_key, key = jax.random.split(self._key, 3)
         state = self._init_fn(init_key)
@@ -377,12 +415,14 @@ class TcgjaxEnv(gymnasium.Env):
 
         Returns ``(observation, reward, terminated, truncated, info)``.
         Raises:
-          ResetNeeded: before ``reset`` or after the episode ended.
+          ResetNeededError: before ``reset`` or after the episode ended.
           IllegalActionError: ``action`` is not an integer id in ``[0, num_actions)``, or the
             opponent policy chose an illegal action.
         """
         if self._last is None or bool(self._last.terminated | self._last.truncated):
-            raise ResetNeeded("the episode is over (or never started): call reset()")
+            raise ResetNeededError(
+                f"env {self.game.id!r}: the episode is over (or never started): call reset()"
+            )
         action = action_id(self.game, action)
         self._key, key = jax.random.split(self._key)
         result = self._advance_fn(self._last.state, jnp.int32(action), key, True, self._seat)
@@ -398,7 +438,9 @@ class TcgjaxEnv(gymnasium.Env):
     def action_masks(self) -> np.ndarray:
         """bool[A], the agent's legal actions now (sb3-contrib ``MaskablePPO`` reads this)."""
         if self._last is None:
-            raise ResetNeeded("call reset() before asking for the action mask")
+            raise ResetNeededError(
+                f"env {self.game.id!r}: call reset() before asking for the action mask"
+            )
         return _host(self._last.action_mask, bool)
 
 
@@ -443,7 +485,7 @@ class TcgjaxVectorEnv(VectorEnv):
     def states(self) -> State:
         """The batch of ``tcgjax.State`` now (leading axis ``num_envs``)."""
         if self._last is None:
-            raise ResetNeeded("call reset() before reading the states")
+            raise ResetNeededError(f"env {self.game.id!r}: call reset() before reading the states")
         return self._last.state
 
     def _output(self, result: SeatStep):
@@ -453,12 +495,13 @@ class TcgjaxVectorEnv(VectorEnv):
         return observation, info
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        """Reset every game; returns ``(observations, infos)``. ``seed``: an int (the games'
-        keys are split from it) or None. ``options`` are not used."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
-            raise ConfigError(f"env {self.game.id!r}: seed={seed!r} must be an int or None")
+        """Reset every game; returns ``(observations, infos)``. ``seed``: None or an int in
+        ``[0, 2**32)`` (the games' keys are split from it;
+        :func:`tcgjax.wrappers.seeding.check_seed`, else ``ConfigError``). ``options`` are not
+        used."""
+        seed = check_seed(seed, f"env {self.game.id!r}")
         if seed is not None:
-            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(int(seed))
+            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
         self._key, key = jax.random.split(_key_from(self.np_random))
         # Every game is initialised by the same jitted call as step's autoreset: the states passed
         # in are placeholders of the right shapes (all marked for reset), not a second program.
@@ -473,12 +516,12 @@ class TcgjaxVectorEnv(VectorEnv):
         terminations bool[N], truncations bool[N], infos)``.
 
         Raises:
-          ResetNeeded: before ``reset``.
+          ResetNeededError: before ``reset``.
           IllegalActionError: an action that is not an integer id in ``[0, num_actions)``
             (naming the game), or an illegal opponent action.
         """
         if self._last is None:
-            raise ResetNeeded("call reset() before step()")
+            raise ResetNeededError(f"env {self.game.id!r}: call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(
@@ -512,7 +555,9 @@ class TcgjaxVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """bool[N, A], every game's legal actions now."""
         if self._last is None:
-            raise ResetNeeded("call reset() before asking for the action masks")
+            raise ResetNeededError(
+                f"env {self.game.id!r}: call reset() before asking for the action masks"
+            )
         return _host(self._last.action_mask, bool)
 
 

@@ -13,11 +13,17 @@ games). ``rewards`` are the game's per-step rewards (+1 / -1 at the end).
 An action that is not an integer id in ``[0, num_actions)`` raises ``IllegalActionError``.
 
 **End of a game.** When the game ends, every agent is terminated (or truncated) at once; as
-PettingZoo requires, each then steps with ``None`` and is removed (``agents`` empties).
+PettingZoo requires, each then steps with ``None`` (any other action raises
+``IllegalActionError``, a ``ValueError`` as in PettingZoo) and is removed (``agents`` empties).
+A step once every agent has left, or ``step``, ``observe`` or ``last`` before ``reset``, raises
+:class:`tcgjax.wrappers.gymnasium.ResetNeededError` (a ``TcgjaxError``); the final observations
+stay readable after the end. ``observe`` of a name that is not an agent raises ``PlayerError``.
 
-**Seeding.** ``reset(seed=s)`` takes the JAX key ``PRNGKey(s)``; ``reset()`` without a seed goes on
-from the previous key chain (a fresh env with no seed starts from OS entropy). Chance inside steps
-uses keys split from it, so the same seed and actions replay the same game.
+**Seeding.** ``reset(seed=s)`` takes ``s`` None or an int in ``[0, 2**32)``
+(:func:`tcgjax.wrappers.seeding.check_seed`, the rule of every wrapper; anything else is a
+``ConfigError``) and the JAX key ``PRNGKey(s)``; ``reset()`` without a seed goes on from the
+previous key chain (a fresh env with no seed starts from OS entropy). Chance inside steps uses
+keys split from it, so the same seed and actions replay the same game.
 
 The step is ``env.step`` jitted once per env (shared with :func:`tcgjax.checked_step`).
 """
@@ -34,9 +40,11 @@ from pettingzoo import AECEnv
 
 from tcgjax.core.checked import _compiled, action_id
 from tcgjax.core.env import Env, State
-from tcgjax.core.errors import ConfigError
+from tcgjax.core.errors import ConfigError, IllegalActionError, PlayerError
+from tcgjax.core.serialization import _show
 from tcgjax.registry import make as make_env
-from tcgjax.wrappers.gymnasium import jitted_init, observation_space
+from tcgjax.wrappers.gymnasium import ResetNeededError, jitted_init, observation_space
+from tcgjax.wrappers.seeding import check_seed
 
 __all__ = ["TcgjaxAECEnv", "env", "agent_name"]
 
@@ -97,12 +105,17 @@ class TcgjaxAECEnv(AECEnv):
         self._key, key = jax.random.split(self._key)
         return key
 
+    def _check_started(self, call: str) -> None:
+        if self.state is None:
+            raise ResetNeededError(f"env {self.game.id!r}: call reset() before {call}")
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game (``options`` are not used)."""
+        """Start a new game. ``seed``: None or an int in ``[0, 2**32)``
+        (:func:`tcgjax.wrappers.seeding.check_seed`; else ``ConfigError``); ``options`` are not
+        used."""
+        seed = check_seed(seed, f"env {self.game.id!r}")
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-                raise ConfigError(f"env {self.game.id!r}: seed={seed!r} must be an int or None")
-            self._key = jax.random.PRNGKey(int(seed))
+            self._key = jax.random.PRNGKey(seed)
         elif self._key is None:
             self._key = jax.random.PRNGKey(np.random.SeedSequence().entropy % 2**32)
         self.state = self._init(self._next_key())
@@ -115,7 +128,17 @@ class TcgjaxAECEnv(AECEnv):
         self.agent_selection = agent_name(int(self.state.current_player))
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``agent``'s view: observation float32[O] and action_mask int8[A] (zeros unless it acts)."""
+        """``agent``'s view: observation float32[O] and action_mask int8[A] (zeros unless it acts).
+
+        Raises:
+          ResetNeededError: before ``reset``.
+          PlayerError: ``agent`` is not one of ``possible_agents``.
+        """
+        self._check_started("observe()")
+        if agent not in self.possible_agents:
+            raise PlayerError(
+                f"env {self.game.id!r}: agent {_show(agent)} is not one of {self.possible_agents}"
+            )
         seat = self._seat[agent]
         state = self.state
         acting = int(state.current_player) == seat and not bool(state.terminated | state.truncated)
@@ -126,12 +149,39 @@ class TcgjaxAECEnv(AECEnv):
             "action_mask": np.array(mask, np.int8, copy=True),
         }
 
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last`` (the selected agent's observation, cumulative reward, flags and
+        info). Raises ``ResetNeededError`` before ``reset`` and once every agent has left."""
+        self._check_started("last()")
+        if not self.agents:
+            raise ResetNeededError(
+                f"env {self.game.id!r}: the game is over and every agent has left: call reset()"
+            )
+        return super().last(observe)
+
     def step(self, action) -> None:
         """The selected agent's ``action`` (an integer id; ``None`` once it is terminated or
-        truncated). Raises ``IllegalActionError`` for anything that is not an integer id in
-        ``[0, num_actions)``."""
+        truncated).
+
+        Raises:
+          IllegalActionError: an action that is not an integer id in ``[0, num_actions)``, or
+            one that is not ``None`` for a terminated or truncated agent (a ``ValueError``, as
+            PettingZoo's own check).
+          ResetNeededError: before ``reset``, or once every agent has left.
+        """
+        self._check_started("step()")
+        if not self.agents:
+            raise ResetNeededError(
+                f"env {self.game.id!r}: the game is over and every agent has left: call reset()"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(
+                    f"{self.game.id}: {agent} has finished the game (terminated or truncated): "
+                    f"it may only step None, got {_show(action)}",
+                    rule="agent_done",
+                )
             self._was_dead_step(action)
             return
         action = action_id(self.game, action)

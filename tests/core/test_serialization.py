@@ -104,7 +104,10 @@ def _mutated(env, state, mutate):
             lambda d: d["players"]["player1"]["attributes"].update(life=1.5),
             "players.player1.attributes.life",
         ),
-        (lambda d: d["players"]["player1"]["attributes"].update(life=10**6), "player_attributes"),
+        (
+            lambda d: d["players"]["player1"]["attributes"].update(life=10**6),
+            "players.player1.attributes.life: 1000000 is outside the int16 range",
+        ),
         (lambda d: d["zones"]["hand_player1"].update(ownerId="player2"), "zones.hand_player1"),
         (lambda d: d["turnState"].update(phase="combat"), "turnState.phase"),
         (lambda d: d["turnState"].update(activePlayerId="bob"), "turnState.activePlayerId"),

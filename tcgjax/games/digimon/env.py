@@ -109,7 +109,11 @@ class DigimonEnv(Env):
             isinstance(cards, bytes) or not isinstance(cards, str | os.PathLike)
         ):
             raise ConfigError(f"digimon: option cards={cards!r} must be a path to a card file")
-        if isinstance(decks, str | bytes | Mapping) or len(decks) != 2:
+        if (
+            isinstance(decks, str | bytes | Mapping)
+            or not isinstance(decks, Sequence)
+            or len(decks) != 2
+        ):
             raise ConfigError(f"digimon: option decks={decks!r} must be two decks, one per seat")
         if max_turns is not None and (
             isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1

@@ -70,7 +70,11 @@ class PokemonEnv(Env):
             isinstance(cards, bytes) or not isinstance(cards, str | os.PathLike)
         ):
             raise ConfigError(f"pokemon: option cards={cards!r} must be a path to a card file")
-        if isinstance(decks, str | bytes | Mapping) or len(decks) != 2:
+        if (
+            isinstance(decks, str | bytes | Mapping)
+            or not isinstance(decks, Sequence)
+            or len(decks) != 2
+        ):
             raise ConfigError(f"pokemon: option decks={decks!r} must be two decks, one per seat")
         if encoding not in O.ENCODINGS:
             raise ConfigError(f"pokemon: option encoding={encoding!r} is not one of {O.ENCODINGS}")

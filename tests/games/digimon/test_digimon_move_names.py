@@ -134,7 +134,8 @@ def test_an_older_recording_with_phase_free_names_replays_and_shows_the_new_name
 ):
     replay, states = recorded
     old = json.loads(json.dumps(replay))
-    del old["replayFormat"]
+    del old["replayFormat"]  # an older recording: format 1, no digests of the record either
+    del old["final"]["record"]
     for (_, _, _, free), command in zip(SCRIPT, old["commandLog"], strict=True):
         command["payload"]["actionName"] = free
     assert int(run(old).step_count) == int(states[-1].step_count)
