@@ -39,9 +39,12 @@ def build_state(
     memory: int = 0,
     phase: str = "main",
     turn: int = 2,
-    first_player: int = 0,
+    first_player: int | None = None,
 ) -> R.DigimonState:
     """A ``DigimonState`` in the described situation (see the module docstring).
+
+    ``first_player`` defaults to the one the turn's parity names (the first player takes the
+    odd turns), so that the situation is reachable.
 
     Raises:
       ConfigError: an unknown key, a card the player's decks do not hold (or too many of it), more
@@ -98,6 +101,8 @@ def build_state(
         phase=A.PHASES.index(phase),
     )
     board = board.replace(turn_number=jnp.int16(turn))
+    if first_player is None:
+        first_player = active if turn % 2 == 1 else 1 - active
     return R.DigimonState(
         board=board,
         memory=jnp.int8(memory),

@@ -71,6 +71,7 @@ game as a draw with reason ``turn_limit`` (the env truncates it).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import jax
@@ -83,7 +84,8 @@ from tcgjax.core.actions import ActionLayout
 from tcgjax.core.board import Board, BoardLayout, new_board, set_turn
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.effects import EffectQueue, Selection
-from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, InvalidStateError, RuleError
+from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, RuleError
+from tcgjax.core.invariants import Invariant, InvariantTable
 from tcgjax.core.tree import tree_where, when_any, when_some
 from tcgjax.games.pokemon.cards import (
     KINDS,
@@ -1167,16 +1169,15 @@ class PokemonRules(Interpreter):
     def validate(self, state: PokemonState) -> None:
         """Raise ``InvalidStateError`` if ``state`` (one game) is not reachable under these rules.
 
-        Host-side. Invariants: winner, end reason and phase agree (a finished game is in
-        ``game_over``; a draw is ``simultaneous`` or ``turn_limit``); play starts only once both
-        players set up; the turn is within ``max_turns + 1``; each player holds exactly their deck,
-        every card in a zone of its owner, none left in ``processing`` between actions; at most 6
-        Prize cards, at least 1 while play goes on; a slot's pile is a Basic with the Pokémon that
-        evolved from it in order and attached Energy only; damage in counters of 10, below the HP,
-        0 on an empty slot; ``since_turn`` not after the current turn; an empty Active only while
-        its owner must promote (or in setup); Special Conditions only on an Active Pokémon;
-        ``promote`` exactly when a promotion is due; a retreat payment with its target and units
-        left; bonus draws for one player at most."""
+        Host-side: the ordered invariant table of :func:`build_invariants` (one row per fact,
+        every state leaf named by a row) over the state's :func:`state_facts`; the error names
+        the first broken fact's JSON path. Among them: winner, end reason and phase agree;
+        each player holds exactly their deck, every card in a zone of its owner, each zone's
+        positions 0..n-1; a slot's pile is a Basic with its evolutions in order and attached
+        Energy; damage in counters of 10, below the HP except while an attack waits on a
+        choice (its Knock Outs come when it finishes); the player to act is the one the phase
+        says; the effect records (activation, queue, selection) agree with whether a choice is
+        pending; the setup, retreat, promotion and once-per-turn records hold their domains."""
         _validate(self, state)
 
     def forfeit(self, state: PokemonState, loser: jax.Array) -> PokemonState:
@@ -1188,101 +1189,575 @@ class PokemonRules(Interpreter):
         )
 
 
-def _validate(rules: PokemonRules, state: PokemonState) -> None:
-    """Host-side invariants of :meth:`PokemonRules.validate` (see there)."""
-    from tcgjax.core.board import card_id, player_id
+# -- validate: the invariant table ---------------------------------------------------------------
 
+
+@dataclasses.dataclass(frozen=True)
+class Facts:
+    """The host view of one state the invariants read (numpy leaves, piles, the slot view).
+
+    Attributes:
+      rules: the rules object.
+      s: the state with numpy leaves; ``b`` its board.
+      phase, turn, winner, reason, kind: ``board.phase``, ``board.turn_number``, ``winner``,
+        ``end_reason``, ``effect_kind`` as ints.
+      setup: the phase is one of the setup's; ``pending``: a choice is pending.
+      piles: ``piles[p][slot]``, the slot's card indices bottom to top.
+      occupied, hp: bool / int ``[2, 6]`` from the rules' slot view (HP bonus included).
+      counts: cards per zone, int ``[Z]``.
+      owner_of_turn: the player whose turn ``turn`` is (the first player's on odd turns).
+    """
+
+    rules: PokemonRules
+    s: PokemonState
+    b: Board
+    phase: int
+    turn: int
+    winner: int
+    reason: int
+    kind: int
+    setup: bool
+    pending: bool
+    piles: tuple
+    occupied: np.ndarray
+    hp: np.ndarray
+    counts: np.ndarray
+    owner_of_turn: int
+
+
+def state_facts(rules: PokemonRules, state: PokemonState) -> Facts:
+    """The :class:`Facts` of one state (host-side; never raises on out-of-range values)."""
     s = jax.tree.map(np.asarray, jax.device_get(state))
     b = s.board
-    layout, names = rules.layout, rules.cards.ids
-    phase, turn = int(b.phase), int(b.turn_number)
-    winner, reason = int(s.winner), int(s.end_reason)
-
-    def fail(field: str, problem: str):
-        raise InvalidStateError(field, problem)
-
-    if not 0 <= phase < len(PHASES):
-        fail("turnState.phase", f"{phase} is not a phase")
-    if winner not in (NO_WINNER, 0, 1, DRAW) or not 0 <= reason < len(END_REASONS):
-        fail("game.winner", f"winner {winner}, end reason {reason}: unknown values")
-    if (winner == NO_WINNER) != (reason == END["none"]):
-        fail("game.endReason", f"{END_REASONS[reason]} does not agree with winner {winner}")
-    if (winner != NO_WINNER) != (phase == PHASE["game_over"]):
-        fail("turnState.phase", f"{PHASES[phase]} with winner {winner}")
-    if (winner == DRAW) != (reason in (END["simultaneous"], END["turn_limit"])):
-        fail("game.endReason", f"{END_REASONS[reason]} with winner {winner} (2 = a draw)")
-    if int(s.first_player) not in (0, 1) or int(b.active_player) not in (0, 1):
-        fail("turnState.activePlayerId", "the first and the active player are players")
-    setup = phase in (PHASE["mulligan_draw"], PHASE["setup_active"], PHASE["setup_bench"])
-    if setup and (turn != 1 or bool(np.all(s.placed))):
-        fail("turnState.phase", f"{PHASES[phase]} on turn {turn} with placed {s.placed.tolist()}")
-    if not setup and not bool(np.all(s.placed)):
-        fail("game.placed", "play goes on before both players set up their Pokémon")
-    if not setup and not 1 <= turn <= rules.max_turns + 1:
-        fail("turnState.turnNumber", f"{turn} outside [1, max_turns + 1 = {rules.max_turns + 1}]")
-    # Cards: each player holds exactly their deck, each card in a zone of its owner.
+    view = rules.__dict__.get("_host_slot_view")
+    if view is None:
+        view = rules.__dict__.setdefault("_host_slot_view", jax.jit(rules.slot_view))
+    v = jax.tree.map(np.asarray, view(s))
+    piles = []
     for p in range(2):
-        held = sorted(names[int(d)] for d in b.definition[b.owner == p])
-        if held != sorted(rules.decks[p].cards):
-            fail(f"players.{player_id(p)}", "holds other cards than their deck")
-    kinds = np.asarray(rules.cards.numpy["kind"])
-    is_pokemon = kinds == _KIND["pokemon"]
-    energy = (kinds == _KIND["basic_energy"]) | (kinds == _KIND["special_energy"])
-    for c in range(layout.num_cards):
-        zone_type, zone_owner = layout.zones[int(b.zone[c])]
-        if zone_owner is not None and zone_owner != int(b.owner[c]):
-            fail(f"cards.{card_id(c)}.zoneId", f"in {layout.zone_id(int(b.zone[c]))}")
-        choosing = phase == PHASE["select"]
-        if zone_type == "processing" and not (choosing and int(s.effect_kind) == TRAINER):
-            fail(f"cards.{card_id(c)}.zoneId", "a Trainer waits there only while it resolves")
-        if zone_type == "looking" and not choosing:
-            fail(f"cards.{card_id(c)}.zoneId", "cards are looked at only during a choice")
-    view = jax.tree.map(np.asarray, rules.slot_view(state))
-    stage = np.asarray(rules.cards.numpy["stage"])
-    onto = np.asarray(rules.evolves_onto)
-    for p in range(2):
-        prizes = int(np.sum(b.zone == int(zone_of("prizes", p))))
-        if prizes > PRIZES or (not setup and prizes == 0 and winner == NO_WINNER):
-            fail(f"players.{player_id(p)}.prizes", f"{prizes} Prize cards while play goes on")
+        row = []
         for slot in range(NUM_SLOTS):
-            path = f"players.{player_id(p)}.slots.{SLOT_ZONES[slot]}"
-            pile = np.flatnonzero(b.zone == int(slot_zone(p, slot)))
-            pile = pile[np.argsort(b.position[pile])]
-            defs = [int(b.definition[c]) for c in pile]
-            mons = [d for d in defs if is_pokemon[d]]
-            if any(not (is_pokemon[d] or energy[d]) for d in defs):
-                fail(path, "a slot holds Pokémon and attached Energy only")
-            if defs and (not mons or stage[mons[0]] != STAGES.index("basic")):
-                fail(path, "a pile starts with a Basic Pokémon")
-            if any(not onto[upper, lower] for lower, upper in zip(mons, mons[1:], strict=False)):
-                fail(path, "each Pokémon of a pile evolves from the one below it")
-            damage = int(s.damage[p, slot])
-            hp = int(view["hp"][p, slot])
-            if damage < 0 or damage % 10 or (mons and damage >= hp) or (not mons and damage):
-                fail(f"{path}.damage", f"{damage} (HP {hp}): counters of 10 below the HP")
-            since = int(s.since_turn[p, slot])
-            if not 0 <= since <= max(turn, 0):
-                fail(f"{path}.sinceTurn", f"{since} after the current turn {turn}")
-        active_empty = not bool(view["occupied"][p, 0])
-        promoting = bool(s.must_promote[p])
-        if promoting and not active_empty:
-            fail(f"players.{player_id(p)}.mustPromote", "true with an Active Pokémon")
-        if active_empty and not (setup or promoting or winner != NO_WINNER):
-            fail(f"players.{player_id(p)}.slots.active", "empty while play goes on")
-        if bool(view["occupied"][p, 1:].any()) and active_empty and setup:
-            fail(f"players.{player_id(p)}.slots.active", "a Bench before an Active in setup")
-        conditions = int(s.rotated[p]) or bool(s.poisoned[p]) or bool(s.burned[p])
-        if not 0 <= int(s.rotated[p]) < len(ROTATED) or (conditions and active_empty):
-            fail(f"players.{player_id(p)}.conditions", "conditions without an Active Pokémon")
-    if (phase == PHASE["promote"]) != bool(np.any(s.must_promote)) and winner == NO_WINNER:
-        fail("game.mustPromote", f"{s.must_promote.tolist()} in phase {PHASES[phase]}")
-    paying = phase == PHASE["retreat_payment"]
-    if paying != (int(s.retreat_to) > 0) or (paying and int(s.retreat_units_left) <= 0):
-        fail("game.retreat", f"target {int(s.retreat_to)}, units {int(s.retreat_units_left)}")
-    pending = int(s.selection.card) >= 0
-    if pending != (phase == PHASE["select"]) or (pending and int(s.effect_kind) == 0):
-        fail("game.selection", f"a pending choice {pending} in phase {PHASES[phase]}")
-    if not pending and (int(s.effect_kind) != 0 or int(s.queue.card[0]) >= 0):
-        fail("game.effect", "an activation in progress with no choice pending")
-    if int(s.bonus_draws.sum()) and int(np.sum(s.bonus_draws > 0)) > 1 or np.any(s.bonus_draws < 0):
-        fail("game.bonusDraws", f"{s.bonus_draws.tolist()}: only one player may draw extra")
+            pile = np.flatnonzero(b.zone == _host_zone(SLOT_ZONES[slot], p))
+            row.append(tuple(int(c) for c in pile[np.argsort(b.position[pile], kind="stable")]))
+        piles.append(tuple(row))
+    phase, turn = int(b.phase), int(b.turn_number)
+    first = int(s.first_player)
+    return Facts(
+        rules=rules,
+        s=s,
+        b=b,
+        phase=phase,
+        turn=turn,
+        winner=int(s.winner),
+        reason=int(s.end_reason),
+        kind=int(s.effect_kind),
+        setup=phase in (PHASE["mulligan_draw"], PHASE["setup_active"], PHASE["setup_bench"]),
+        pending=int(s.selection.card) >= 0,
+        piles=tuple(piles),
+        occupied=v["occupied"],
+        hp=v["hp"],
+        counts=np.bincount(
+            np.clip(b.zone.astype(np.int64), 0, None), minlength=rules.layout.num_zones
+        ),
+        owner_of_turn=first if turn % 2 == 1 else 1 - first,
+    )
+
+
+def _host_zone(name: str, player: int) -> int:
+    """Zone index of the player zone ``name`` of ``player`` (a Python int, for host code)."""
+    return player * len(PLAYER_ZONES) + PLAYER_ZONES.index(name)
+
+
+def _static(rules: PokemonRules) -> dict:
+    """Numpy copies of the card tables the invariants read."""
+    c = rules.cards.numpy
+    kinds = np.asarray(c["kind"])
+    return dict(
+        names=rules.cards.ids,
+        is_pokemon=kinds == _KIND["pokemon"],
+        is_energy=(kinds == _KIND["basic_energy"]) | (kinds == _KIND["special_energy"]),
+        is_trainer=np.asarray(rules.is_trainer),
+        stage=np.asarray(c["stage"]),
+        onto=np.asarray(rules.evolves_onto),
+        num_attacks=np.asarray(rules.num_attacks),
+        row_where=np.asarray(rules.row_where),
+        retreat=np.asarray(rules.retreat_cost),
+    )
+
+
+def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — one row per fact
+    """The ordered :class:`~tcgjax.core.invariants.InvariantTable` of :meth:`PokemonRules.validate`
+    over :func:`state_facts`. Earlier rows guard later ones (indices in range first)."""
+    from tcgjax.core.board import card_id, player_id
+
+    t = _static(rules)
+    layout = rules.layout
+    num_cards, num_zones = layout.num_cards, layout.num_zones
+    processing = 2 * len(PLAYER_ZONES) + SHARED_ZONES.index("processing")
+    rows: list[Invariant] = []
+
+    def row(fields, path, rule):
+        def add(check):
+            rows.append(Invariant(tuple(fields), path, rule, check))
+            return check
+
+        return add
+
+    def pid(p):
+        return player_id(p)
+
+    # -- result and phase ------------------------------------------------------------------------
+    @row(["board.phase"], "turnState.phase", "a phase of PHASES")
+    def _(f):
+        return None if 0 <= f.phase < len(PHASES) else f"{f.phase} is not a phase"
+
+    @row(["winner", "end_reason"], "game.winner", "winner in {-1, 0, 1, 2}, a known end reason")
+    def _(f):
+        if f.winner not in (NO_WINNER, 0, 1, DRAW) or not 0 <= f.reason < len(END_REASONS):
+            return f"winner {f.winner}, end reason {f.reason}: unknown values"
+
+    @row(["winner", "end_reason"], "game.endReason", "an end reason exactly when there is a result")
+    def _(f):
+        if (f.winner == NO_WINNER) != (f.reason == END["none"]):
+            return f"{END_REASONS[f.reason]} does not agree with winner {f.winner}"
+
+    @row(["winner", "board.phase"], "turnState.phase", "game_over exactly when there is a result")
+    def _(f):
+        if (f.winner != NO_WINNER) != (f.phase == PHASE["game_over"]):
+            return f"{PHASES[f.phase]} with winner {f.winner}"
+
+    @row(["winner", "end_reason"], "game.endReason", "a draw is simultaneous or turn_limit")
+    def _(f):
+        if (f.winner == DRAW) != (f.reason in (END["simultaneous"], END["turn_limit"])):
+            return f"{END_REASONS[f.reason]} with winner {f.winner} (2 = a draw)"
+
+    @row(["first_player", "board.active_player"], "turnState.activePlayerId",
+         "the first and the active player are players")  # fmt: skip
+    def _(f):
+        if int(f.s.first_player) not in (0, 1) or int(f.b.active_player) not in (0, 1):
+            return "the first and the active player are players"
+
+    @row(["board.phase", "board.turn_number", "placed"], "turnState.phase",
+         "the setup phases come on turn 1, before both players are placed")  # fmt: skip
+    def _(f):
+        if f.setup and (f.turn != 1 or bool(np.all(f.s.placed))):
+            return f"{PHASES[f.phase]} on turn {f.turn} with placed {f.s.placed.tolist()}"
+
+    @row(["placed"], "game.placed", "play starts once both players set up")
+    def _(f):
+        if not f.setup and not bool(np.all(f.s.placed)):
+            return "play goes on before both players set up their Pokémon"
+
+    @row(["placed", "first_player"], "game.placed", "the second player places after the first")
+    def _(f):
+        first = int(f.s.first_player)
+        if bool(f.s.placed[1 - first]) and not bool(f.s.placed[first]):
+            return f"{f.s.placed.tolist()}: the second player placed before the first"
+
+    @row(["board.turn_number"], "turnState.turnNumber",
+         "turn in [1, max_turns + 1]; max_turns + 1 only when the turn limit ended the game")  # fmt: skip
+    def _(f):
+        if f.setup:
+            return None
+        if not 1 <= f.turn <= rules.max_turns + 1:
+            return f"{f.turn} outside [1, max_turns + 1 = {rules.max_turns + 1}]"
+        if f.turn == rules.max_turns + 1 and f.reason != END["turn_limit"]:
+            return f"turn {f.turn} = max_turns + 1 without the turn limit ending the game"
+
+    # -- cards -----------------------------------------------------------------------------------
+    @row(["board.definition", "board.owner"], "cards.ownerId",
+         "card i belongs to player i // 60; its definition is in the registry")  # fmt: skip
+    def _(f):
+        for c in range(num_cards):
+            if int(f.b.owner[c]) != c // DECK_SIZE:
+                return f"{card_id(c)}: owner {int(f.b.owner[c])}, not player {c // DECK_SIZE}"
+            if not 1 <= int(f.b.definition[c]) < len(t["names"]):
+                return f"{card_id(c)}: definition {int(f.b.definition[c])} not in the registry"
+
+    for p in range(2):
+
+        @row(["board.definition", "board.owner"], f"players.{pid(p)}",
+             "the player holds exactly their deck")  # fmt: skip
+        def _(f, p=p):
+            held = sorted(t["names"][int(d)] for d in f.b.definition[f.b.owner == p])
+            if held != sorted(rules.decks[p].cards):
+                return "holds other cards than their deck"
+
+    @row(["board.zone"], "cards.zoneId", "every card in a zone of its owner (or a shared one)")
+    def _(f):
+        for c in range(num_cards):
+            z = int(f.b.zone[c])
+            if not 0 <= z < num_zones:
+                return f"{card_id(c)}: {z} is not a zone"
+            owner = layout.zones[z][1]
+            if owner is not None and owner != int(f.b.owner[c]):
+                return f"{card_id(c)}: in {layout.zone_id(z)}"
+
+    @row(["board.position"], "cards.position", "each zone's positions are exactly 0 .. n - 1")
+    def _(f):
+        for z in range(num_zones):
+            members = f.b.position[f.b.zone == z]
+            if sorted(members.tolist()) != list(range(len(members))):
+                return f"{layout.zone_id(z)}: positions {sorted(members.tolist())}"
+
+    @row(["board.zone"], "cards.zoneId",
+         "processing holds only the Trainer being resolved, during its choice")  # fmt: skip
+    def _(f):
+        for c in np.flatnonzero(f.b.zone == processing):
+            trainer = f.pending and f.kind == TRAINER and int(f.s.effect_card) == c
+            if not (trainer and t["is_trainer"][int(f.b.definition[c])]):
+                return f"{card_id(int(c))}: a Trainer waits there only while it resolves"
+
+    @row(["board.zone"], "cards.zoneId",
+         "cards are looked at only during a choice, by the player choosing")  # fmt: skip
+    def _(f):
+        for p in range(2):
+            for c in np.flatnonzero(f.b.zone == _host_zone("looking", p)):
+                if not (f.phase == PHASE["select"] and int(f.s.effect_player) == p):
+                    return f"{card_id(int(c))}: cards are looked at only during a choice"
+
+    @row(["board.visibility"], "cards.visibilityOverride",
+         "no override, except the owner-only Pokémon placed face down during setup")  # fmt: skip
+    def _(f):
+        on_slot = ZONE_SLOT[np.clip(f.b.zone.astype(np.int64), 0, num_zones - 1)] >= 0
+        want = np.where(on_slot & f.setup, zones.OWNER, zones.NO_OVERRIDE)
+        bad = np.flatnonzero(f.b.visibility != want)
+        if bad.size:
+            c = int(bad[0])
+            return f"{card_id(c)}: override {int(f.b.visibility[c])}, expected {int(want[c])}"
+
+    @row(["board.card_attributes", "board.player_attributes"], "cards.attributes",
+         "no card or player attributes (the layout names none)")  # fmt: skip
+    def _(f):
+        ca, pa = np.asarray(f.b.card_attributes), np.asarray(f.b.player_attributes)
+        if ca.shape != (num_cards, len(layout.card_attributes)) or np.any(ca != 0):
+            return f"card attributes of shape {ca.shape} with values the game never sets"
+        if pa.shape != (2, len(layout.player_attributes)) or np.any(pa != 0):
+            return f"player attributes of shape {pa.shape} with values the game never sets"
+
+    @row(["board.version"], "version", "the count of applied zone commands, >= 0")
+    def _(f):
+        return None if int(f.b.version) >= 0 else f"{int(f.b.version)} < 0"
+
+    # -- players and slots -----------------------------------------------------------------------
+    for p in range(2):
+        path = f"players.{pid(p)}"
+
+        @row(["board.zone"], f"{path}.prizes",
+             "at most 6 Prize cards; none in setup; at least 1 while play goes on")  # fmt: skip
+        def _(f, p=p):
+            prizes = int(f.counts[_host_zone("prizes", p)])
+            if prizes > PRIZES or (not f.setup and prizes == 0 and f.winner == NO_WINNER):
+                return f"{prizes} Prize cards while play goes on"
+            if f.setup and prizes:
+                return f"{prizes} Prize cards before the setup is done"
+
+        for slot in range(NUM_SLOTS):
+            spath = f"{path}.slots.{SLOT_ZONES[slot]}"
+
+            @row(["board.zone", "board.definition"], spath,
+                 "a pile: a Basic, the Pokémon evolved from it in order, attached Energy")  # fmt: skip
+            def _(f, p=p, slot=slot):
+                defs = [int(f.b.definition[c]) for c in f.piles[p][slot]]
+                mons = [d for d in defs if t["is_pokemon"][d]]
+                if any(not (t["is_pokemon"][d] or t["is_energy"][d]) for d in defs):
+                    return "a slot holds Pokémon and attached Energy only"
+                if defs and (not mons or t["stage"][mons[0]] != STAGES.index("basic")):
+                    return "a pile starts with a Basic Pokémon"
+                if any(not t["onto"][hi, lo] for lo, hi in zip(mons, mons[1:], strict=False)):
+                    return "each Pokémon of a pile evolves from the one below it"
+
+            @row(["damage"], f"{spath}.damage",
+                 "counters of 10, 0 on an empty slot, below the HP unless an attack is "
+                 "resolving (its Knock Outs come when it finishes)")  # fmt: skip
+            def _(f, p=p, slot=slot):
+                damage, hp = int(f.s.damage[p, slot]), int(f.hp[p, slot])
+                occupied = bool(f.occupied[p, slot])
+                knockout_pending = f.kind == ATTACK and f.pending
+                if (
+                    damage < 0
+                    or damage % 10
+                    or (occupied and damage >= hp and not knockout_pending)
+                    or (not occupied and damage)
+                ):
+                    return f"{damage} (HP {hp}): counters of 10 below the HP"
+
+            @row(["since_turn"], f"{spath}.sinceTurn",
+                 "in [0, turn]; 0 in setup and on an empty slot")  # fmt: skip
+            def _(f, p=p, slot=slot):
+                since = int(f.s.since_turn[p, slot])
+                if not 0 <= since <= max(f.turn, 0):
+                    return f"{since} after the current turn {f.turn}"
+                if since and (f.setup or not f.occupied[p, slot]):
+                    return f"{since} on an empty slot or in setup"
+
+            @row(["ability_used"], f"{spath}.abilityUsed",
+                 "only on a Pokémon in play, of the player whose turn it is")  # fmt: skip
+            def _(f, p=p, slot=slot):
+                if bool(f.s.ability_used[p, slot]) and (
+                    f.setup or not f.occupied[p, slot] or p != f.owner_of_turn
+                ):
+                    return "an Ability used by a Pokémon not in play or not this turn"
+
+            @row(["cannot_attack_turn"], f"{spath}.cannotAttackTurn",
+                 "0, or in [3, turn + 2] on a Pokémon in play (set to the turn + 2)")  # fmt: skip
+            def _(f, p=p, slot=slot):
+                v = int(f.s.cannot_attack_turn[p, slot])
+                if v and (not 3 <= v <= f.turn + 2 or not f.occupied[p, slot]):
+                    return f"{v} (turn {f.turn})"
+
+            @row(["protected_turn"], f"{spath}.protectedTurn",
+                 "0, or in [2, turn + 1] on a Pokémon in play (set to the turn + 1)")  # fmt: skip
+            def _(f, p=p, slot=slot):
+                v = int(f.s.protected_turn[p, slot])
+                if v and (not 2 <= v <= f.turn + 1 or not f.occupied[p, slot]):
+                    return f"{v} (turn {f.turn})"
+
+        @row(["must_promote"], f"{path}.mustPromote",
+             "only with an empty Active and a Benched Pokémon to promote")  # fmt: skip
+        def _(f, p=p):
+            if bool(f.s.must_promote[p]) and bool(f.occupied[p, 0]):
+                return "true with an Active Pokémon"
+            if bool(f.s.must_promote[p]) and not bool(f.occupied[p, 1:].any()):
+                return "true with no Benched Pokémon to promote"
+
+        @row(["board.zone"], f"{path}.slots.active",
+             "an Active Pokémon while play goes on (unless promoting); none before setup's")  # fmt: skip
+        def _(f, p=p):
+            empty = not bool(f.occupied[p, 0])
+            if empty and not (f.setup or bool(f.s.must_promote[p]) or f.winner != NO_WINNER):
+                return "empty while play goes on"
+            if empty and f.setup and bool(f.occupied[p, 1:].any()):
+                return "a Bench before an Active in setup"
+
+        @row(["rotated", "poisoned", "burned"], f"{path}.conditions",
+             "a known rotated condition; conditions only on an Active Pokémon, after setup")  # fmt: skip
+        def _(f, p=p):
+            rotated = int(f.s.rotated[p])
+            any_ = rotated or bool(f.s.poisoned[p]) or bool(f.s.burned[p])
+            if not 0 <= rotated < len(ROTATED) or (any_ and not f.occupied[p, 0]):
+                return "conditions without an Active Pokémon"
+            if any_ and f.setup:
+                return "conditions during setup"
+
+    # -- setup records ---------------------------------------------------------------------------
+    @row(["mulligans", "bonus_draws"], "game.bonusDraws",
+         "mulligans >= 0; 0 <= bonus draws <= the opponent's extra mulligans (one player)")  # fmt: skip
+    def _(f):
+        m, d = f.s.mulligans.astype(int), f.s.bonus_draws.astype(int)
+        if np.any(m < 0):
+            return f"mulligans {m.tolist()} < 0"
+        if np.any(d < 0) or np.any(d > np.maximum(m[::-1] - m, 0)):
+            return f"{d.tolist()}: only one player may draw extra (mulligans {m.tolist()})"
+
+    @row(["bonus_draws", "board.phase", "placed"], "game.bonusDraws",
+         "bonus draws left exactly in mulligan_draw (before any placement)")  # fmt: skip
+    def _(f):
+        left = bool(np.any(f.s.bonus_draws > 0))
+        if left != (f.phase == PHASE["mulligan_draw"]) or (left and bool(np.any(f.s.placed))):
+            return f"{f.s.bonus_draws.tolist()} in phase {PHASES[f.phase]}"
+
+    # -- the player to act -----------------------------------------------------------------------
+    @row(["board.active_player"], "turnState.activePlayerId",
+         "the player to act: the bonus drawer, the placer, the turn's owner, a promoter")  # fmt: skip
+    def _(f):
+        me, first = int(f.b.active_player), int(f.s.first_player)
+        if f.phase == PHASE["mulligan_draw"]:
+            want = 0 if f.s.bonus_draws[0] > 0 else 1
+        elif f.phase in (PHASE["setup_active"], PHASE["setup_bench"]):
+            want = 1 - first if f.s.placed[first] else first
+        elif f.phase in (PHASE["main"], PHASE["retreat_payment"], PHASE["select"]):
+            want = f.owner_of_turn
+        elif f.phase == PHASE["promote"]:
+            due = f.s.must_promote
+            want = me if due[me] or not due.any() else 1 - me  # (none due: the next row)
+        else:
+            return None
+        if me != want:
+            return f"{pid(me)} acts in {PHASES[f.phase]}, not {pid(want)}"
+        if f.phase == PHASE["setup_bench"] and not f.occupied[me, 0]:
+            return "setup_bench before an Active Pokémon"
+        if f.phase == PHASE["setup_active"] and f.occupied[me, 0]:
+            return "setup_active with an Active Pokémon"
+
+    # -- between turns ---------------------------------------------------------------------------
+    @row(["must_promote", "board.phase"], "game.mustPromote", "promote exactly when one is due")
+    def _(f):
+        if (f.phase == PHASE["promote"]) != bool(np.any(f.s.must_promote)) and (
+            f.winner == NO_WINNER
+        ):
+            return f"{f.s.must_promote.tolist()} in phase {PHASES[f.phase]}"
+
+    @row(["promote_then"], "game.promoteThen",
+         "THEN_CHECKUP or THEN_NEXT_TURN; THEN_CHECKUP only between turns")  # fmt: skip
+    def _(f):
+        v = int(f.s.promote_then)
+        if v not in (THEN_CHECKUP, THEN_NEXT_TURN):
+            return f"{v} is neither THEN_CHECKUP nor THEN_NEXT_TURN"
+        if v == THEN_CHECKUP and f.phase not in (PHASE["promote"], PHASE["game_over"]):
+            return f"the Checkup is due in phase {PHASES[f.phase]}"
+
+    @row(["turn_ending"], "game.turnEnding", "false between actions (transient within apply)")
+    def _(f):
+        return "true between actions" if bool(f.s.turn_ending) else None
+
+    # -- turn limits -----------------------------------------------------------------------------
+    @row(["energy_attached", "supporter_played", "retreated", "ko_by_attack", "ko_last_turn"],
+         "game.turnFlags",
+         "no turn flag in setup; no Supporter on turn 1; no retreat while paying for it")  # fmt: skip
+    def _(f):
+        flags = dict(
+            energy_attached=bool(f.s.energy_attached),
+            supporter_played=bool(f.s.supporter_played),
+            retreated=bool(f.s.retreated),
+            ko_by_attack=bool(np.any(f.s.ko_by_attack)),
+            ko_last_turn=bool(np.any(f.s.ko_last_turn)),
+        )
+        if f.setup and any(flags.values()):
+            return f"{[k for k, v in flags.items() if v]} during setup"
+        if flags["supporter_played"] and f.turn == 1:
+            return "a Supporter played on turn 1"
+        if flags["retreated"] and f.phase == PHASE["retreat_payment"]:
+            return "retreated while still paying for the retreat"
+
+    @row(["retreat_to", "retreat_units_left"], "game.retreat",
+         "a retreat payment: an occupied Bench target and units in [1, the retreat cost]; "
+         "else 0 and 0")  # fmt: skip
+    def _(f):
+        to, left = int(f.s.retreat_to), int(f.s.retreat_units_left)
+        paying = f.phase == PHASE["retreat_payment"]
+        if paying != (to > 0) or (paying and left <= 0) or (not paying and left):
+            return f"target {to}, units {left}"
+        if paying:
+            me = int(f.b.active_player)
+            active = f.piles[me][0]
+            mons = [int(f.b.definition[c]) for c in active if t["is_pokemon"][f.b.definition[c]]]
+            cost = int(t["retreat"][mons[-1]]) if mons else 0
+            if not 1 <= to < NUM_SLOTS or not f.occupied[me, to] or left > cost:
+                return f"target {to}, units {left} (cost {cost})"
+
+    # -- effects ---------------------------------------------------------------------------------
+    @row(["effect_kind"], "game.effect", "none, attack, Trainer or Ability")
+    def _(f):
+        return None if f.kind in (0, ATTACK, TRAINER, ABILITY) else f"kind {f.kind}"
+
+    @row(["selection.card"], "game.selection",
+         "a choice pending exactly in select, always for an activation")  # fmt: skip
+    def _(f):
+        if f.pending != (f.phase == PHASE["select"]) or (f.pending and f.kind == 0):
+            return f"a pending choice {f.pending} in phase {PHASES[f.phase]}"
+
+    @row(["effect_kind", "queue.card"], "game.effect",
+         "an activation in progress only with a choice pending")  # fmt: skip
+    def _(f):
+        if not f.pending and (f.kind != 0 or int(f.s.queue.card[0]) >= 0):
+            return "an activation in progress with no choice pending"
+
+    none = jax.tree.map(np.asarray, Selection.none())
+
+    @row(["selection.card", "selection.row", "selection.slot", "selection.left",
+          "selection.stage", "selection.picked", "selection.resume"], "game.selection",
+         "no choice pending: Selection.none(); pending: the activation's card and slot, a row "
+         "it has, left >= 1, stage PICK/PLACE/ORDER, picked -1 or an index, resume main")  # fmt: skip
+    def _(f):
+        sel = f.s.selection
+        if not f.pending:
+            for name in ("card", "row", "slot", "left", "stage", "picked", "resume"):
+                if int(getattr(sel, name)) != int(getattr(none, name)):
+                    return f"{name} {int(getattr(sel, name))} with no choice pending"
+            return None
+        card, r = int(sel.card), int(sel.row)
+        if card != int(f.s.effect_card) or int(sel.slot) != int(f.s.effect_slot):
+            return f"card {card} slot {int(sel.slot)}: not the activation's"
+        if not 0 <= r < t["row_where"].shape[1] or t["row_where"][f.b.definition[card], r] < 0:
+            return f"row {r}: not a row of {t['names'][int(f.b.definition[card])]}"
+        if int(sel.left) < 1:
+            return f"left {int(sel.left)} < 1 while pending"
+        if int(sel.stage) not in (0, 1, 2):
+            return f"stage {int(sel.stage)}"
+        if not -1 <= int(sel.picked) < num_cards:
+            return f"picked {int(sel.picked)}"
+        if int(sel.resume) != PHASE["main"]:
+            return f"resume {int(sel.resume)}: activations come from the main phase"
+
+    @row(["effect_player", "effect_card", "effect_slot", "attack_index"], "game.effect",
+         "no activation: -1s; else the turn's player, their card (a Trainer in processing, "
+         "an attacker or Ability user on their slot), the slot, the attack it has")  # fmt: skip
+    def _(f):
+        s = f.s
+        player, card = int(s.effect_player), int(s.effect_card)
+        slot, attack = int(s.effect_slot), int(s.attack_index)
+        if f.kind == 0:
+            if (player, card, slot, attack) != (-1, -1, -1, -1):
+                return f"player {player}, card {card}, slot {slot}, attack {attack} with none"
+            return None
+        if player != f.owner_of_turn or not 0 <= card < num_cards or int(f.b.owner[card]) != player:
+            return f"player {player}, card {card}: not the turn player's"
+        d = int(f.b.definition[card])
+        if f.kind == TRAINER:
+            if slot != -1 or attack != -1 or int(f.b.zone[card]) != processing:
+                return f"a Trainer: slot {slot}, attack {attack}, zone {int(f.b.zone[card])}"
+            return None
+        on = [k for k in range(NUM_SLOTS) if f.piles[player][k] and card in f.piles[player][k]]
+        if not on or not t["is_pokemon"][d]:
+            return f"{card_id(card)} is not a Pokémon in play"
+        if f.kind == ATTACK and (slot != 0 or not 0 <= attack < int(t["num_attacks"][d])):
+            return f"an attack: slot {slot}, attack {attack}"
+        if f.kind == ABILITY and (not 0 <= slot < NUM_SLOTS or attack != -1):
+            return f"an Ability: slot {slot}, attack {attack}"
+
+    @row(["coin", "previous", "bonus_damage", "does_nothing", "damage_dealt"], "game.effect",
+         "coin in {-1, 0, 1}; no activation: -1 and false/0; damage records only for an "
+         "attack, which has dealt its damage when it waits on a choice")  # fmt: skip
+    def _(f):
+        s = f.s
+        coin, bonus = int(s.coin), int(s.bonus_damage)
+        flags = (bool(s.previous), bool(s.does_nothing), bool(s.damage_dealt))
+        if coin not in (-1, 0, 1):
+            return f"coin {coin}"
+        if f.kind == 0 and (coin != -1 or bonus or any(flags)):
+            return f"coin {coin}, bonus {bonus}, flags {flags} with no activation"
+        if f.kind != ATTACK and (bonus or flags[1] or flags[2]):
+            return f"bonus {bonus}, does_nothing {flags[1]}, damage_dealt {flags[2]} off an attack"
+        if bonus < 0 or bonus % 10:
+            return f"bonus damage {bonus}: counters of 10, >= 0"
+        if f.kind == ATTACK and f.pending and not flags[2]:
+            return "an attack waiting on a choice has dealt its damage"
+
+    @row(["queue.card", "queue.row", "queue.slot", "queue.group"], "game.queue",
+         "packed; each entry the activation's card and slot with a row it has, group in "
+         "[-1, Q]; empty entries all -1")  # fmt: skip
+    def _(f):
+        q = f.s.queue
+        size = q.card.shape[0]
+        used = q.card >= 0
+        if np.any(used[1:] & ~used[:-1]):
+            return f"not packed: {q.card.tolist()}"
+        for i in range(size):
+            card, r, slot, group = (int(q.card[i]), int(q.row[i]), int(q.slot[i]),
+                                    int(q.group[i]))  # fmt: skip
+            if card < 0:
+                if (card, r, slot, group) != (-1, -1, -1, -1):
+                    return f"entry {i}: empty with ({card}, {r}, {slot}, {group})"
+                continue
+            if card >= num_cards or card != int(f.s.effect_card):
+                return f"entry {i}: card {card} is not the activation's"
+            if not 0 <= r < t["row_where"].shape[1] or t["row_where"][f.b.definition[card], r] < 0:
+                return f"entry {i}: row {r} is not a row of its card"
+            if slot != int(f.s.effect_slot) or not -1 <= group <= size:
+                return f"entry {i}: slot {slot}, group {group}"
+
+    exempt: dict[str, str] = {}
+    return InvariantTable(rows, exempt)
+
+
+def _invariants(rules: PokemonRules) -> InvariantTable:
+    table = rules.__dict__.get("_invariant_table")
+    if table is None:
+        table = rules.__dict__.setdefault("_invariant_table", build_invariants(rules))
+    return table
+
+
+def _validate(rules: PokemonRules, state: PokemonState) -> None:
+    """Host-side invariants of :meth:`PokemonRules.validate`: the invariant table over the facts."""
+    _invariants(rules).validate(state_facts(rules, state))

@@ -131,7 +131,7 @@ def test_recovery_and_a_once_per_turn_security_added_draw(rules, apply, errors):
 
 def test_de_digivolve_stops_at_level_3(rules, apply, errors):
     s = situation(rules, {"hand": ["DEDIGI", "DEDIGI"], "field": [["L3"]]},
-                  {"field": [["EGG", "L3", "L4", "L5"], ["EGG", "L4", "L5"]],
+                  {"field": [["EGG", "L3", "L4", "L5"], ["L4", "L5"]],
                    "suspended": [0], "entered": {0: 1}},
                   memory=0)  # fmt: skip
     s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
@@ -143,8 +143,9 @@ def test_de_digivolve_stops_at_level_3(rules, apply, errors):
     legal = np.flatnonzero(np.asarray(errors(s)) == 0).tolist()
     assert legal == [THEIRS + 1], "a level 3 top card cannot be de-digivolved"
     s, _ = step_ok(rules, apply, errors, s, THEIRS + 1)
-    # L5, then L4 (above level 3): the Digi-Egg left has no digivolution cards, so it stops.
-    assert stack(rules, s, 1, 1) == ["EGG"]
+    # L5 (above level 3); the L4 left (played from hand) has no digivolution cards: it stops.
+    # (A Digi-Egg is never left on top: only a level 3 digivolves onto one, and it stops there.)
+    assert stack(rules, s, 1, 1) == ["L4"]
 
 
 def test_de_digivolve_never_trashes_the_last_card(rules, apply, errors):

@@ -123,7 +123,7 @@ def test_when_attacking_unsuspend(rules, apply, errors):
         ({"field": [["PLAIN3"]]}, 1),
         ({"field": [["EGG", "PLAIN3"]]}, 0),
         # A Digimon in the breeding area is not one that effects count (issue #32).
-        ({"field": [["EGG", "PLAIN3"]], "breeding": ["PLAIN3"]}, 0),
+        ({"field": [["EGG", "PLAIN3"]], "breeding": ["EGG", "PLAIN3"]}, 0),
     ],
 )
 def test_start_of_your_turn_with_a_condition(rules, apply, errors, theirs, gain):
