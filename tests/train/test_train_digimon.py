@@ -111,7 +111,7 @@ def test_network_input_is_scaled_but_the_tensor_keeps_the_spec_values(env, decid
             {"hand": ["ST1-05", "ST1-12"], "field": [["ST1-03", "ST1-05"], ["ST1-07"]]},
             {"field": [["ST2-03", "ST2-06"]], "hand": ["ST2-02"]},
         ],
-        memory=-4,
+        memory=4,
     )
     obs = np.asarray(state.observation)
     layout, scale = env.observation_layout, np.asarray(env.observation_scale)
