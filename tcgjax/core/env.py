@@ -195,12 +195,7 @@ class Env(abc.ABC):
           ValueError: a batch of games; ``PlayerError`` (a ``ValueError``): a viewer that is not
             None or a player in ``[0, num_players)``.
         """
-        if np.ndim(state.terminated) != 0:
-            raise ValueError(
-                f"env {self.id!r}: describe_action takes one game; this state has batch shape "
-                f"{np.shape(state.terminated)} (index it first, e.g. jax.tree.map(lambda x: x[0], s))"
-            )
-        self._check_viewer(viewer)
+        self._check_one_game(state, viewer, "describe_action")
         action = int(action)
         if not 0 <= action < self.num_actions:
             return f"<out of range: {action}>"
@@ -222,14 +217,19 @@ class Env(abc.ABC):
           ValueError: a batch of games; ``PlayerError`` (a ``ValueError``): a viewer that is not
             None or a player in ``[0, num_players)``.
         """
+        self._check_one_game(state, viewer, "render")
+        host = jax.tree.map(np.asarray, state)
+        return self._picture(host, None if viewer is None else int(viewer))
+
+    def _check_one_game(self, state: State, viewer, caller: str) -> None:
+        """Raise ``ValueError`` for a batch of games, then check ``viewer`` (host-side calls
+        that take one game: render, describe_action)."""
         if np.ndim(state.terminated) != 0:
             raise ValueError(
-                f"env {self.id!r}: render takes one game; this state has batch shape "
+                f"env {self.id!r}: {caller} takes one game; this state has batch shape "
                 f"{np.shape(state.terminated)} (index it first, e.g. jax.tree.map(lambda x: x[0], s))"
             )
         self._check_viewer(viewer)
-        host = jax.tree.map(np.asarray, state)
-        return self._picture(host, None if viewer is None else int(viewer))
 
     def _check_viewer(self, viewer) -> None:
         """Raise ``PlayerError`` (a ``ValueError``) unless ``viewer`` is None or a player index
