@@ -99,32 +99,6 @@ def test_mid_attack_state_with_damage_past_hp_is_valid_and_round_trips(env, rule
         rules.validate(done)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=InvalidStateError,
-    reason="rules bug: a Pokémon whose damage reaches its HP when an HP bonus ends (Orthworm "
-    "paying its retreat cost with Metal Energy) is not Knocked Out until the next Checkup",
-)
-def test_orthworm_losing_its_hp_bonus_is_knocked_out_at_once(env, rules, step):
-    start = build_state(
-        rules,
-        [
-            {"slots": [["sv5-58"], ["sv3-67"]]},
-            {"slots": [["sv2-151", "sve-8", "sve-8", "sve-8"], ["sv3-152"]], "damage": {0: 150}},
-        ],
-        active=1,
-        turn=4,
-        first_player=0,
-    )
-    state = wrap(env, start)
-    env.validate(state)  # 150 damage on 130 + 100 HP (3 Metal Energy attached)
-    pay = env.action_layout.encode("select_card", rules.cards.index("sve-8"))
-    state = step(state, jnp.int32(env.action_layout.encode("retreat", 0)), KEY)
-    state = step(state, jnp.int32(pay), KEY)  # 2 Metal Energy left: 130 HP
-    assert int(state.error) == 0 and int(state.game.damage[1, 0]) == 150
-    env.validate(state)  # refused: 150 damage on 130 HP, and no Knock Out is pending
-
-
 # -------------------------------------------------------------------------------------------------
 # The table
 
