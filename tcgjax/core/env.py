@@ -51,7 +51,9 @@ class State:
       rewards: float32[P] — rewards produced by the last step.
       terminated: bool[] — the game ended by its rules (or an illegal action under ``"lose"``).
       truncated: bool[] — the step limit (or the game's own limit) was reached first.
-      step_count: int32[] — applied steps since ``init``.
+      step_count: int32[] — applied steps since the state began: ``init``, or a situation built
+        by hand or loaded from JSON, which may start at step 0 in any turn (so the count is not
+        bounded below by the turn number; ``max_steps`` truncates that many steps after it).
       error: int32[] — error code of the last step (0 = none); see ``env.error_codes``.
       game: the game's rules state (a pytree of fixed-shape arrays, usually holding a ``Board``).
     """
@@ -107,6 +109,9 @@ class Env(abc.ABC):
     rule_errors: tuple[errors.RuleError, ...] = ()
     board_layout: Any = None
     zero_sum: bool = True  # two-player rewards always sum to zero (checked by api_test)
+    # Whether a step may reward players while the game goes on (shaping rewards). When False,
+    # ``validate`` refuses a state with non-zero rewards that is neither terminated nor truncated.
+    rewards_mid_game: bool = False
     game_state_type: type | None = None  # the rules state's class: its States display themselves
 
     def __init__(self, *, illegal_action: str = "reject", max_steps: int | None = None, **options):
@@ -392,8 +397,10 @@ class Env(abc.ABC):
         invariant tests and ``api_test`` call it on the states they meet. The core checks what it
         owns (the env fields agree with each other and with the rules state: ``terminated`` with
         the game's own end, ``truncated`` with ``max_steps``, ``error`` a known code, finite
-        rewards, the derived fields recomputed), then the game's ``_validate_game`` checks its
-        rules invariants. The error's ``field`` is the JSON path of the broken fact.
+        rewards, no reward while the game goes on unless the game pays shaping rewards
+        (``rewards_mid_game``), the derived fields recomputed), then the game's
+        ``_validate_game`` checks its rules invariants. The error's ``field`` is the JSON path
+        of the broken fact.
         """
         if np.ndim(state.terminated) != 0:
             raise errors.InvalidStateError("$", "validate takes one game, not a batch")
@@ -435,6 +442,12 @@ class Env(abc.ABC):
                 "env.truncated",
                 f"false at step {steps} with the game not over and past "
                 + ("max_steps" if steps >= self.max_steps else "the game's own limit"),
+            )
+        if not (self.rewards_mid_game or game_over or truncated) and np.any(rewards != 0):
+            raise errors.InvalidStateError(
+                "env.rewards",
+                f"{rewards.tolist()} while the game goes on: {self.id} rewards only the step "
+                "that ends a game",
             )
         if self.zero_sum and not np.isclose(rewards.sum(), 0.0):
             raise errors.InvalidStateError(

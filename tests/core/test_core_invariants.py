@@ -72,3 +72,66 @@ def test_two_rows_with_the_same_path_and_rule_are_refused():
     row = Invariant(("turn",), "turn", "at least 1", lambda s: None)
     with pytest.raises(ValueError, match="same path and rule"):
         table(extra=[row])
+
+
+# -- the core's own facts (``Env.validate``, before the game's table) --------------------------
+
+
+def test_rewards_while_the_game_goes_on_are_refused(duel_env):
+    import jax
+
+    state = duel_env.init(jax.random.PRNGKey(0))
+    duel_env.validate(state)
+    paid = state.replace(rewards=jnp.asarray([1.0, -1.0], jnp.float32))
+    with pytest.raises(InvalidStateError) as info:
+        duel_env.validate(paid)
+    assert info.value.field == "env.rewards"
+    assert "while the game goes on" in info.value.problem
+
+
+def test_rewards_on_the_step_that_ends_the_game_are_accepted(duel_env):
+    import jax
+
+    from tcgjax.games.duel.scenario import build_state
+
+    # Player 1's wolf (3 power, ready) attacks player 2 at 2 life: the game ends with the rewards.
+    state = build_state(
+        duel_env,
+        [{"board": ["wolf"], "deck": ["spark"]}, {"life": 2, "deck": ["spark"]}],
+    )
+    done = duel_env.step(state, duel_env.action_layout.start("attack"), jax.random.PRNGKey(0))
+    assert bool(done.terminated) and done.rewards.tolist() == [1.0, -1.0]
+    duel_env.validate(done)
+
+
+def test_shaping_rewards_mid_game_are_accepted_only_where_the_scenario_pays_them():
+    import jax
+
+    import tcgjax
+
+    plain = tcgjax.make("deployment", scenario="small")
+    assert not plain.rewards_mid_game
+    shaped = tcgjax.make(
+        "deployment", scenario={**_scenario_dict("small"), "rewards": _shaping(0.1)}
+    )
+    assert shaped.rewards_mid_game
+    state = shaped.init(jax.random.PRNGKey(0))
+    first_legal = int(jnp.argmax(state.legal_action_mask))
+    placed = shaped.step(state, first_legal, jax.random.PRNGKey(0))
+    assert not bool(placed.terminated) and float(abs(placed.rewards).sum()) > 0
+    shaped.validate(placed)
+    with pytest.raises(InvalidStateError, match="while the game goes on"):
+        plain.validate(plain.init(jax.random.PRNGKey(0)).replace(rewards=placed.rewards))
+
+
+def _scenario_dict(name):
+    import yaml
+
+    from tcgjax.games.deployment import scenario as S
+
+    with open(f"{S.SCENARIO_DIR}/{name}.yaml") as f:
+        return yaml.safe_load(f)
+
+
+def _shaping(value):
+    return {"win": 1.0, "loss": -1.0, "draw": 0.0, "deployment_shaping": value}

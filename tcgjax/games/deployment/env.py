@@ -123,6 +123,7 @@ class DeploymentEnv(Env):
         self.default_max_steps = len(s.units) + 1 + (s.max_turns + 1) * per_turn
         r = s.rewards
         self.zero_sum = r["win"] == -r["loss"] and r["draw"] == 0.0
+        self.rewards_mid_game = r["deployment_shaping"] != 0.0  # each placement is rewarded
         super().__init__(
             illegal_action=illegal_action,
             max_steps=max_steps,

@@ -27,6 +27,9 @@ Simplifications: no line of sight (walls block movement only), no terrain, no mo
 
 from __future__ import annotations
 
+import functools
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -34,7 +37,8 @@ from flax import struct
 
 from tcgjax.core import zones
 from tcgjax.core.actions import ActionLayout
-from tcgjax.core.errors import FIRST_GAME_CODE, InvalidStateError, RuleError
+from tcgjax.core.errors import FIRST_GAME_CODE, RuleError
+from tcgjax.core.invariants import Invariant, InvariantTable
 from tcgjax.core.tree import tree_where
 from tcgjax.games.deployment.scenario import PHASES, Scenario
 
@@ -452,192 +456,537 @@ class DeploymentRules:
 
     # -- invariants (host side) ------------------------------------------------------------------
 
+    @functools.cached_property
+    def invariants(self) -> InvariantTable:
+        """The ordered table of what every reachable state satisfies (:func:`_invariants`), built
+        once per rules object."""
+        return _invariants()
+
+    def facts(self, state: DeploymentState) -> _Facts:
+        """The host view of one state the invariants read (:class:`_Facts`)."""
+        return _facts(self, state)
+
     def validate(self, state: DeploymentState) -> None:
-        """Raise ``InvalidStateError`` if ``state`` is not reachable under these rules.
+        """Raise ``InvalidStateError(path, problem)`` if ``state`` is not reachable under these
+        rules: the first row of :attr:`invariants` (:func:`_invariants`) it breaks.
 
-        Host-side (NumPy on a device_get copy), for loaded and hand-built states; the field named is
-        the D8 JSON path. Invariants, in order: each unit's own facts (empty slots untouched, hp
-        within the scenario, an undeployed unit undamaged, on the board and not on a wall, moves and
-        shots within the turn's allowance), then occupancy (one living unit per hex, 4.2.7) and
-        pools (4.2.6) during deployment, the deployment record (``deployOrder``,
-        ``deployHexSlot``, ``deploymentSteps`` agree with the positions), phase and completeness
-        (3.2.5, 7.2), the current deployer (3.3, 7.1), the turn counter, damage conservation, and
-        the outcome with its end reason.
+        Host-side (NumPy on a device_get copy), for loaded and hand-built states; the path named
+        is the D8 JSON path. The rows, in order: the phase, active player, outcome and end reason
+        in range; the phase agrees with the placements (3.2.5, 7.2); each unit's own facts (empty
+        slots untouched, hp within the scenario, an undeployed unit undamaged, on the board and
+        not on a wall, moves and shots within the turn's allowance); occupancy (one living unit
+        per hex, 4.2.7) and pools (4.2.6) during deployment; the deployment record
+        (``deploymentSteps``, ``deployOrder``, ``deployHexSlot`` agree with the positions and
+        7.1's order); the current deployer (3.3, 7.1); the turn counter; damage (never
+        negative, none during deployment, conserved); the outcome with its end reason and the
+        state it leaves (who was active, in which phase).
         """
-        s, t = self.scenario, {k: np.asarray(v) for k, v in self.scenario.tables.items()}
-        g = jax.tree.map(np.asarray, state)
-        phase, active = int(g.phase), int(g.active_player)
-        outcome, reason = int(g.outcome), int(g.end_reason)
-        exists, owner = t["unit_exists"], t["unit_owner"].astype(int)
-        max_hp, move = t["unit_hp"].astype(int), t["unit_move"].astype(int)
-        deploying = phase == DEPLOYMENT
-        active_type = s.deployment_type == "active"
+        self.invariants.validate(self.facts(state))
 
-        def fail(field, problem):
-            raise InvalidStateError(field, problem)
 
-        if phase not in range(len(PHASES)):
-            fail("phase", f"{phase} is not a phase")
-        if active not in (0, 1):
-            fail("turnState.activePlayerId", f"{active} is not a player")
-        if outcome not in range(len(OUTCOMES)) or reason not in range(len(END_REASONS)):
-            fail("outcome", f"outcome {outcome} / endReason {reason} unknown")
-        placed = g.col >= 0
-        # The phase agrees with the placements first: the per-unit allowances below depend on it.
-        remaining = [bool(np.any(exists & ~placed & (owner == p))) for p in (0, 1)]
-        complete = not any(remaining)
-        if complete and deploying:
-            fail("phase", "'deployment' with every unit placed (3.2.5)")
-        if not complete and not deploying:
-            fail("phase", f"{PHASES[phase]!r} with units left to deploy (7.2)")
-        for i, uid in enumerate(s.unit_ids):
-            if not exists[i]:
-                untouched = (
-                    g.col[i] == -1
-                    and g.row[i] == -1
-                    and g.hp[i] == max_hp[i]
-                    and g.moves_left[i] == 0
-                    and not g.has_shot[i]
-                    and g.deploy_order[i] == -1
-                    and g.deploy_hex_slot[i] == -1
-                    and g.damage_dealt[i] == 0
-                )
-                if not untouched:
-                    fail(f"units[{i}]", "an empty unit slot holds values")
-                continue
-            path = f"units.{uid}"
-            hp, col, row = int(g.hp[i]), int(g.col[i]), int(g.row[i])
-            if not 0 <= hp <= max_hp[i]:
-                fail(f"{path}.hp", f"{hp} outside [0, {max_hp[i]}]")
-            if (col < 0) != (row < 0) or col >= s.cols or row >= s.rows or min(col, row) < -1:
-                fail(f"{path}.col", f"({col}, {row}) is neither (-1, -1) nor a hex of the board")
-            if not placed[i] and hp != max_hp[i]:
-                fail(f"{path}.hp", f"{hp}: an undeployed unit cannot have been damaged")
-            if placed[i] and (col, row) in s.walls:
-                fail(f"{path}.col", f"{[col, row]} is a wall (4.2.5)")
-            moves = int(g.moves_left[i])
-            if not 0 <= moves <= move[i]:
-                fail(f"{path}.movesLeft", f"{moves} outside [0, move={move[i]}]")
-            if moves and (deploying or owner[i] != active):
-                fail(
-                    f"{path}.movesLeft",
-                    f"{moves}, but only the player whose turn it is has moves left",
-                )
-            if g.has_shot[i] and not (
-                phase == SHOOTING and owner[i] == active and placed[i] and hp > 0
-            ):
-                fail(
-                    f"{path}.hasShot",
-                    "true outside the shooting phase of the unit's own turn, or for a unit "
-                    "that is not on the board",
-                )
-        alive = exists & placed & (g.hp > 0)
-        seen: dict[tuple[int, int], str] = {}
-        for i, uid in enumerate(s.unit_ids):
-            if not alive[i]:
-                continue
-            hex_ = (int(g.col[i]), int(g.row[i]))
-            if hex_ in seen:
-                fail(f"units.{uid}.col", f"{list(hex_)} already holds {seen[hex_]} (4.2.7)")
-            seen[hex_] = uid
-            if deploying and active_type and hex_ not in s.pools[owner[i]]:
-                fail(f"units.{uid}.col", f"{list(hex_)} is outside its pool (4.2.6)")
+# -- the invariant table (host side) ---------------------------------------------------------------
 
-        # The deployment record is derived from the placements, in order.
-        deployed = exists & placed
-        steps = int(g.deploy_steps)
-        if not active_type:
-            if (
-                steps
-                or np.any(g.deploy_order[exists] != -1)
-                or np.any(g.deploy_hex_slot[exists] != -1)
-            ):
-                fail("deploymentSteps", "fixed deployment records no placement step")
-        else:
-            if steps != int(deployed.sum()):
-                fail("deploymentSteps", f"{steps} != {int(deployed.sum())} deployed units")
-            for i, uid in enumerate(s.unit_ids):
-                if not exists[i]:
-                    continue
-                order, slot = int(g.deploy_order[i]), int(g.deploy_hex_slot[i])
-                if not deployed[i]:
-                    if order != -1 or slot != -1:
-                        fail(f"units.{uid}.deployOrder", "set for a unit that is not deployed")
-                    continue
-                if not 0 <= slot < int(t["pool_size"][owner[i]]):
-                    fail(f"units.{uid}.deployHexSlot", f"{slot} is not a slot of its pool")
-                flat = int(g.col[i]) * s.rows + int(g.row[i])
-                if deploying and int(t["pool_hex"][owner[i], slot]) != flat:
-                    fail(f"units.{uid}.deployHexSlot", f"{slot} is not the hex the unit is on")
-                if not 0 <= order < steps:
-                    fail(f"units.{uid}.deployOrder", f"{order} outside [0, {steps})")
-            orders = sorted(int(o) for o in g.deploy_order[deployed])
-            if orders != list(range(steps)):
-                fail("units", f"deployOrder values {orders} are not 0..{steps - 1}, once each")
-            # 7.1: the first deployer places all their units before the other starts.
-            first = s.first_deployer
-            firsts = g.deploy_order[deployed & (owner == first)]
-            others = g.deploy_order[deployed & (owner != first)]
-            if others.size and (
-                firsts.size != int((exists & (owner == first)).sum())
-                or firsts.max(initial=-1) > others.min()
-            ):
-                fail(
-                    "units",
-                    "deployOrder: the second deployer placed a unit before the first "
-                    "deployer had placed all theirs (7.1)",
-                )
 
-        if deploying:
-            expected = s.first_deployer if remaining[s.first_deployer] else 1 - s.first_deployer
-            if active != expected:
-                fail(
-                    "deployment_state.current_deployer",
-                    f"player{active + 1} deploys while player{expected + 1} has units left "
-                    "(3.3, 7.1)",
-                )
-        turn = int(g.turn)
-        if deploying and turn != 0:
-            fail("turnState.turnNumber", f"{turn} during deployment (must be 0)")
-        if not deploying and not 1 <= turn <= s.max_turns:
-            fail("turnState.turnNumber", f"{turn} outside [1, max_turns={s.max_turns}]")
-        if deploying and np.any(g.damage_dealt):
-            fail("units", "damageDealt during deployment")
-        for p in (0, 1):
-            dealt = int(g.damage_dealt[exists & (owner == p)].sum())
-            lost = int((max_hp - g.hp)[exists & (owner == 1 - p)].sum())
-            if dealt != lost:
-                fail(
-                    "units",
-                    f"damageDealt by player{p + 1}'s units ({dealt}) != HP lost by "
-                    f"player{2 - p}'s units ({lost})",
-                )
+class _Facts(NamedTuple):
+    """One deployment state as host numpy arrays, plus what the invariants derive once.
 
-        # The outcome and why the game ended.
-        living = [bool(np.any(alive & (owner == p))) for p in (0, 1)]
-        expected_reasons = {
-            ONGOING: (END_NONE,),
-            DEADLOCK: (END_DEADLOCK,),
-            DRAW: (END_TURN_LIMIT,),
-            PLAYER1_WON: (END_ELIMINATION, END_TURN_LIMIT, END_ILLEGAL),
-            PLAYER2_WON: (END_ELIMINATION, END_TURN_LIMIT, END_ILLEGAL),
-        }
-        if reason not in expected_reasons[outcome]:
-            fail("endReason", f"{END_REASONS[reason]!r} cannot end a game as {OUTCOMES[outcome]!r}")
-        if outcome == DEADLOCK and not deploying:
-            fail("outcome", "'deadlock' happens only during deployment (D5)")
-        if not deploying and outcome in (ONGOING,) and not all(living):
-            fail("outcome", "'ongoing' although a side has no unit left (elimination)")
-        if reason == END_ELIMINATION:
-            winner = outcome - PLAYER1_WON
-            if not (living[winner] and not living[1 - winner]):
-                fail("outcome", f"{OUTCOMES[outcome]!r} by elimination, but the units disagree")
-        if reason == END_TURN_LIMIT:
-            hp = [int(np.where(alive & (owner == p), g.hp, 0).sum()) for p in (0, 1)]
-            result = PLAYER1_WON if hp[0] > hp[1] else PLAYER2_WON if hp[1] > hp[0] else DRAW
-            if turn != s.max_turns or outcome != result:
-                fail(
-                    "outcome",
-                    f"{OUTCOMES[outcome]!r} at the turn limit, but the surviving HP {hp} say "
-                    f"{OUTCOMES[result]!r} (turn {turn})",
-                )
+    ``g``: the state (numpy leaves); ``scenario``; ``t``: the scenario's tables (numpy);
+    ``exists``, ``owner``, ``max_hp``, ``move`` per unit slot from the tables; ``phase``,
+    ``active``, ``outcome``, ``reason``, ``turn``, ``steps`` the scalars as ints; ``deploying``
+    the phase is deployment; ``active_type`` the scenario deploys actively (not ``fixed``);
+    ``placed`` bool[U2] the unit has coordinates; ``deployed`` an existing placed unit;
+    ``alive`` deployed with hp above 0; ``remaining`` [2] a player has a unit left to deploy;
+    ``living`` [2] a player has a living unit.
+    """
+
+    g: DeploymentState
+    scenario: Scenario
+    t: dict
+    exists: np.ndarray
+    owner: np.ndarray
+    max_hp: np.ndarray
+    move: np.ndarray
+    phase: int
+    active: int
+    outcome: int
+    reason: int
+    turn: int
+    steps: int
+    deploying: bool
+    active_type: bool
+    placed: np.ndarray
+    deployed: np.ndarray
+    alive: np.ndarray
+    remaining: list
+    living: list
+
+
+def _facts(rules: DeploymentRules, state: DeploymentState) -> _Facts:
+    s = rules.scenario
+    t = {name: np.asarray(arr) for name, arr in s.tables.items()}
+    g = jax.tree.map(np.asarray, state)
+    exists, owner = t["unit_exists"], t["unit_owner"].astype(int)
+    placed = g.col >= 0
+    deployed = exists & placed
+    alive = deployed & (g.hp > 0)
+    return _Facts(
+        g=g,
+        scenario=s,
+        t=t,
+        exists=exists,
+        owner=owner,
+        max_hp=t["unit_hp"].astype(int),
+        move=t["unit_move"].astype(int),
+        phase=int(g.phase),
+        active=int(g.active_player),
+        outcome=int(g.outcome),
+        reason=int(g.end_reason),
+        turn=int(g.turn),
+        steps=int(g.deploy_steps),
+        deploying=int(g.phase) == DEPLOYMENT,
+        active_type=s.deployment_type == "active",
+        placed=placed,
+        deployed=deployed,
+        alive=alive,
+        remaining=[bool(np.any(exists & ~placed & (owner == p))) for p in (0, 1)],
+        living=[bool(np.any(alive & (owner == p))) for p in (0, 1)],
+    )
+
+
+def _units(f: _Facts):
+    """``(slot, path)`` of every existing unit (``units.<unit_id>``), in slot order."""
+    return [(i, f"units.{uid}") for i, uid in enumerate(f.scenario.unit_ids) if f.exists[i]]
+
+
+def _check_phase_agrees(f: _Facts):
+    complete = not any(f.remaining)
+    if complete and f.deploying:
+        return "'deployment' with every unit placed (3.2.5)"
+    if not complete and not f.deploying:
+        return f"{PHASES[f.phase]!r} with units left to deploy (7.2)"
+    return None
+
+
+def _check_empty_slots(f: _Facts):
+    g = f.g
+    for i in np.flatnonzero(~f.exists):
+        untouched = (
+            g.col[i] == -1
+            and g.row[i] == -1
+            and g.hp[i] == f.max_hp[i]
+            and g.moves_left[i] == 0
+            and not g.has_shot[i]
+            and g.deploy_order[i] == -1
+            and g.deploy_hex_slot[i] == -1
+            and g.damage_dealt[i] == 0
+        )
+        if not untouched:
+            return f"units[{i}]", "an empty unit slot holds values"
+    return None
+
+
+def _check_hp_range(f: _Facts):
+    for i, path in _units(f):
+        hp = int(f.g.hp[i])
+        if not 0 <= hp <= f.max_hp[i]:
+            return f"{path}.hp", f"{hp} outside [0, {f.max_hp[i]}]"
+    return None
+
+
+def _check_coordinates(f: _Facts):
+    s = f.scenario
+    for i, path in _units(f):
+        col, row = int(f.g.col[i]), int(f.g.row[i])
+        if (col < 0) != (row < 0) or col >= s.cols or row >= s.rows or min(col, row) < -1:
+            return f"{path}.col", f"({col}, {row}) is neither (-1, -1) nor a hex of the board"
+    return None
+
+
+def _check_undeployed_undamaged(f: _Facts):
+    for i, path in _units(f):
+        if not f.placed[i] and f.g.hp[i] != f.max_hp[i]:
+            return f"{path}.hp", f"{int(f.g.hp[i])}: an undeployed unit cannot have been damaged"
+    return None
+
+
+def _check_not_on_wall(f: _Facts):
+    for i, path in _units(f):
+        col, row = int(f.g.col[i]), int(f.g.row[i])
+        if f.placed[i] and (col, row) in f.scenario.walls:
+            return f"{path}.col", f"{[col, row]} is a wall (4.2.5)"
+    return None
+
+
+def _check_moves_range(f: _Facts):
+    for i, path in _units(f):
+        moves = int(f.g.moves_left[i])
+        if not 0 <= moves <= f.move[i]:
+            return f"{path}.movesLeft", f"{moves} outside [0, move={f.move[i]}]"
+    return None
+
+
+def _check_moves_whose_turn(f: _Facts):
+    # _start_turn gives moves to the player whose turn starts and zeroes everyone else's.
+    for i, path in _units(f):
+        moves = int(f.g.moves_left[i])
+        if moves and (f.deploying or f.owner[i] != f.active):
+            return (
+                f"{path}.movesLeft",
+                f"{moves}, but only the player whose turn it is has moves left",
+            )
+    return None
+
+
+def _check_has_shot(f: _Facts):
+    # _start_turn clears every has_shot; only shoot sets one, for a living unit of the shooter.
+    for i, path in _units(f):
+        if f.g.has_shot[i] and not (f.phase == SHOOTING and f.owner[i] == f.active and f.alive[i]):
+            return (
+                f"{path}.hasShot",
+                "true outside the shooting phase of the unit's own turn, or for a unit "
+                "that is not on the board",
+            )
+    return None
+
+
+def _check_one_per_hex(f: _Facts):
+    seen: dict[tuple[int, int], str] = {}
+    for i, path in _units(f):
+        if not f.alive[i]:
+            continue
+        hex_ = (int(f.g.col[i]), int(f.g.row[i]))
+        if hex_ in seen:
+            return f"{path}.col", f"{list(hex_)} already holds {seen[hex_]} (4.2.7)"
+        seen[hex_] = f.scenario.unit_ids[i]
+    return None
+
+
+def _check_in_pool(f: _Facts):
+    if not (f.deploying and f.active_type):
+        return None
+    for i, path in _units(f):
+        hex_ = (int(f.g.col[i]), int(f.g.row[i]))
+        if f.alive[i] and hex_ not in f.scenario.pools[f.owner[i]]:
+            return f"{path}.col", f"{list(hex_)} is outside its pool (4.2.6)"
+    return None
+
+
+def _check_fixed_record(f: _Facts):
+    g, exists = f.g, f.exists
+    if f.active_type:
+        return None
+    if f.steps or np.any(g.deploy_order[exists] != -1) or np.any(g.deploy_hex_slot[exists] != -1):
+        return "fixed deployment records no placement step"
+    return None
+
+
+def _check_step_count(f: _Facts):
+    deployed = int(f.deployed.sum())
+    if f.active_type and f.steps != deployed:
+        return f"{f.steps} != {deployed} deployed units"
+    return None
+
+
+def _check_undeployed_record(f: _Facts):
+    for i, path in _units(f):
+        if f.active_type and not f.deployed[i]:
+            if f.g.deploy_order[i] != -1 or f.g.deploy_hex_slot[i] != -1:
+                return f"{path}.deployOrder", "set for a unit that is not deployed"
+    return None
+
+
+def _check_hex_slot_in_pool(f: _Facts):
+    for i, path in _units(f):
+        slot = int(f.g.deploy_hex_slot[i])
+        if f.active_type and f.deployed[i] and not 0 <= slot < int(f.t["pool_size"][f.owner[i]]):
+            return f"{path}.deployHexSlot", f"{slot} is not a slot of its pool"
+    return None
+
+
+def _check_hex_slot_is_the_hex(f: _Facts):
+    # Units move only in the skirmish: during deployment each stands where it was placed (D3).
+    if not (f.active_type and f.deploying):
+        return None
+    for i, path in _units(f):
+        if not f.deployed[i]:
+            continue
+        slot = int(f.g.deploy_hex_slot[i])
+        flat = int(f.g.col[i]) * f.scenario.rows + int(f.g.row[i])
+        if int(f.t["pool_hex"][f.owner[i], slot]) != flat:
+            return f"{path}.deployHexSlot", f"{slot} is not the hex the unit is on"
+    return None
+
+
+def _check_order_range(f: _Facts):
+    for i, path in _units(f):
+        order = int(f.g.deploy_order[i])
+        if f.active_type and f.deployed[i] and not 0 <= order < f.steps:
+            return f"{path}.deployOrder", f"{order} outside [0, {f.steps})"
+    return None
+
+
+def _check_orders_once_each(f: _Facts):
+    if not f.active_type:
+        return None
+    orders = sorted(int(o) for o in f.g.deploy_order[f.deployed])
+    if orders != list(range(f.steps)):
+        return f"deployOrder values {orders} are not 0..{f.steps - 1}, once each"
+    return None
+
+
+def _check_first_deployer_first(f: _Facts):
+    if not f.active_type:
+        return None
+    first = f.scenario.first_deployer
+    firsts = f.g.deploy_order[f.deployed & (f.owner == first)]
+    others = f.g.deploy_order[f.deployed & (f.owner != first)]
+    if others.size and (
+        firsts.size != int((f.exists & (f.owner == first)).sum())
+        or firsts.max(initial=-1) > others.min()
+    ):
+        return (
+            "deployOrder: the second deployer placed a unit before the first deployer had "
+            "placed all theirs (7.1)"
+        )
+    return None
+
+
+def _check_current_deployer(f: _Facts):
+    if not f.deploying:
+        return None
+    first = f.scenario.first_deployer
+    expected = first if f.remaining[first] else 1 - first
+    if f.active != expected:
+        return f"player{f.active + 1} deploys while player{expected + 1} has units left (3.3, 7.1)"
+    return None
+
+
+def _check_turn_in_deployment(f: _Facts):
+    if f.deploying and f.turn != 0:
+        return f"{f.turn} during deployment (must be 0)"
+    return None
+
+
+def _check_turn_in_skirmish(f: _Facts):
+    max_turns = f.scenario.max_turns
+    if not f.deploying and not 1 <= f.turn <= max_turns:
+        return f"{f.turn} outside [1, max_turns={max_turns}]"
+    return None
+
+
+def _check_damage_not_negative(f: _Facts):
+    for i, path in _units(f):
+        if f.g.damage_dealt[i] < 0:
+            return (
+                f"{path}.damageDealt",
+                f"{int(f.g.damage_dealt[i])} < 0 (a shot deals min(damage, hp))",
+            )
+    return None
+
+
+def _check_no_damage_in_deployment(f: _Facts):
+    if f.deploying and np.any(f.g.damage_dealt):
+        return "damageDealt during deployment"
+    return None
+
+
+def _check_damage_conserved(f: _Facts):
+    for p in (0, 1):
+        dealt = int(f.g.damage_dealt[f.exists & (f.owner == p)].sum())
+        lost = int((f.max_hp - f.g.hp)[f.exists & (f.owner == 1 - p)].sum())
+        if dealt != lost:
+            return (
+                f"damageDealt by player{p + 1}'s units ({dealt}) != HP lost by "
+                f"player{2 - p}'s units ({lost})"
+            )
+    return None
+
+
+_EXPECTED_REASONS = {
+    ONGOING: (END_NONE,),
+    DEADLOCK: (END_DEADLOCK,),
+    DRAW: (END_TURN_LIMIT,),
+    PLAYER1_WON: (END_ELIMINATION, END_TURN_LIMIT, END_ILLEGAL),
+    PLAYER2_WON: (END_ELIMINATION, END_TURN_LIMIT, END_ILLEGAL),
+}
+
+
+def _check_reason_fits_outcome(f: _Facts):
+    if f.reason not in _EXPECTED_REASONS[f.outcome]:
+        return f"{END_REASONS[f.reason]!r} cannot end a game as {OUTCOMES[f.outcome]!r}"
+    return None
+
+
+def _check_deadlock_in_deployment(f: _Facts):
+    if f.outcome == DEADLOCK and not f.deploying:
+        return "'deadlock' happens only during deployment (D5)"
+    return None
+
+
+def _check_ongoing_sides(f: _Facts):
+    if not f.deploying and f.outcome == ONGOING and not all(f.living):
+        return "'ongoing' although a side has no unit left (elimination)"
+    return None
+
+
+def _check_elimination(f: _Facts):
+    if f.reason == END_ELIMINATION:
+        winner = f.outcome - PLAYER1_WON
+        if not (f.living[winner] and not f.living[1 - winner]):
+            return f"{OUTCOMES[f.outcome]!r} by elimination, but the units disagree"
+    return None
+
+
+def _check_turn_limit(f: _Facts):
+    if f.reason != END_TURN_LIMIT:
+        return None
+    hp = [int(np.where(f.alive & (f.owner == p), f.g.hp, 0).sum()) for p in (0, 1)]
+    result = PLAYER1_WON if hp[0] > hp[1] else PLAYER2_WON if hp[1] > hp[0] else DRAW
+    if f.turn != f.scenario.max_turns or f.outcome != result:
+        return (
+            f"{OUTCOMES[f.outcome]!r} at the turn limit, but the surviving HP {hp} say "
+            f"{OUTCOMES[result]!r} (turn {f.turn})"
+        )
+    return None
+
+
+def _check_elimination_state(f: _Facts):
+    # Only shoot removes a unit: the shooter's shot in their own shooting phase ends the game.
+    if f.reason == END_ELIMINATION:
+        winner = f.outcome - PLAYER1_WON
+        if f.phase != SHOOTING or f.active != winner:
+            return (
+                f"'elimination' in {PHASES[f.phase]!r} with player{f.active + 1} active, not "
+                f"in the shooting phase of the winner player{winner + 1}"
+            )
+    return None
+
+
+def _check_turn_limit_state(f: _Facts):
+    # _end_phase detects the limit as it hands the turn to first_player for a new round: the
+    # state is that player's movement phase (turn clamped back to max_turns).
+    first = f.scenario.first_player
+    if f.reason == END_TURN_LIMIT and (f.phase != MOVEMENT or f.active != first):
+        return (
+            f"'turn_limit' in {PHASES[f.phase]!r} with player{f.active + 1} active, not in the "
+            f"movement phase of first_player player{first + 1} (the round that never starts)"
+        )
+    return None
+
+
+def _check_forfeit_state(f: _Facts):
+    # forfeit: the actor (the active player) made the illegal move and the other side wins.
+    if f.reason == END_ILLEGAL and f.outcome != PLAYER1_WON + 1 - f.active:
+        return (
+            f"{OUTCOMES[f.outcome]!r} by 'illegal_action', but player{f.active + 1}, the player "
+            "to act, was the one who could forfeit"
+        )
+    return None
+
+
+def _row(fields: str, path: str, rule: str, check) -> Invariant:
+    return Invariant(tuple(fields.split()), path, rule, check)
+
+
+def _scalar(value: int, ok, problem):
+    return None if ok(value) else problem(value)
+
+
+def _invariants() -> InvariantTable:
+    """The rows of :meth:`DeploymentRules.validate`, in the order they are checked (ranges first,
+    so that a later row may index by a field an earlier one bounded; the phase's agreement with
+    the placements before the per-unit allowances that depend on it)."""
+    all_unit_fields = "col row hp moves_left has_shot deploy_order deploy_hex_slot damage_dealt"
+    rows = [
+        _row("phase", "phase", "the phase is one of PHASES",
+             lambda f: _scalar(f.phase, lambda v: 0 <= v < len(PHASES),
+                               lambda v: f"{v} is not a phase")),
+        _row("active_player", "turnState.activePlayerId", "the active player is 0 or 1",
+             lambda f: _scalar(f.active, lambda v: v in (0, 1), lambda v: f"{v} is not a player")),
+        _row("outcome end_reason", "outcome", "outcome and end reason are known values",
+             lambda f: None if 0 <= f.outcome < len(OUTCOMES) and 0 <= f.reason < len(END_REASONS)
+             else f"outcome {f.outcome} / endReason {f.reason} unknown"),
+        _row("phase col", "phase",
+             "'deployment' exactly while a unit is left to deploy (3.2.5, 7.2)",
+             _check_phase_agrees),
+        _row(all_unit_fields, "units[N]",
+             "an empty unit slot keeps its initial values (off the board, the table's hp, no "
+             "moves, no shot, no record, no damage)", _check_empty_slots),
+        _row("hp", "units.UNIT.hp", "hp within [0, the unit's hp]", _check_hp_range),
+        _row("col row", "units.UNIT.col", "(col, row) is (-1, -1) or a hex of the board",
+             _check_coordinates),
+        _row("hp col", "units.UNIT.hp", "an undeployed unit is undamaged",
+             _check_undeployed_undamaged),
+        _row("col row", "units.UNIT.col", "no unit on a wall (4.2.5)", _check_not_on_wall),
+        _row("moves_left", "units.UNIT.movesLeft", "moves left within [0, the unit's move]",
+             _check_moves_range),
+        _row("moves_left phase active_player", "units.UNIT.movesLeft",
+             "moves left only for the active player's units, none during deployment",
+             _check_moves_whose_turn),
+        _row("has_shot phase active_player", "units.UNIT.hasShot",
+             "a unit has shot only in its own turn's shooting phase, alive on the board",
+             _check_has_shot),
+        _row("col row hp", "units.UNIT.col", "one living unit per hex (4.2.7)",
+             _check_one_per_hex),
+        _row("col row phase", "units.UNIT.col",
+             "during an active deployment each unit stands in its owner's pool (4.2.6)",
+             _check_in_pool),
+        _row("deploy_steps deploy_order deploy_hex_slot", "deploymentSteps",
+             "a fixed deployment records no placement step", _check_fixed_record),
+        _row("deploy_steps", "deploymentSteps",
+             "an active deployment counts one step per deployed unit (spec 9)",
+             _check_step_count),
+        _row("deploy_order deploy_hex_slot", "units.UNIT.deployOrder",
+             "an undeployed unit has no deployOrder or deployHexSlot (-1)",
+             _check_undeployed_record),
+        _row("deploy_hex_slot", "units.UNIT.deployHexSlot",
+             "a deployed unit's hex slot is a slot of its owner's pool (D2)",
+             _check_hex_slot_in_pool),
+        _row("deploy_hex_slot", "units.UNIT.deployHexSlot",
+             "during deployment a unit stands on its hex slot's hex (D3)",
+             _check_hex_slot_is_the_hex),
+        _row("deploy_order", "units.UNIT.deployOrder",
+             "a deployed unit's order within [0, deploymentSteps)", _check_order_range),
+        _row("deploy_order", "units", "the deployed units' orders are 0..steps-1, once each",
+             _check_orders_once_each),
+        _row("deploy_order", "units",
+             "the first deployer places all their units before the other starts (7.1)",
+             _check_first_deployer_first),
+        _row("active_player", "deployment_state.current_deployer",
+             "the first deployer deploys while they have a unit left, then the other (3.3, 7.1)",
+             _check_current_deployer),
+        _row("turn", "turnState.turnNumber", "turn 0 during deployment",
+             _check_turn_in_deployment),
+        _row("turn", "turnState.turnNumber", "the skirmish's turn within [1, max_turns]",
+             _check_turn_in_skirmish),
+        _row("damage_dealt", "units.UNIT.damageDealt", "a unit's damage dealt is not negative",
+             _check_damage_not_negative),
+        _row("damage_dealt", "units", "no damage dealt during deployment",
+             _check_no_damage_in_deployment),
+        _row("damage_dealt hp", "units",
+             "the damage a player's units dealt is the HP the other player's units lost",
+             _check_damage_conserved),
+        _row("end_reason outcome", "endReason",
+             "the end reason fits the outcome (none while ongoing, deadlock for a deadlock, "
+             "turn_limit for a draw; elimination, turn_limit or illegal_action for a win)",
+             _check_reason_fits_outcome),
+        _row("outcome", "outcome", "'deadlock' only during deployment (D5)",
+             _check_deadlock_in_deployment),
+        _row("outcome", "outcome", "a skirmish that goes on has living units on both sides",
+             _check_ongoing_sides),
+        _row("outcome", "outcome",
+             "an elimination: the winner has living units, the loser none", _check_elimination),
+        _row("outcome", "outcome",
+             "a turn-limit end: at turn max_turns, the side with more surviving HP wins, equal "
+             "HP draws", _check_turn_limit),
+        _row("end_reason phase active_player", "endReason",
+             "'elimination' leaves the winner's shooting phase (only a shot removes a unit)",
+             _check_elimination_state),
+        _row("end_reason phase active_player", "endReason",
+             "'turn_limit' leaves first_player's movement phase (the limit is met as the next "
+             "round would start)", _check_turn_limit_state),
+        _row("end_reason active_player", "endReason",
+             "'illegal_action': the active player forfeited, the other side won",
+             _check_forfeit_state),
+    ]  # fmt: skip
+    return InvariantTable(rows)

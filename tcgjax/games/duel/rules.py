@@ -21,7 +21,9 @@ This module is pure rules: it never imports anything RL.
 
 from __future__ import annotations
 
+import functools
 import os
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -30,9 +32,10 @@ from flax import struct
 
 from tcgjax.core import zones
 from tcgjax.core.actions import ActionLayout
-from tcgjax.core.board import Board, BoardLayout, new_board, set_turn
+from tcgjax.core.board import Board, BoardLayout, card_id, new_board, player_id, set_turn
 from tcgjax.core.cards import CardRegistry, CardSchema, EnumField, IntField, TextField
-from tcgjax.core.errors import FIRST_GAME_CODE, InvalidStateError, RuleError
+from tcgjax.core.errors import FIRST_GAME_CODE, RuleError
+from tcgjax.core.invariants import Invariant, InvariantTable
 from tcgjax.core.tree import tree_where
 
 CARDS_FILE = os.path.join(os.path.dirname(__file__), "cards.yaml")
@@ -256,72 +259,328 @@ class DuelRules:
 
     # -- invariants (host side) --------------------------------------------------------------------
 
+    @functools.cached_property
+    def invariants(self) -> InvariantTable:
+        """The ordered table of what every reachable state satisfies (:func:`_invariants`), built
+        once per rules object."""
+        return _invariants()
+
+    def facts(self, state: DuelState) -> _Facts:
+        """The host view of one state the invariants read (:class:`_Facts`)."""
+        return _facts(self, state)
+
     def validate(self, state: DuelState) -> None:
-        """Raise ``InvalidStateError`` if ``state`` is not reachable under these rules.
+        """Raise ``InvalidStateError(path, problem)`` if ``state`` is not reachable under these
+        rules: the first row of :attr:`invariants` (:func:`_invariants`) it breaks.
 
-        Host-side (NumPy). Invariants: the winner is a player or none, consistent with the end
-        reason (a life loss leaves the loser at 0 or less, a deck-out an empty deck); a game that
-        goes on has both players above 0 life; life never above the start (no healing); mana within
-        ``[0, max_mana]`` and ``max_mana`` within ``[0, 5]``; each player holds exactly the
-        decklist's cards; each card lies in a zone of its owner; spells never stay on the board;
-        only board creatures can be exhausted (0 or 1); no visibility override (duel sets none).
-        Field names are the JSON paths (``players.player1.attributes.mana``, ``cards.card_007``).
+        Host-side (NumPy). The rows, in order: the turn state (the single phase, a player active,
+        a turn of at least 1, the active player agreeing with the turn's parity, a version of at
+        least 0); the winner and an end reason that agrees with it; card conservation (owners as
+        dealt, each player holding exactly the decklist, each card in a zone of its owner, no
+        spell on the board, dense pile positions, hand and board within their sizes); life, mana
+        and max_mana within their bounds, 0 life or less only for the loser of a life loss;
+        exhaustion only on the board; no visibility override; how the game ended agrees with the
+        board (the loser's life or deck, who was active). Paths are the JSON view's
+        (``players.player1.attributes.mana``, ``cards.card_007.zoneId``).
         """
-        from tcgjax.core.board import card_id, player_id
-        from tcgjax.core.zones import NO_OVERRIDE
+        self.invariants.validate(self.facts(state))
 
-        layout = self.layout
-        b = jax.tree.map(np.asarray, state.board)
-        winner, reason = int(state.winner), int(state.end_reason)
 
-        def fail(field, problem):
-            raise InvalidStateError(field, problem)
+# -- the invariant table (host side) ---------------------------------------------------------------
 
-        if winner not in (NO_WINNER, 0, 1):
-            fail("game.winner", f"{winner} is neither -1 (none) nor a player")
-        if reason not in range(len(END_REASONS)) or (winner == NO_WINNER) != (reason == END_NONE):
-            fail("game.end_reason", f"{reason} does not agree with winner {winner}")
-        if int(b.active_player) not in (0, 1):
-            fail("turnState.activePlayerId", f"{int(b.active_player)} is not a player")
-        for p in range(2):
-            attrs = f"players.{player_id(p)}.attributes"
-            life, mana, max_mana = (
-                int(v) for v in b.player_attributes[p, [LIFE, MANA, MAX_MANA_ATTR]]
+
+class _Facts(NamedTuple):
+    """One duel state as host numpy arrays, plus what the invariants derive once.
+
+    ``s``: the state (numpy leaves); ``b``: its board; ``rules``: the rules object; ``winner``,
+    ``reason``, ``active``, ``turn`` the scalars as ints; ``life``, ``mana``, ``max_mana`` int[2]
+    per player; ``kind`` int[C] each card's kind (``CREATURE``/``SPELL``, its definition clipped
+    into the registry); ``zone_kind`` each card's zone kind (``"?"`` for no zone); ``counts``
+    int[Z] cards per zone.
+    """
+
+    s: DuelState
+    b: Board
+    rules: DuelRules
+    winner: int
+    reason: int
+    active: int
+    turn: int
+    life: np.ndarray
+    mana: np.ndarray
+    max_mana: np.ndarray
+    kind: np.ndarray
+    zone_kind: list
+    counts: np.ndarray
+
+
+def _facts(rules: DuelRules, state: DuelState) -> _Facts:
+    s = jax.tree.map(np.asarray, state)
+    b = s.board
+    layout = rules.layout
+    definition = np.clip(b.definition.astype(int), 0, len(rules.cards.ids) - 1)
+    zone = b.zone.astype(int)
+    in_range = (zone >= 0) & (zone < layout.num_zones)
+    attrs = b.player_attributes.astype(int)
+    return _Facts(
+        s=s,
+        b=b,
+        rules=rules,
+        winner=int(s.winner),
+        reason=int(s.end_reason),
+        active=int(b.active_player),
+        turn=int(b.turn_number),
+        life=attrs[:, LIFE],
+        mana=attrs[:, MANA],
+        max_mana=attrs[:, MAX_MANA_ATTR],
+        kind=np.asarray(rules.cards.numpy["kind"])[definition],
+        zone_kind=[layout.zones[z][0] if ok else "?" for z, ok in zip(zone, in_range, strict=True)],
+        counts=np.bincount(zone[in_range], minlength=layout.num_zones),
+    )
+
+
+def _card_path(c: int, leaf: str) -> str:
+    return f"cards.{card_id(c)}.{leaf}"
+
+
+def _check_parity(f: _Facts):
+    # init starts player 1's (index 0) turn 1; each end_turn hands over and counts the turn up.
+    if f.active != (f.turn - 1) % 2:
+        return (
+            f"{player_id(f.active)} active on turn {f.turn}: player1 plays the odd turns, "
+            "player2 the even ones"
+        )
+    return None
+
+
+def _check_end_reason_agrees(f: _Facts):
+    known = 0 <= f.reason < len(END_REASONS)
+    if not known or (f.winner == NO_WINNER) != (f.reason == END_NONE):
+        return f"{f.reason} does not agree with winner {f.winner}"
+    return None
+
+
+def _check_owner(f: _Facts):
+    # init and build_state deal the cards player-major (the first 12 instances are player 1's),
+    # and no rule changes an owner.
+    dealt = np.arange(f.rules.layout.num_cards) // len(DECKLIST)
+    bad = np.flatnonzero(f.b.owner.astype(int) != dealt)
+    if bad.size:
+        c = int(bad[0])
+        return _card_path(c, "ownerId"), f"{player_id(int(f.b.owner[c]))}, not as dealt"
+    return None
+
+
+def _check_decklist(f: _Facts):
+    ids = f.rules.cards.ids
+    for p in range(2):
+        held = [int(d) for d in f.b.definition[f.b.owner == p]]
+        names = sorted(ids[d] if 1 <= d < len(ids) else f"<{d}>" for d in held)
+        if names != sorted(DECKLIST):
+            return (
+                f"players.{player_id(p)}",
+                f"holds the cards {names}, not the decklist {sorted(DECKLIST)}",
             )
-            if life > START_LIFE:
-                fail(f"{attrs}.life", f"{life} above the starting {START_LIFE} (nothing heals)")
-            if winner == NO_WINNER and life <= 0:
-                fail(f"{attrs}.life", f"{life} but the game goes on (0 or less loses)")
-            if not 0 <= max_mana <= MAX_MANA:
-                fail(f"{attrs}.max_mana", f"{max_mana} outside [0, {MAX_MANA}]")
-            if not 0 <= mana <= max_mana:
-                fail(f"{attrs}.mana", f"{mana} outside [0, max_mana={max_mana}]")
-            defs = sorted(self.cards.ids[int(d)] for d in b.definition[b.owner == p])
-            if defs != sorted(DECKLIST):
-                fail(
-                    f"players.{player_id(p)}",
-                    f"holds the cards {defs}, not the decklist {sorted(DECKLIST)}",
-                )
-        if reason == END_LIFE:
-            loser_life = int(b.player_attributes[1 - winner, LIFE])
-            if loser_life > 0:
-                fail("game.end_reason", f"'life' but the loser has {loser_life} life")
-        if reason == END_DECKED:
-            left = int(np.sum(b.zone == int(zone_of("deck", 1 - winner))))
-            if left:
-                fail("game.end_reason", f"'decked_out' but the loser has {left} cards in deck")
-        kinds = np.asarray(self.cards["kind"])
-        for c in range(layout.num_cards):
-            path = f"cards.{card_id(c)}"
-            zone, owner = int(b.zone[c]), int(b.owner[c])
-            kind_name, zone_owner = layout.zones[zone]
-            if zone_owner != owner:
-                fail(f"{path}.zoneId", f"a card of {player_id(owner)} in {layout.zone_id(zone)}")
-            on_board = kind_name == "board"
-            if on_board and kinds[int(b.definition[c])] == SPELL:
-                fail(f"{path}.zoneId", "a spell on the board (spells resolve to the discard)")
-            exhausted = int(b.card_attributes[c, EXHAUSTED])
-            if exhausted not in (0, 1) or (exhausted and not on_board):
-                fail(f"{path}.attributes.exhausted", f"{exhausted} off the board or not 0/1")
-            if int(b.visibility[c]) != NO_OVERRIDE:
-                fail(f"{path}.visibilityOverride", "duel never overrides visibility")
+    return None
+
+
+def _check_zone_owner(f: _Facts):
+    layout = f.rules.layout
+    for c in range(layout.num_cards):
+        zone, owner = int(f.b.zone[c]), int(f.b.owner[c])
+        if f.zone_kind[c] == "?":
+            return _card_path(c, "zoneId"), f"{zone} is not a zone"
+        if layout.zones[zone][1] != owner:
+            where = layout.zone_id(zone)
+            return _card_path(c, "zoneId"), f"a card of {player_id(owner)} in {where}"
+    return None
+
+
+def _check_no_spell_on_board(f: _Facts):
+    for c, zone_kind in enumerate(f.zone_kind):
+        if zone_kind == "board" and f.kind[c] == SPELL:
+            return _card_path(c, "zoneId"), "a spell on the board (spells resolve to the discard)"
+    return None
+
+
+def _check_pile_order(f: _Facts):
+    layout = f.rules.layout
+    for z in range(layout.num_zones):
+        positions = np.sort(f.b.position[f.b.zone == z].astype(int))
+        if not np.array_equal(positions, np.arange(positions.size)):
+            return (
+                f"zones.{layout.zone_id(z)}",
+                f"positions {positions.tolist()} are not 0..{positions.size - 1}",
+            )
+    return None
+
+
+def _check_zone_size(f: _Facts):
+    layout = f.rules.layout
+    for z in range(layout.num_zones):
+        if f.counts[z] > layout.zone_max_size[z]:
+            return (
+                f"zones.{layout.zone_id(z)}",
+                f"{f.counts[z]} cards, more than its max_size {layout.zone_max_size[z]}",
+            )
+    return None
+
+
+def _life_path(p: int) -> str:
+    return f"players.{player_id(p)}.attributes.life"
+
+
+def _check_life_cap(f: _Facts):
+    for p in range(2):
+        if f.life[p] > START_LIFE:
+            return _life_path(p), f"{f.life[p]} above the starting {START_LIFE} (nothing heals)"
+    return None
+
+
+def _check_life_above_zero(f: _Facts):
+    # A play or attack that takes a player to 0 ends the game at once (rule 6), with the actor
+    # as the winner; nothing else lowers life, so only that loser can be at 0 or less.
+    for p in range(2):
+        if f.life[p] > 0:
+            continue
+        if f.winner == NO_WINNER:
+            return _life_path(p), f"{f.life[p]} but the game goes on (0 or less loses)"
+        if f.reason != END_LIFE or p != 1 - f.winner:
+            return _life_path(p), (
+                f"{f.life[p]}, but the game did not end by {player_id(p)}'s life loss "
+                f"(end reason {END_REASONS[f.reason]!r}, winner {player_id(f.winner)})"
+            )
+    return None
+
+
+def _check_max_mana(f: _Facts):
+    for p in range(2):
+        if not 0 <= f.max_mana[p] <= MAX_MANA:
+            return (
+                f"players.{player_id(p)}.attributes.max_mana",
+                f"{f.max_mana[p]} outside [0, {MAX_MANA}]",
+            )
+    return None
+
+
+def _check_mana(f: _Facts):
+    for p in range(2):
+        if not 0 <= f.mana[p] <= f.max_mana[p]:
+            return (
+                f"players.{player_id(p)}.attributes.mana",
+                f"{f.mana[p]} outside [0, max_mana={f.max_mana[p]}]",
+            )
+    return None
+
+
+def _check_exhausted(f: _Facts):
+    for c, zone_kind in enumerate(f.zone_kind):
+        exhausted = int(f.b.card_attributes[c, EXHAUSTED])
+        if exhausted not in (0, 1) or (exhausted and zone_kind != "board"):
+            return _card_path(c, "attributes.exhausted"), f"{exhausted} off the board or not 0/1"
+    return None
+
+
+def _check_visibility(f: _Facts):
+    bad = np.flatnonzero(f.b.visibility != zones.NO_OVERRIDE)
+    if bad.size:
+        return _card_path(int(bad[0]), "visibilityOverride"), "duel never overrides visibility"
+    return None
+
+
+def _check_life_loss(f: _Facts):
+    if f.reason == END_LIFE and f.life[1 - f.winner] > 0:
+        return f"'life' but the loser has {f.life[1 - f.winner]} life"
+    return None
+
+
+def _check_decked_out(f: _Facts):
+    if f.reason == END_DECKED:
+        left = int(f.counts[f.rules.layout.zone_index("deck", 1 - f.winner)])
+        if left:
+            return f"'decked_out' but the loser has {left} cards in deck"
+    return None
+
+
+def _check_who_ended_it(f: _Facts):
+    # 'life': the winner's own play or attack (rule 6); 'decked_out': the draw that starts the
+    # loser's turn (rule 2, after end_turn made them active); 'illegal_action': the actor forfeits.
+    expected = {END_LIFE: f.winner, END_DECKED: 1 - f.winner, END_ILLEGAL: 1 - f.winner}
+    if f.reason in expected and f.active != expected[f.reason]:
+        return (
+            f"{END_REASONS[f.reason]!r} with {player_id(f.winner)} the winner, but "
+            f"{player_id(f.active)} is active"
+        )
+    return None
+
+
+def _row(fields: str, path: str, rule: str, check) -> Invariant:
+    return Invariant(tuple(fields.split()), path, rule, check)
+
+
+def _scalar(value: int, ok, problem):
+    return None if ok(value) else problem(value)
+
+
+def _invariants() -> InvariantTable:
+    """The rows of :meth:`DuelRules.validate`, in the order they are checked (ranges first, so
+    that a later row may index by a field an earlier one bounded)."""
+    rows = [
+        _row("board.phase", "turnState.phase", "the phase is 'main', the game's only phase",
+             lambda f: _scalar(int(f.b.phase), lambda v: v == 0,
+                               lambda v: f"{v} is not the phase 'main' (index 0)")),
+        _row("board.active_player", "turnState.activePlayerId", "the active player is 0 or 1",
+             lambda f: _scalar(f.active, lambda v: v in (0, 1), lambda v: f"{v} is not a player")),
+        _row("board.turn_number", "turnState.turnNumber",
+             "the turn is at least 1 (the game starts at turn 1)",
+             lambda f: _scalar(f.turn, lambda v: v >= 1, lambda v: f"{v} < 1")),
+        _row("board.active_player board.turn_number", "turnState.activePlayerId",
+             "player 1 is active on odd turns, player 2 on even ones (player 1 starts; end_turn "
+             "hands over and counts the turn up)", _check_parity),
+        _row("board.version", "version", "the version counts commands up from 0",
+             lambda f: _scalar(int(f.b.version), lambda v: v >= 0, lambda v: f"{v} < 0")),
+        _row("winner", "game.winner", "the winner is -1 (none) or a player",
+             lambda f: _scalar(f.winner, lambda v: v in (NO_WINNER, 0, 1),
+                               lambda v: f"{v} is neither -1 (none) nor a player")),
+        _row("winner end_reason", "game.end_reason",
+             "the end reason is one of END_REASONS, 'none' exactly while there is no winner",
+             _check_end_reason_agrees),
+        _row("board.owner", "cards.card_NNN.ownerId",
+             "each card instance is owned as dealt: the first 12 by player 1, the rest by "
+             "player 2 (no rule changes an owner)", _check_owner),
+        _row("board.definition", "players.playerN",
+             "each player holds exactly the decklist's cards", _check_decklist),
+        _row("board.zone", "cards.card_NNN.zoneId", "each card lies in a zone of its owner",
+             _check_zone_owner),
+        _row("board.zone board.definition", "cards.card_NNN.zoneId",
+             "no spell on the board (rule 3: a spell resolves to the discard)",
+             _check_no_spell_on_board),
+        _row("board.position", "zones.ZONE",
+             "the positions of each zone's cards are exactly 0..n-1", _check_pile_order),
+        _row("board.zone", "zones.ZONE",
+             "a hand holds at most 6 cards, a board at most 3 (rule 2: a card drawn into a full "
+             "hand burns; rule 3: a creature needs a free slot)", _check_zone_size),
+        _row("board.player_attributes", "players.playerN.attributes.life",
+             "life never above the starting 12 (nothing heals)", _check_life_cap),
+        _row("board.player_attributes winner end_reason", "players.playerN.attributes.life",
+             "0 life or less only for the loser of a 'life' end (rule 6: it ends the game at "
+             "once)", _check_life_above_zero),
+        _row("board.player_attributes", "players.playerN.attributes.max_mana",
+             "max_mana within [0, 5]", _check_max_mana),
+        _row("board.player_attributes", "players.playerN.attributes.mana",
+             "mana within [0, max_mana]", _check_mana),
+        _row("board.card_attributes", "cards.card_NNN.attributes.exhausted",
+             "exhausted is 0 or 1, and 1 only on the board (rules 3-4; a turn's start readies)",
+             _check_exhausted),
+        _row("board.visibility", "cards.card_NNN.visibilityOverride",
+             "no visibility override (duel never sets one)", _check_visibility),
+        _row("end_reason board.player_attributes", "game.end_reason",
+             "'life': the loser has 0 life or less", _check_life_loss),
+        _row("end_reason board.zone", "game.end_reason",
+             "'decked_out': the loser's deck is empty", _check_decked_out),
+        _row("end_reason board.active_player", "game.end_reason",
+             "the active player ended the game: the winner after 'life' (their play or attack), "
+             "the loser after 'decked_out' (their turn's draw) or 'illegal_action' (their move)",
+             _check_who_ended_it),
+    ]  # fmt: skip
+    return InvariantTable(rows)

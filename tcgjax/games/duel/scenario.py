@@ -25,8 +25,14 @@ from tcgjax.games.duel import rules
 _KEYS = {"deck", "hand", "board", "discard", "life", "mana", "max_mana", "exhausted"}
 
 
-def build_state(env, players, *, active: int = 0, turn_number: int = 1) -> State:
-    """A ``State`` of ``env`` (a ``DuelEnv``) in the described situation; see the module docstring."""
+def build_state(env, players, *, active: int = 0, turn_number: int | None = None) -> State:
+    """A ``State`` of ``env`` (a ``DuelEnv``) in the described situation; see the module docstring.
+
+    ``turn_number`` defaults to the first turn of the ``active`` player (1 for player 1, 2 for
+    player 2): player 1 plays the odd turns, and ``validate`` refuses any other pairing.
+    """
+    if turn_number is None:
+        turn_number = active + 1
     layout, registry = env.board_layout, env.rules.cards
     cards, attrs, exhausted = [], [], []
     for p, spec in enumerate(players):

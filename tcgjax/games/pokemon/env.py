@@ -48,7 +48,9 @@ class PokemonEnv(Env):
     # 2: both Actives Knocked Out at once, the player whose turn is next promotes first.
     # 3: an effect row's gate is a conjunction (issue #32); Eelektross's Suction Shock paralyzes
     # only after a switch (it paralyzed on heads with no opponent's Bench).
-    version = "3"
+    # 4: a Knock Out within a turn (an HP bonus lost paying a retreat cost) happens at once, the
+    # owner promotes and the turn goes on; an evolved Pokémon may use its own Ability.
+    version = "4"
     num_players = 2
     default_max_steps = 3000
     game_state_type = R.PokemonState

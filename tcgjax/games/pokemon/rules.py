@@ -98,6 +98,7 @@ from tcgjax.games.pokemon.decks import Deck
 from tcgjax.games.pokemon.effects import (
     ABILITY,
     ATTACK,
+    NO_EFFECT,
     OP,
     TRAINER,
     WHERE_ABILITY,
@@ -172,8 +173,9 @@ KINDS_OF_ACTION = (
     "done",
     "end_turn",
 )
-# When the promotions are over: the Pokémon Checkup then the next turn, or the next turn.
-THEN_CHECKUP, THEN_NEXT_TURN = 0, 1
+# When the promotions are over: the Pokémon Checkup then the next turn, the next turn, or (a
+# Knock Out within a turn, e.g. an HP bonus lost while paying a retreat cost) the same turn goes on.
+THEN_CHECKUP, THEN_NEXT_TURN, THEN_CONTINUE = 0, 1, 2
 
 RULE_ERRORS = (
     RuleError("game_over", "the game is over: no action is legal"),
@@ -259,7 +261,8 @@ class PokemonState:
       retreat_to: int8[], the Bench slot a paying retreat goes to (1-5; 0 when none).
       retreat_units_left: int8[], Energy units still to discard for the retreat cost.
       must_promote: bool[2], the player's Active slot is empty and they must promote.
-      promote_then: int8[], ``THEN_CHECKUP`` or ``THEN_NEXT_TURN``: what follows the promotions.
+      promote_then: int8[], ``THEN_CHECKUP``, ``THEN_NEXT_TURN`` or ``THEN_CONTINUE``: what
+        follows the promotions.
       mulligans: int8[2], how many mulligans each player took.
       bonus_draws: int8[2], extra cards the player may still draw for the opponent's mulligans.
       placed: bool[2], the player finished setting up their Pokémon.
@@ -810,6 +813,7 @@ class PokemonRules(Interpreter):
         state = when_any(in_setup, self._setup_next, state)
         state = when_some(state.selection.pending(), self._close_if_stuck, state, key_close)
         state = self._run(state, key_run)
+        state = when_any(self._knock_out_due_in_turn(state), self._knock_out_in_turn, state)
         state = when_some(state.turn_ending, self._end_of_turn, state, key_turn)
         winner = state.winner.astype(jnp.int32)
         decided = (before < 0) & (winner >= 0) & (winner < 2)
@@ -878,7 +882,9 @@ class PokemonRules(Interpreter):
             rotated=state.rotated.at[me].set(jnp.where(active, 0, state.rotated[me])),
             poisoned=state.poisoned.at[me].set(state.poisoned[me] & ~active),
             burned=state.burned.at[me].set(state.burned[me] & ~active),
-            # Effects of attacks on a Pokémon end when it evolves.
+            # Effects of attacks on a Pokémon end when it evolves; the evolved Pokémon is a new
+            # one, whose own once-a-turn Ability is not yet used.
+            ability_used=state.ability_used.at[me, slot].set(False),
             cannot_attack_turn=state.cannot_attack_turn.at[me, slot].set(0),
             protected_turn=state.protected_turn.at[me, slot].set(0),
         )
@@ -976,9 +982,20 @@ class PokemonRules(Interpreter):
         me = state.board.active_player.astype(jnp.int32)
         del key
         state = self._swap_active(state, me, k, retreat=False)
-        return state.replace(
-            must_promote=state.must_promote.at[me].set(False), turn_ending=jnp.bool_(True)
+        state = state.replace(must_promote=state.must_promote.at[me].set(False))
+        # Within a turn (THEN_CONTINUE): the other player's promotion if one is due, else the
+        # turn's owner goes on in their Main phase. Between turns: what the turn's end decides.
+        other_due = jnp.any(state.must_promote)
+        going_on = state.replace(
+            board=set_turn(
+                state.board,
+                active_player=jnp.where(other_due, 1 - me, self._turn_ender(state)),
+                phase=jnp.where(other_due, PHASE["promote"], PHASE["main"]),
+            ),
+            promote_then=jnp.where(other_due, THEN_CONTINUE, THEN_NEXT_TURN).astype(jnp.int8),
         )
+        between_turns = state.replace(turn_ending=jnp.bool_(True))
+        return tree_where(state.promote_then == THEN_CONTINUE, going_on, between_turns)
 
     def _yes(self, state: PokemonState, offset, key) -> PokemonState:
         """yes during the mulligan draws: draw 1 more card."""
@@ -1079,6 +1096,36 @@ class PokemonRules(Interpreter):
         state = state.replace(damage=damage, burned=state.burned & ~burn_heads, rotated=rotated)
         state = self._knock_out(state, by_attack=False)
         return state.replace(promote_then=jnp.int8(THEN_NEXT_TURN))
+
+    def _knock_out_due_in_turn(self, state: PokemonState) -> jax.Array:
+        """bool[]: a Pokémon's damage reached its HP outside an attack and the Checkup, e.g. its
+        HP bonus ended when the Energy it counts was discarded to pay a retreat cost. A Pokémon
+        is Knocked Out as soon as its damage reaches its HP, not at the next Checkup."""
+        view = self.slot_view(state)
+        reached = jnp.any(view["occupied"] & (state.damage >= view["hp"]))
+        return reached & (state.winner < 0) & ~state.turn_ending & (state.effect_kind == NO_EFFECT)
+
+    def _knock_out_in_turn(self, state: PokemonState) -> PokemonState:
+        """The Knock Outs of :meth:`_knock_out_due_in_turn`: Prize cards and wins as after an
+        attack; a retreat whose Active was Knocked Out while paying is over; promotions are asked
+        at once (the Knocked Out Active's owner first) and then the same turn goes on."""
+        me = state.board.active_player.astype(jnp.int32)
+        state = self._knock_out(state, by_attack=False)
+        active_gone = ~self.slot_view(state)["occupied"][me, 0]
+        paying = active_gone & (state.board.phase == PHASE["retreat_payment"])
+        due = jnp.any(state.must_promote) & (state.winner < 0)
+        promoter = jnp.where(state.must_promote[me], me, 1 - me)
+        phase = jnp.where(
+            state.winner >= 0,
+            PHASE["game_over"],
+            jnp.where(due, PHASE["promote"], jnp.where(paying, PHASE["main"], state.board.phase)),
+        )
+        return state.replace(
+            board=set_turn(state.board, active_player=jnp.where(due, promoter, me), phase=phase),
+            retreat_to=jnp.where(paying, 0, state.retreat_to).astype(jnp.int8),
+            retreat_units_left=jnp.where(paying, 0, state.retreat_units_left).astype(jnp.int8),
+            promote_then=jnp.where(due, THEN_CONTINUE, state.promote_then).astype(jnp.int8),
+        )
 
     def _knock_out(self, state: PokemonState, *, by_attack: bool) -> PokemonState:
         """Discard every Pokémon whose damage reached its HP; Prize cards; promotions; wins."""
@@ -1263,6 +1310,12 @@ def state_facts(rules: PokemonRules, state: PokemonState) -> Facts:
     )
 
 
+def _turn_owner(f: Facts, turn: int) -> int:
+    """The player whose turn ``turn`` is (the first player's on odd turns)."""
+    first = int(f.s.first_player)
+    return first if turn % 2 == 1 else 1 - first
+
+
 def _host_zone(name: str, player: int) -> int:
     """Zone index of the player zone ``name`` of ``player`` (a Python int, for host code)."""
     return player * len(PLAYER_ZONES) + PLAYER_ZONES.index(name)
@@ -1282,6 +1335,7 @@ def _static(rules: PokemonRules) -> dict:
         num_attacks=np.asarray(rules.num_attacks),
         row_where=np.asarray(rules.row_where),
         retreat=np.asarray(rules.retreat_cost),
+        activated=np.asarray(rules.has_activated),
     )
 
 
@@ -1330,6 +1384,22 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
     def _(f):
         if (f.winner == DRAW) != (f.reason in (END["simultaneous"], END["turn_limit"])):
             return f"{END_REASONS[f.reason]} with winner {f.winner} (2 = a draw)"
+
+    @row(["winner", "end_reason", "board.zone"], "game.endReason",
+         "the end reason's fact holds: prizes, the winner has no Prize card left; no_pokemon, "
+         "the loser has no Pokémon in play; deck_out, the loser's deck is empty")  # fmt: skip
+    def _(f):
+        if f.winner not in (0, 1):
+            return None
+        loser = 1 - f.winner
+        if f.reason == END["prizes"] and f.counts[_host_zone("prizes", f.winner)]:
+            left = int(f.counts[_host_zone("prizes", f.winner)])
+            return f"'prizes' but {pid(f.winner)} has {left} Prize cards left"
+        if f.reason == END["no_pokemon"] and bool(f.occupied[loser].any()):
+            return f"'no_pokemon' but {pid(loser)} has a Pokémon in play"
+        if f.reason == END["deck_out"] and f.counts[_host_zone("deck", loser)]:
+            left = int(f.counts[_host_zone("deck", loser)])
+            return f"'deck_out' but {pid(loser)} has {left} cards in the deck"
 
     @row(["first_player", "board.active_player"], "turnState.activePlayerId",
          "the first and the active player are players")  # fmt: skip
@@ -1492,26 +1562,38 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
                     return f"{since} on an empty slot or in setup"
 
             @row(["ability_used"], f"{spath}.abilityUsed",
-                 "only on a Pokémon in play, of the player whose turn it is")  # fmt: skip
+                 "only on a Pokémon in play that has an Ability, of the player whose turn it is")  # fmt: skip
             def _(f, p=p, slot=slot):
                 if bool(f.s.ability_used[p, slot]) and (
                     f.setup or not f.occupied[p, slot] or p != f.owner_of_turn
                 ):
                     return "an Ability used by a Pokémon not in play or not this turn"
+                mons = [int(f.b.definition[c]) for c in f.piles[p][slot]]
+                mons = [d for d in mons if t["is_pokemon"][d]]  # bottom to top; Energy aside
+                if bool(f.s.ability_used[p, slot]) and mons and not t["activated"][mons[-1]]:
+                    return f"{t['names'][mons[-1]]} has no Ability to use"
 
             @row(["cannot_attack_turn"], f"{spath}.cannotAttackTurn",
-                 "0, or in [3, turn + 2] on a Pokémon in play (set to the turn + 2)")  # fmt: skip
+                 "0, or a turn of its owner in [3, turn + 2] on a Pokémon in play "
+                 "(set to the turn + 2)")  # fmt: skip
             def _(f, p=p, slot=slot):
                 v = int(f.s.cannot_attack_turn[p, slot])
                 if v and (not 3 <= v <= f.turn + 2 or not f.occupied[p, slot]):
                     return f"{v} (turn {f.turn})"
+                if v and _turn_owner(f, v) != p:
+                    # Set in the attacker's own turn t to t + 2: its owner's next turn.
+                    return f"{v} is a turn of the other player (set to the owner's next turn)"
 
             @row(["protected_turn"], f"{spath}.protectedTurn",
-                 "0, or in [2, turn + 1] on a Pokémon in play (set to the turn + 1)")  # fmt: skip
+                 "0, or an opponent's turn in [2, turn + 1] on a Pokémon in play "
+                 "(set to the turn + 1)")  # fmt: skip
             def _(f, p=p, slot=slot):
                 v = int(f.s.protected_turn[p, slot])
                 if v and (not 2 <= v <= f.turn + 1 or not f.occupied[p, slot]):
                     return f"{v} (turn {f.turn})"
+                if v and _turn_owner(f, v) == p:
+                    # Set in the owner's turn t to t + 1: the opponent's next turn.
+                    return f"{v} is a turn of its owner (set to the opponent's next turn)"
 
         @row(["must_promote"], f"{path}.mustPromote",
              "only with an empty Active and a Benched Pokémon to promote")  # fmt: skip
@@ -1589,13 +1671,16 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             return f"{f.s.must_promote.tolist()} in phase {PHASES[f.phase]}"
 
     @row(["promote_then"], "game.promoteThen",
-         "THEN_CHECKUP or THEN_NEXT_TURN; THEN_CHECKUP only between turns")  # fmt: skip
+         "THEN_CHECKUP, THEN_NEXT_TURN or THEN_CONTINUE; THEN_CHECKUP only between turns, "
+         "THEN_CONTINUE only while promoting")  # fmt: skip
     def _(f):
         v = int(f.s.promote_then)
-        if v not in (THEN_CHECKUP, THEN_NEXT_TURN):
-            return f"{v} is neither THEN_CHECKUP nor THEN_NEXT_TURN"
+        if v not in (THEN_CHECKUP, THEN_NEXT_TURN, THEN_CONTINUE):
+            return f"{v} is none of THEN_CHECKUP, THEN_NEXT_TURN, THEN_CONTINUE"
         if v == THEN_CHECKUP and f.phase not in (PHASE["promote"], PHASE["game_over"]):
             return f"the Checkup is due in phase {PHASES[f.phase]}"
+        if v == THEN_CONTINUE and f.phase != PHASE["promote"]:
+            return f"a turn goes on after promotions in phase {PHASES[f.phase]}"
 
     @row(["turn_ending"], "game.turnEnding", "false between actions (transient within apply)")
     def _(f):

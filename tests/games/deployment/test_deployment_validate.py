@@ -243,6 +243,16 @@ CASES = [
         "units",
         "damageDealt by player2's units",
     ),
+    (
+        "damage_negative",
+        "mid_skirmish",
+        _set(
+            (("units", "blue_sniper", "damageDealt"), -1),
+            (("units", "blue_tank", "damageDealt"), 2),  # player1's total dealt stays 1
+        ),
+        "units.blue_sniper.damageDealt",
+        "< 0",
+    ),
     # Outcome and end reason.
     (
         "end_reason_of_ongoing_game",
@@ -282,6 +292,25 @@ CASES = [
         _set((("outcome",), "player2_won"), (("env", "rewards"), [-1.0, 1.0])),
         "outcome",
         "surviving HP [10, 9]",
+    ),
+    (
+        "turn_limit_outside_first_players_movement",
+        "terminal",
+        _set((("phase",), "shooting"), (("turnState", "phase"), "shooting")),
+        "endReason",
+        "not in the movement phase of first_player player1",
+    ),
+    (
+        "forfeit_won_by_the_player_to_act",
+        "mid_skirmish",
+        _set(
+            (("outcome",), "player1_won"),
+            (("endReason",), "illegal_action"),
+            (("env", "terminated"), True),
+            (("env", "rewards"), [1.0, -1.0]),
+        ),
+        "endReason",
+        "the player to act, was the one who could forfeit",
     ),
     # Env fields (owned by the core's env.validate).
     (

@@ -77,6 +77,35 @@ def _move_top_card(player, src, dst_player, dst):
     return edit
 
 
+def _turn(**values):
+    def edit(data):
+        data["turnState"].update(values)
+
+    return edit
+
+
+def _version(value):
+    def edit(data):
+        data["version"] = value
+
+    return edit
+
+
+def _swap_deck_bottoms(data):
+    """Exchange everything but the id of player 1's and player 2's bottom deck cards: each player
+    still holds the decklist in their own zones, but the two instances changed owners."""
+    a, b = _card(data, "player1", "deck"), _card(data, "player2", "deck")
+    for key in (
+        "definitionId",
+        "ownerId",
+        "zoneId",
+        "position",
+        "visibilityOverride",
+        "attributes",
+    ):
+        data["cards"][a][key], data["cards"][b][key] = data["cards"][b][key], data["cards"][a][key]
+
+
 def _card_edit(player, zone, position=0, **fields):
     def edit(data):
         entry = data["cards"][_card(data, player, zone, position)]
@@ -90,6 +119,12 @@ def _card_edit(player, zone, position=0, **fields):
 
 
 CASES = [
+    # The turn state (issue #33: a negative turn number used to load).
+    ("turn_number_negative", _turn(turnNumber=-1), "turnState.turnNumber", "-1 < 1"),
+    ("turn_number_zero", _turn(turnNumber=0), "turnState.turnNumber", "0 < 1"),
+    ("active_player_off_parity", _turn(turnNumber=2), "turnState.activePlayerId", "odd turns"),
+    ("version_negative", _version(-1), "version", "-1 < 0"),
+    ("owner_not_as_dealt", _swap_deck_bottoms, "cards.", "not as dealt"),
     ("winner_out_of_range", _game(winner=2, end_reason=1), "game.winner", "neither -1"),
     ("winner_without_reason", _game(winner=0), "game.end_reason", "does not agree"),
     ("reason_without_winner", _game(end_reason=1), "game.end_reason", "does not agree"),

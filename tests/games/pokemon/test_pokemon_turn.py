@@ -227,6 +227,71 @@ def test_retreat_with_basic_energy_takes_one_selection_per_unit(rules, apply):
     assert bool(s.retreated)
 
 
+# An HP bonus lost while paying a retreat cost: Orthworm (sv2-151, 130 HP, +100 with 3 or more
+# Metal Energy attached) at 150 damage is Knocked Out the moment its third Metal Energy is
+# discarded, not at the next Checkup; its owner promotes and the same turn goes on.
+def orthworm_paying(rules, apply, prizes2=None):
+    p2 = {"slots": [["sv3-152"], ["sv3-144"]]}
+    if prizes2 is not None:
+        p2["prizes"] = prizes2
+    s = state_of(
+        rules,
+        {"slots": [["sv2-151", "sve-8", "sve-8", "sve-8"], ["sv3-67"]], "damage": {0: 150}},
+        p2,
+    )
+    s, _ = step(apply, s, act(rules, "retreat", 0))
+    assert R.PHASES[int(s.board.phase)] == "retreat_payment"
+    assert int(s.retreat_units_left) == 2 and int(s.damage[0, 0]) == 150  # 230 HP yet
+    return s
+
+
+def test_losing_an_hp_bonus_while_paying_a_retreat_knocks_out_at_once(rules, apply, errors):
+    s = orthworm_paying(rules, apply)
+    turn = int(s.board.turn_number)
+    prizes2 = len(names(rules, s, "prizes", 1))
+    s, rewards = step(apply, s, act(rules, "select_card", card="sve-8"))
+    # Two Metal Energy left: 130 HP under 150 damage. Knocked Out with what was attached.
+    assert pile(rules, s, 0, 0) == [] and int(s.damage[0, 0]) == 0
+    assert sorted(names(rules, s, "discard", 0)) == ["sv2-151", "sve-8", "sve-8", "sve-8"]
+    assert len(names(rules, s, "prizes", 1)) == prizes2 - 1  # the opponent takes a Prize card
+    assert rewards.tolist() == [0.0, 0.0] and int(s.winner) == R.NO_WINNER
+    # The retreat is over; its owner promotes within the same turn.
+    assert R.PHASES[int(s.board.phase)] == "promote" and int(s.board.active_player) == 0
+    assert s.must_promote.tolist() == [True, False]
+    assert int(s.retreat_to) == 0 and int(s.retreat_units_left) == 0
+    assert int(s.promote_then) == R.THEN_CONTINUE
+    assert errors(s)[act(rules, "end_turn")] == "wrong_phase"
+    s, _ = step(apply, s, act(rules, "select_slot", 1))
+    assert pile(rules, s, 0, 0) == ["sv3-67"]
+    assert R.PHASES[int(s.board.phase)] == "main" and int(s.board.active_player) == 0
+    assert int(s.board.turn_number) == turn and not bool(s.turn_ending)
+    assert int(s.promote_then) == R.THEN_NEXT_TURN
+    assert errors(s)[act(rules, "end_turn")] == "ok"
+
+
+def test_the_knock_out_within_a_turn_can_give_the_opponent_the_game(rules, apply):
+    s = orthworm_paying(rules, apply, prizes2=["sv3-152"])  # player 2's last Prize card
+    s, rewards = step(apply, s, act(rules, "select_card", card="sve-8"))
+    assert int(s.winner) == 1 and R.END_REASONS[int(s.end_reason)] == "prizes"
+    assert R.PHASES[int(s.board.phase)] == "game_over"
+    assert rewards.tolist() == [-1.0, 1.0]
+
+
+def test_paying_with_an_energy_the_bonus_does_not_count_keeps_the_pokemon(rules, apply):
+    # Orthworm with 3 Metal and a Lightning Energy: paying with the Lightning keeps 230 HP.
+    s = state_of(
+        rules,
+        {"slots": [["sv2-151", "sve-8", "sve-8", "sve-8", "sve-4"], ["sv3-67"]],
+         "damage": {0: 150}},
+        {"slots": [["sv3-152"], ["sv3-144"]]},
+    )  # fmt: skip
+    s, _ = step(apply, s, act(rules, "retreat", 0))
+    s, _ = step(apply, s, act(rules, "select_card", card="sve-4"))
+    assert R.PHASES[int(s.board.phase)] == "retreat_payment" and int(s.retreat_units_left) == 1
+    assert pile(rules, s, 0, 0) == ["sv2-151", "sve-8", "sve-8", "sve-8"]
+    assert int(s.damage[0, 0]) == 150
+
+
 def test_free_retreat_swaps_at_once(rules, apply):
     s = state_of(rules, {"slots": [["t-floater"], ["sv3-67"]]}, {"slots": [["sv3-152"]]})
     # Effects of attacks on the retreating Active (protected, can't attack next turn) end on the

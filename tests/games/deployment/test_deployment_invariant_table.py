@@ -1,0 +1,317 @@
+"""``DeploymentRules.validate`` as one invariant table (issue #33 point 1): every field of the rules
+state named by a row, each row refusing a state built from an explicit situation with one fact
+edited (naming the field), every row with such a case, and the ends of a game the rules reach
+(elimination, turn limit, deadlock, forfeit) accepted.
+
+Situations: the scripted game on the ``small`` scenario (``test_deployment_json``'s docstring:
+``init`` .. ``terminal``); ``line``, a fixed deployment on a 4x1 board (player 1: a1 at (0, 0), a2
+at (1, 0); player 2: b1 at (3, 0) and an empty second unit slot) starting in player 1's shooting
+phase, where a1 (damage 2) shoots b1 (2 HP) to end the game by elimination; ``deadlock``, an active
+deployment on a 6x1 board whose pools overlap (player 1 fills columns 2 and 3, player 2 places b1
+on column 5 and has no hex left for b2: ``pass_deployment``, D5); ``forfeit``, ``mid_skirmish``
+after player 1, the player to act, forfeits.
+
+The JSON-level cases are in ``test_deployment_validate.py``; the random-play sweep that validates
+the states it meets is ``test_deployment_invariants.py``."""
+
+import re
+
+import jax
+import jax.numpy as jnp
+import pytest
+from test_deployment_json import scripted_states
+
+import tcgjax
+from tcgjax.core.invariants import leaf_paths
+from tcgjax.games.deployment import encode_deploy
+from tcgjax.games.deployment import rules as R
+
+KEY = jax.random.PRNGKey(0)
+
+
+def _unit(uid, owner, hp=2, move=1, damage=1):
+    return {"id": uid, "owner": owner, "hp": hp, "move": move, "range": 5, "damage": damage}
+
+
+def _scenario(**changes) -> dict:
+    """A one-row board (hex distance is the column difference); ``changes`` override keys."""
+    data = {
+        "board": {"cols": 4, "rows": 1},
+        "walls": [],
+        "units": [],
+        "deployment_type": "active",
+        "fixed_positions": {},
+        "deployment_pools_by_player": {"player1": [], "player2": []},
+        "deployment_max_unit_slots": 2,
+        "deployment_max_hex_slots": 3,
+        "deployment_restrictions": {},
+        "first_deployer": "player1",
+        "post_deployment_start_phase": "movement",
+        "first_player": "player1",
+        "max_turns": 3,
+        "rewards": {"win": 1.0, "loss": -1.0, "draw": 0.0, "deployment_shaping": 0.0},
+    }
+    data.update(changes)
+    return data
+
+
+LINE = _scenario(
+    units=[_unit("a1", "player1", damage=2), _unit("a2", "player1"), _unit("b1", "player2")],
+    deployment_type="fixed",
+    fixed_positions={"a1": [0, 0], "a2": [1, 0], "b1": [3, 0]},
+    deployment_pools_by_player={"player1": [[0, 0], [1, 0]], "player2": [[2, 0], [3, 0]]},
+    post_deployment_start_phase="shooting",
+)
+DEADLOCK = _scenario(
+    board={"cols": 6, "rows": 1},
+    units=[_unit(u, "player1") for u in ("a1", "a2")] + [_unit(u, "player2") for u in ("b1", "b2")],
+    deployment_pools_by_player={
+        "player1": [[0, 0], [1, 0], [2, 0], [3, 0]],
+        "player2": [[2, 0], [3, 0], [5, 0]],
+    },
+    deployment_max_hex_slots=4,
+)
+
+
+def _play(env, state, action):
+    new = jax.jit(env.step)(state, action, KEY)
+    assert int(new.error) == 0, env.error_codes.name(int(new.error))
+    return new
+
+
+@pytest.fixture(scope="module")
+def envs(deployment_env):
+    return {
+        "small": deployment_env,
+        "line": tcgjax.make("deployment", scenario=LINE),
+        "deadlock": tcgjax.make("deployment", scenario=DEADLOCK),
+    }
+
+
+@pytest.fixture(scope="module")
+def situations(envs, deployment_step):
+    """``name -> (env, rules state)``; see the module docstring."""
+    small = envs["small"]
+    out = {name: (small, s.game) for name, s in scripted_states(small, deployment_step).items()}
+    line = envs["line"]
+    start = jax.jit(line.init)(KEY)
+    out["line_start"] = (line, start.game)
+    won = _play(line, start, line.action_layout.start("shoot"))  # a1 (slot 0) shoots b1 (slot 0)
+    assert bool(won.terminated)
+    out["line_won"] = (line, won.game)
+    dead = envs["deadlock"]
+    state = jax.jit(dead.init)(KEY)
+    for uid, col in (("a1", 2), ("a2", 3), ("b1", 5)):
+        state = _play(dead, state, encode_deploy(dead, state, uid, col, 0))
+    state = _play(dead, state, dead.action_layout.start("pass_deployment"))
+    out["deadlock"] = (dead, state.game)
+    out["forfeit"] = (small, small.rules.forfeit(out["mid_skirmish"][1], jnp.int32(0)))
+    return {name: (env, jax.device_get(game)) for name, (env, game) in out.items()}
+
+
+# -- building broken states from a situation ------------------------------------------------------
+
+
+def _set(**fields):
+    """An edit of scalar fields (``phase=2``)."""
+
+    def edit(r, g):
+        return g.replace(**{k: jnp.asarray(v, getattr(g, k).dtype) for k, v in fields.items()})
+
+    return edit
+
+
+def _units(*edits):
+    """An edit of per-unit fields: ``(unit id or slot, field, value)`` triples."""
+
+    def edit(r, g):
+        for unit, field, value in edits:
+            i = r.scenario.unit_index(unit) if isinstance(unit, str) else unit
+            column = jnp.asarray(getattr(g, field))
+            g = g.replace(**{field: column.at[i].set(value)})
+        return g
+
+    return edit
+
+
+def _eliminate_red(r, g):
+    """Every red unit at 0 HP, blue_sniper credited with the damage (conservation holds)."""
+    for uid in r.scenario.units_by_player[1]:
+        i, sniper = r.scenario.unit_index(uid), r.scenario.unit_index("blue_sniper")
+        g = g.replace(
+            damage_dealt=jnp.asarray(g.damage_dealt).at[sniper].add(int(g.hp[i])),
+            hp=jnp.asarray(g.hp).at[i].set(0),
+        )
+    return g
+
+
+def _then(*edits):
+    def edit(r, g):
+        for one in edits:
+            g = one(r, g)
+        return g
+
+    return edit
+
+
+MOVEMENT, SHOOTING = R.MOVEMENT, R.SHOOTING
+
+# (path, start of the rule's text, situation, how to break it)
+CASES = [
+    ("phase", "the phase is one of", "mid_skirmish", _set(phase=7)),
+    ("turnState.activePlayerId", "the active player is 0", "mid_skirmish", _set(active_player=2)),
+    ("outcome", "outcome and end reason are known", "mid_skirmish", _set(outcome=9)),
+    ("outcome", "outcome and end reason are known", "mid_skirmish", _set(end_reason=-1)),
+    ("phase", "'deployment' exactly while", "mid_deployment_player2", _set(phase=MOVEMENT)),
+    ("phase", "'deployment' exactly while", "deployment_complete", _set(phase=R.DEPLOYMENT)),
+    ("units[N]", "an empty unit slot keeps", "line_start", _units((3, "has_shot", True))),
+    ("units[N]", "an empty unit slot keeps", "line_start", _units((3, "hp", 1))),
+    ("units.UNIT.hp", "hp within", "mid_skirmish", _units(("red_tank", "hp", 6))),
+    ("units.UNIT.hp", "hp within", "mid_skirmish", _units(("red_tank", "hp", -1))),
+    ("units.UNIT.col", "(col, row) is (-1, -1)", "mid_deployment_player2",
+     _units(("red_tank", "col", -2), ("red_tank", "row", -2))),
+    ("units.UNIT.col", "(col, row) is (-1, -1)", "mid_skirmish", _units(("blue_tank", "row", 6))),
+    ("units.UNIT.hp", "an undeployed unit is undamaged", "mid_deployment_player2",
+     _units(("red_tank", "hp", 4))),
+    ("units.UNIT.col", "no unit on a wall", "mid_skirmish",
+     _units(("blue_tank", "col", 3), ("blue_tank", "row", 1))),
+    ("units.UNIT.movesLeft", "moves left within", "mid_skirmish",
+     _units(("blue_infantry", "moves_left", 3))),
+    ("units.UNIT.movesLeft", "moves left only for the active", "mid_skirmish",
+     _units(("red_infantry", "moves_left", 1))),
+    ("units.UNIT.movesLeft", "moves left only for the active", "mid_deployment_player2",
+     _units(("blue_infantry", "moves_left", 1))),
+    ("units.UNIT.hasShot", "a unit has shot only", "mid_movement",
+     _units(("blue_sniper", "has_shot", True))),
+    ("units.UNIT.hasShot", "a unit has shot only", "mid_skirmish",
+     _units(("red_sniper", "has_shot", True))),
+    ("units.UNIT.col", "one living unit per hex", "mid_skirmish",
+     _units(("blue_tank", "col", 5), ("blue_tank", "row", 2))),
+    ("units.UNIT.col", "during an active deployment", "mid_deployment_player2",
+     _units(("blue_tank", "col", 2), ("blue_tank", "row", 0))),
+    ("deploymentSteps", "a fixed deployment records", "line_start", _set(deploy_steps=1)),
+    ("deploymentSteps", "a fixed deployment records", "line_won", _units(("a1", "deploy_order", 0))),
+    ("deploymentSteps", "an active deployment counts", "mid_deployment_player2",
+     _set(deploy_steps=5)),
+    ("units.UNIT.deployOrder", "an undeployed unit has no", "mid_deployment_player2",
+     _units(("red_tank", "deploy_order", 4))),
+    ("units.UNIT.deployHexSlot", "a deployed unit's hex slot", "mid_skirmish",
+     _units(("blue_tank", "deploy_hex_slot", 12))),
+    ("units.UNIT.deployHexSlot", "during deployment a unit stands", "mid_deployment_player2",
+     _units(("blue_tank", "deploy_hex_slot", 0))),
+    ("units.UNIT.deployOrder", "a deployed unit's order", "mid_deployment_player2",
+     _units(("blue_tank", "deploy_order", 7))),
+    ("units", "the deployed units' orders", "mid_skirmish", _units(("blue_tank", "deploy_order", 0))),
+    ("units", "the first deployer places all", "mid_skirmish",
+     _units(("red_infantry", "deploy_order", 0), ("blue_infantry", "deploy_order", 3))),
+    ("deployment_state.current_deployer", "the first deployer deploys", "mid_deployment_player2",
+     _set(active_player=0)),
+    ("turnState.turnNumber", "turn 0 during deployment", "mid_deployment_player2", _set(turn=1)),
+    ("turnState.turnNumber", "the skirmish's turn within", "mid_skirmish", _set(turn=9)),
+    ("turnState.turnNumber", "the skirmish's turn within", "mid_skirmish", _set(turn=0)),
+    ("units.UNIT.damageDealt", "a unit's damage dealt is not negative", "mid_skirmish",
+     _units(("blue_sniper", "damage_dealt", -1), ("blue_tank", "damage_dealt", 2))),
+    ("units", "no damage dealt during deployment", "mid_deployment_player2",
+     _units(("blue_infantry", "damage_dealt", 1))),
+    ("units", "the damage a player's units dealt", "mid_skirmish",
+     _units(("blue_sniper", "damage_dealt", 2))),
+    ("units", "the damage a player's units dealt", "mid_skirmish",
+     _units(("red_sniper", "damage_dealt", 7))),
+    ("endReason", "the end reason fits", "mid_skirmish", _set(end_reason=R.END_TURN_LIMIT)),
+    ("endReason", "the end reason fits", "deadlock", _set(end_reason=R.END_ILLEGAL)),
+    ("outcome", "'deadlock' only during deployment", "mid_skirmish",
+     _set(outcome=R.DEADLOCK, end_reason=R.END_DEADLOCK)),
+    ("outcome", "a skirmish that goes on", "mid_skirmish", _eliminate_red),
+    ("outcome", "an elimination: the winner", "terminal", _set(end_reason=R.END_ELIMINATION)),
+    ("outcome", "a turn-limit end", "terminal", _set(outcome=R.PLAYER2_WON)),
+    ("outcome", "a turn-limit end", "terminal", _set(turn=7)),
+    # Red eliminated during player 1's movement: no shot could have done it.
+    ("endReason", "'elimination' leaves the winner's shooting", "mid_movement",
+     _then(_eliminate_red, _set(outcome=R.PLAYER1_WON, end_reason=R.END_ELIMINATION))),
+    ("endReason", "'turn_limit' leaves first_player's movement", "terminal",
+     _set(phase=SHOOTING)),
+    ("endReason", "'illegal_action': the active player forfeited", "forfeit",
+     _set(outcome=R.PLAYER1_WON)),
+]  # fmt: skip
+
+
+def _row(rules, path, rule):
+    rows = [row for row in rules.invariants.rows(path) if row.rule.startswith(rule)]
+    assert len(rows) == 1, (path, rule)
+    return rows[0]
+
+
+def _path_matches(pattern: str, path: str) -> bool:
+    """``path`` (``units.red_tank.hp``, ``units[3]``) is an instance of ``pattern``
+    (``units.UNIT.hp``, ``units[N]``)."""
+    regex = re.escape(pattern).replace("UNIT", r"[a-z0-9_]+").replace(r"\[N\]", r"\[\d+\]")
+    return re.fullmatch(regex, path) is not None
+
+
+# -- 1. every field is named ----------------------------------------------------------------------
+
+
+def test_every_leaf_is_named(envs, situations):
+    rules = envs["small"].rules
+    state = situations["init"][1]
+    assert rules.invariants.uncovered(state) == []
+    # No stale names: every field a row names is a leaf of the state.
+    assert rules.invariants.covered() <= set(leaf_paths(state))
+    assert rules.invariants.exempt == {}
+
+
+def test_the_table_is_built_once_per_rules_object(envs):
+    rules = envs["small"].rules
+    assert rules.invariants is rules.invariants
+
+
+# -- 2. each invariant refuses a state that breaks it --------------------------------------------
+
+
+def test_situations_break_nothing(situations):
+    for name, (env, state) in situations.items():
+        broken = env.rules.invariants.broken(env.rules.facts(state))
+        assert [row.rule for row in broken] == [], name
+        env.rules.validate(state)
+    ends = {
+        name: (R.OUTCOMES[int(g.outcome)], R.END_REASONS[int(g.end_reason)])
+        for name, (_, g) in situations.items()
+    }
+    assert ends["terminal"] == ("player1_won", "turn_limit")
+    assert ends["line_won"] == ("player1_won", "elimination")
+    assert ends["deadlock"] == ("deadlock", "deadlock")
+    assert ends["forfeit"] == ("player2_won", "illegal_action")
+
+
+def test_cases_cover_every_row(envs):
+    named = {(path, rule) for path, rule, _, _ in CASES}
+    for row in envs["small"].rules.invariants:
+        assert any(row.path == p and row.rule.startswith(r) for p, r in named), row.rule
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}:{c[1]}:{c[2]}" for c in CASES])
+def test_each_invariant_refuses_what_breaks_it(situations, case):
+    path, rule, situation, breaks = case
+    env, start = situations[situation]
+    rules = env.rules
+    row = _row(rules, path, rule)
+    state = breaks(rules, start)
+    broken = rules.invariants.broken(rules.facts(state))
+    assert row in broken, (path, rule, [b.rule for b in broken])
+    # The row is the first one broken (a later row may fail on the same edit, never an earlier
+    # one), so validate reports this row's field.
+    assert broken[0] is row, (path, rule, [b.rule for b in broken])
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(state)
+    assert _path_matches(path, info.value.field), (path, info.value.field)
+
+
+def test_the_field_named_is_the_broken_unit(situations):
+    env, g = situations["mid_skirmish"]
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        env.rules.validate(_units(("red_sniper", "moves_left", 1))(env.rules, g))
+    assert info.value.field == "units.red_sniper.movesLeft"
+    env, g = situations["line_start"]
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        env.rules.validate(_units((3, "damage_dealt", 1))(env.rules, g))
+    assert info.value.field == "units[3]"
