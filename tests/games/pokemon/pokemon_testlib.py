@@ -123,3 +123,60 @@ def act(rules: R.PokemonRules, kind: str, offset: int = 0, *, card: str | None =
     if kind in ("evolve", "attach"):
         return rules.actions.encode(kind, d * R.NUM_SLOTS + offset)
     return rules.actions.encode(kind, d)
+
+
+# -------------------------------------------------------------------------------------------------
+# Random play with the shipped decks, one compiled program for every test that needs it
+
+
+ROLLOUT_GAMES, ROLLOUT_STEPS = 64, 300
+
+
+@functools.cache
+def shipped_env():
+    """``tcgjax.make("pokemon")`` (the shipped decks), one per test process."""
+    import tcgjax
+
+    return tcgjax.make("pokemon")
+
+
+@functools.cache
+def random_rollout():
+    """``rollout(key) -> (states, ok)``: ``ROLLOUT_GAMES`` games of :func:`shipped_env` for
+    ``ROLLOUT_STEPS`` random legal steps with auto-reset (a finished game starts over on the next
+    step), jitted once per process (the random-play sweep of ``validate`` and the 100k-step
+    conservation test share it: one trace, one compile). ``states``: the state after every step,
+    leaves ``[steps, games, ...]``; ``ok``: bool[steps, games], every card kept its zone's dense
+    positions and the step set no error code."""
+    import jax.numpy as jnp
+
+    from tcgjax.wrappers import random_legal_action, reset_if_done
+
+    env = shipped_env()
+    games, num_zones = ROLLOUT_GAMES, env.board_layout.num_zones
+
+    def dense(state):
+        board = state.game.board
+        member = board.zone[None, :] == jnp.arange(num_zones)[:, None]  # [Z, C]
+        count = jnp.sum(member, axis=1)
+        pos = jnp.where(member, board.position[None, :].astype(jnp.int32), 0)
+        return jnp.all(jnp.sum(pos, axis=1) == count * (count - 1) // 2) & jnp.all(
+            jnp.where(member, board.position[None, :] < count[:, None], True)
+        )
+
+    def body(state, key):
+        k_reset, k_act, k_step = jax.random.split(key, 3)
+        state = jax.vmap(lambda s, k: reset_if_done(env.init, s, k))(
+            state, jax.random.split(k_reset, games)
+        )
+        action = random_legal_action(k_act, state.legal_action_mask)
+        state = jax.vmap(env.step)(state, action, jax.random.split(k_step, games))
+        return state, (state, jax.vmap(dense)(state) & (state.error == 0))
+
+    @jax.jit
+    def rollout(key):
+        state = jax.vmap(env.init)(jax.random.split(key, games))
+        _, out = jax.lax.scan(body, state, jax.random.split(key, ROLLOUT_STEPS))
+        return out
+
+    return rollout
