@@ -190,6 +190,20 @@ CASES = [
     # Player 1, the player to act, recorded as the winner of a forfeit.
     ("game.end_reason", "the active player ended the game", "forfeit",
      lambda r, s: _game(s, 0, R.END_ILLEGAL)),
+    # Values outside their ranges (mutation testing found these unguarded): an end reason one
+    # past the last and -1, a zone index past the last and -1, player 2 off the decklist.
+    ("game.end_reason", "the end reason is one of", "mid",
+     lambda r, s: _game(s, -1, len(R.END_REASONS))),
+    ("game.end_reason", "the end reason is one of", "mid", lambda r, s: _game(s, -1, -1)),
+    ("cards.card_NNN.zoneId", "each card lies in a zone", "mid",
+     lambda r, s: _set(s, "zone", _cards(s, "hand", 0)[0], r.layout.num_zones)),
+    ("cards.card_NNN.zoneId", "each card lies in a zone", "mid",
+     lambda r, s: _set(s, "zone", _cards(s, "hand", 0)[0], -1)),
+    ("players.playerN", "each player holds", "mid",
+     lambda r, s: _set(s, "definition", _named(r, s, "board", 1, "knight"),
+                       r.cards.index("dragon"))),
+    ("players.playerN", "each player holds", "mid",
+     lambda r, s: _set(s, "definition", _cards(s, "hand", 0)[0], len(r.cards.ids))),
     # Player 2's life loss while player 2 is active (a life loss is the actor's win).
     ("game.end_reason", "the active player ended the game", "mid",
      lambda r, s: _attr(_game(s, 1, R.END_LIFE), 0, R.LIFE, 0)),
@@ -277,6 +291,16 @@ def test_the_field_named_is_the_broken_instance(rules, situations):
     with pytest.raises(tcgjax.InvalidStateError) as info:
         rules.validate(_attr(s, 1, R.LIFE, 0))
     assert info.value.field == "players.player2.attributes.life"
+
+
+def test_the_first_broken_instance_is_named(rules, situations):
+    """Two cards out of place: the error names the lower-numbered one."""
+    s = situations["mid"]
+    hand = _cards(s, "hand", 0)
+    bad = _set(_set(s, "zone", hand[0], 99), "zone", hand[1], 99)
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(bad)
+    assert info.value.field == f"cards.card_{min(hand[0], hand[1]) + 1:03d}.zoneId"
 
 
 def test_a_negative_turn_number_is_refused(rules, situations):
