@@ -20,10 +20,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import jax
+import numpy as np
 
 from tcgjax.core.errors import InvalidStateError
 
-__all__ = ["Invariant", "InvariantTable", "leaf_paths"]
+__all__ = ["Invariant", "InvariantTable", "leaf_paths", "pile_order_problem", "row", "scalar"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,3 +119,26 @@ class InvariantTable:
 
     def __len__(self) -> int:
         return len(self.invariants)
+
+
+def row(fields: str, path: str, rule: str, check: Callable[[Any], Any]) -> Invariant:
+    """An :class:`Invariant` whose ``fields`` are given as one space-separated string."""
+    return Invariant(tuple(fields.split()), path, rule, check)
+
+
+def scalar(value: int, ok: Callable[[int], bool], problem: Callable[[int], str]) -> str | None:
+    """``None`` when ``ok(value)``, else ``problem(value)``: a one-value check in a table row."""
+    return None if ok(value) else problem(value)
+
+
+def pile_order_problem(layout: Any, board: Any) -> tuple[str, str] | None:
+    """``(zones.<zone id>, problem)`` for the first zone of ``board`` (host numpy leaves) whose
+    cards' positions are not exactly ``0..n-1``, else ``None``: every game's pile-order rule."""
+    for z in range(layout.num_zones):
+        positions = np.sort(board.position[board.zone == z].astype(int))
+        if not np.array_equal(positions, np.arange(positions.size)):
+            return (
+                f"zones.{layout.zone_id(z)}",
+                f"positions {positions.tolist()} are not 0..{positions.size - 1}",
+            )
+    return None

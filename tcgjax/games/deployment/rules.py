@@ -38,7 +38,9 @@ from flax import struct
 from tcgjax.core import zones
 from tcgjax.core.actions import ActionLayout
 from tcgjax.core.errors import FIRST_GAME_CODE, RuleError
-from tcgjax.core.invariants import Invariant, InvariantTable
+from tcgjax.core.invariants import InvariantTable
+from tcgjax.core.invariants import row as _row
+from tcgjax.core.invariants import scalar as _scalar
 from tcgjax.core.tree import tree_where
 from tcgjax.games.deployment.scenario import PHASES, Scenario
 
@@ -882,14 +884,6 @@ def _check_forfeit_state(f: _Facts):
             "to act, was the one who could forfeit"
         )
     return None
-
-
-def _row(fields: str, path: str, rule: str, check) -> Invariant:
-    return Invariant(tuple(fields.split()), path, rule, check)
-
-
-def _scalar(value: int, ok, problem):
-    return None if ok(value) else problem(value)
 
 
 def _invariants() -> InvariantTable:

@@ -109,7 +109,9 @@ from tcgjax.core.board import Board, BoardLayout, new_board
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.effects import EffectQueue, Selection
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, RuleError
-from tcgjax.core.invariants import Invariant, InvariantTable
+from tcgjax.core.invariants import InvariantTable, pile_order_problem
+from tcgjax.core.invariants import row as _row
+from tcgjax.core.invariants import scalar as _scalar
 from tcgjax.core.tree import tree_where, when_any, when_some
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.cards import (
@@ -2764,15 +2766,7 @@ def _check_owner(f: _Facts):
 
 
 def _check_pile_order(f: _Facts):
-    layout = f.rules.layout
-    for z in range(layout.num_zones):
-        positions = np.sort(f.b.position[f.b.zone == z].astype(int))
-        if not np.array_equal(positions, np.arange(positions.size)):
-            return (
-                f"zones.{layout.zone_id(z)}",
-                f"positions {positions.tolist()} are not 0..{positions.size - 1}",
-            )
-    return None
+    return pile_order_problem(f.rules.layout, f.b)
 
 
 def _stack_zone(p: int, slot: int) -> str:
@@ -3160,14 +3154,6 @@ def _check_board_defaults(f: _Facts):
     if int(b.version) < 0:
         return "board.version", f"{int(b.version)} < 0"
     return None
-
-
-def _row(fields, path, rule, check) -> Invariant:
-    return Invariant(tuple(fields.split()), path, rule, check)
-
-
-def _scalar(value, ok, problem):
-    return None if ok(value) else problem(value)
 
 
 def _invariants(rules: DigimonRules) -> InvariantTable:

@@ -35,7 +35,9 @@ from tcgjax.core.actions import ActionLayout
 from tcgjax.core.board import Board, BoardLayout, card_id, new_board, player_id, set_turn
 from tcgjax.core.cards import CardRegistry, CardSchema, EnumField, IntField, TextField
 from tcgjax.core.errors import FIRST_GAME_CODE, RuleError
-from tcgjax.core.invariants import Invariant, InvariantTable
+from tcgjax.core.invariants import InvariantTable, pile_order_problem
+from tcgjax.core.invariants import row as _row
+from tcgjax.core.invariants import scalar as _scalar
 from tcgjax.core.tree import tree_where
 
 CARDS_FILE = os.path.join(os.path.dirname(__file__), "cards.yaml")
@@ -404,15 +406,7 @@ def _check_no_spell_on_board(f: _Facts):
 
 
 def _check_pile_order(f: _Facts):
-    layout = f.rules.layout
-    for z in range(layout.num_zones):
-        positions = np.sort(f.b.position[f.b.zone == z].astype(int))
-        if not np.array_equal(positions, np.arange(positions.size)):
-            return (
-                f"zones.{layout.zone_id(z)}",
-                f"positions {positions.tolist()} are not 0..{positions.size - 1}",
-            )
-    return None
+    return pile_order_problem(f.rules.layout, f.b)
 
 
 def _check_zone_size(f: _Facts):
@@ -512,14 +506,6 @@ def _check_who_ended_it(f: _Facts):
             f"{player_id(f.active)} is active"
         )
     return None
-
-
-def _row(fields: str, path: str, rule: str, check) -> Invariant:
-    return Invariant(tuple(fields.split()), path, rule, check)
-
-
-def _scalar(value: int, ok, problem):
-    return None if ok(value) else problem(value)
 
 
 def _invariants() -> InvariantTable:
