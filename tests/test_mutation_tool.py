@@ -241,3 +241,37 @@ def test_a_budget_stop_kills_the_mutants_processes_in_their_own_session(tmp_path
         for p in (orphan, bystander):
             p.kill()
             p.wait()
+
+
+def test_lines_of_definitions_cover_named_functions_and_classes_at_any_depth(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "import functools\n"  # 1
+        "\n"  # 2
+        "def top():\n"  # 3
+        "    return 1\n"  # 4
+        "\n"  # 5
+        "class Rules:\n"  # 6
+        "    @functools.cache\n"  # 7
+        "    def validate(self):\n"  # 8
+        "        return 2\n"  # 9
+        "\n"  # 10
+        "def other():\n"  # 11
+        "    return 3\n"  # 12
+    )
+    assert mutation.lines_of_definitions({"validate"}, "m.py", repo=str(tmp_path)) == {7, 8, 9}
+    assert mutation.lines_of_definitions({"top", "validate"}, "m.py", repo=str(tmp_path)) == {
+        3,
+        4,
+        7,
+        8,
+        9,
+    }
+    with pytest.raises(SystemExit, match="defines no nowhere"):
+        mutation.lines_of_definitions({"nowhere", "top"}, "m.py", repo=str(tmp_path))
+    assert mutation.lines_of_definitions({"o*", "val*"}, "m.py", repo=str(tmp_path)) == {
+        7,
+        8,
+        9,
+        11,
+        12,
+    }

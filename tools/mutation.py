@@ -35,6 +35,7 @@ Usage::
     python tools/mutation.py                      # every target, resume, report
     python tools/mutation.py core/zones deployment/rules --budget-minutes 60 --jobs 2
     python tools/mutation.py games/digimon/rules --first-since 13154fb  # changed lines first
+    python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants  # validator
     python tools/mutation.py --list               # targets with their tests
     python tools/mutation.py --report-only        # rewrite the report from the sessions
 """
@@ -44,6 +45,7 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import fnmatch
 import hashlib
 import json
 import os
@@ -107,6 +109,14 @@ TARGETS = (
     Target("tcgjax/core/visibility.py", ("tests/core/test_core_visibility.py", *_CORE)),
     Target("tcgjax/core/zones.py", ("tests/core/test_core_zones.py", *_CORE)),
     Target(
+        "tcgjax/core/invariants.py",
+        (
+            "tests/core/test_core_invariants.py",
+            "tests/games/duel/test_duel_invariant_table.py",
+            *_CORE,
+        ),
+    ),
+    Target(
         "tcgjax/core/render.py",
         (
             "tests/core/test_core_render.py",
@@ -120,6 +130,7 @@ TARGETS = (
     Target(
         "tcgjax/games/deployment/rules.py",
         (
+            "tests/games/deployment/test_deployment_invariant_table.py",
             "tests/games/deployment/test_deployment_pinned.py",
             "tests/games/deployment/test_deployment_spec.py",
             "tests/games/deployment/test_deployment_validate.py",
@@ -127,11 +138,17 @@ TARGETS = (
         ),
     ),
     Target(
-        "tcgjax/games/duel/rules.py", ("tests/games/duel/test_duel_rules.py", "tests/games/duel")
+        "tcgjax/games/duel/rules.py",
+        (
+            "tests/games/duel/test_duel_invariant_table.py",
+            "tests/games/duel/test_duel_rules.py",
+            "tests/games/duel",
+        ),
     ),
     Target(
         "tcgjax/games/digimon/rules.py",
         (
+            "tests/games/digimon/test_digimon_validate.py",
             "tests/games/digimon/test_digimon_turn.py",
             "tests/games/digimon/test_digimon_attack.py",
             "tests/games/digimon",
@@ -139,7 +156,11 @@ TARGETS = (
     ),
     Target(
         "tcgjax/games/pokemon/rules.py",
-        ("tests/games/pokemon/test_pokemon_turn.py", "tests/games/pokemon"),
+        (
+            "tests/games/pokemon/test_pokemon_validate.py",
+            "tests/games/pokemon/test_pokemon_turn.py",
+            "tests/games/pokemon",
+        ),
     ),
     Target(
         "tcgjax/games/pokemon/effects.py",
@@ -466,6 +487,31 @@ def lines_changed_since(rev: str, module: str, repo: str = REPO) -> set[int]:
     for match in re.finditer(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", done.stdout, re.M):
         start, count = int(match.group(1)), int(match.group(2) or 1)
         lines.update(range(start, start + count))
+    return lines
+
+
+def lines_of_definitions(names: set[str], module: str, repo: str = REPO) -> set[int]:
+    """Line numbers of ``module`` inside every function or class (at any depth) whose name matches
+    one of ``names`` (shell patterns: ``_check_*``), decorators included: how
+    ``--first-in 'validate,_invariants,_check_*'`` puts a module's validator first.
+
+    Raises:
+      SystemExit: a name that no definition of the module has.
+    """
+    with open(os.path.join(repo, module)) as fh:
+        tree = ast.parse(fh.read())
+    lines: set[int] = set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            matched = {n for n in names if fnmatch.fnmatchcase(node.name, n)}
+            if matched:
+                found |= matched
+                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                lines.update(range(start, node.end_lineno + 1))
+    missing = sorted(names - found)
+    if missing:
+        raise SystemExit(f"--first-in: {module} defines no {', '.join(missing)}")
     return lines
 
 
@@ -869,6 +915,20 @@ def report() -> None:
     print(f"wrote {os.path.relpath(REPORT, REPO)}")
 
 
+def _first_lines(target: Target, since: str | None, names: str | None) -> set[int]:
+    """The lines whose mutants run first: changed since ``since``, inside the definitions
+    ``names``, or both (their intersection); none when neither is given."""
+    lines = None
+    if since:
+        lines = lines_changed_since(since, target.module)
+    if names:
+        inside = lines_of_definitions(
+            {n.strip() for n in names.split(",") if n.strip()}, target.module
+        )
+        lines = inside if lines is None else lines & inside
+    return lines or set()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -886,6 +946,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="REV",
         default=None,
         help="run the mutants on lines changed since git revision REV first (then the rest)",
+    )
+    parser.add_argument(
+        "--first-in",
+        metavar="NAMES",
+        default=None,
+        help="run the mutants inside these functions or classes (comma-separated) first; with "
+        "--first-since, only their lines changed since REV",
     )
     args = parser.parse_args(argv)
     by_name = {t.slug: t for t in TARGETS} | {t.module: t for t in TARGETS}
@@ -911,11 +978,7 @@ def main(argv: list[str] | None = None) -> int:
         def run(target: Target) -> None:
             left = None if deadline is None else deadline - time.monotonic()
             if left is None or left > 0:
-                first = (
-                    lines_changed_since(args.first_since, target.module)
-                    if args.first_since
-                    else frozenset()
-                )
+                first = _first_lines(target, args.first_since, args.first_in)
                 execute(target, left, first)
 
         with ThreadPoolExecutor(args.jobs) as pool:
