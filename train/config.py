@@ -27,6 +27,7 @@ CONFIG_DIR = os.path.join(os.path.dirname(__file__), "..", "configs", "ppo")
 INT32_LIMIT = 2**31
 OPPONENTS = ("self", "random", "heuristic", "mixed", "snapshot")
 NETWORKS = ("mlp", "card_embedding")
+ACTION_DESIGNS = ("flat", "unmasked", "factored", "pointer")  # train.designs
 # Integer keys that size arrays, loops or counters on the device: > 0 and < 2**31.
 SIZES = (
     "num_seeds",
@@ -39,6 +40,7 @@ SIZES = (
     "snapshot_every",
     "eval_games",
     "embed_dim",
+    "max_invalid",
 )
 
 
@@ -94,6 +96,15 @@ class PPOConfig:
     hidden_sizes: tuple[int, ...] = (256, 256)
     network: str = "mlp"  # mlp | card_embedding (envs that declare card-id slices)
     embed_dim: int = 32  # card embedding width for network="card_embedding"
+    # How the policy chooses among action ids (train.designs): flat | unmasked | factored | pointer.
+    action_design: str = "flat"
+    # unmasked: the reward (<= 0) an illegal choice gives its actor, and the refused choices in
+    # one decision after which the actor forfeits (so that every episode ends).
+    invalid_penalty: float = -0.1
+    max_invalid: int = 8
+    # pointer: candidates listed per decision (null: the game's measured maximum of legal ids,
+    # train.designs.MAX_LEGAL_ACTIONS); decisions with more legal ids are counted.
+    max_options: int | None = None
     opponent: str = "self"  # self | random | heuristic | mixed | snapshot
     snapshot_pool_size: int = 4  # frozen snapshots for opponent="snapshot"
     snapshot_every: int = 10  # updates between snapshots
@@ -165,6 +176,21 @@ class PPOConfig:
         if self.network not in NETWORKS:
             raise ConfigError(
                 f"config key 'network' = {short_repr(self.network)}: one of {NETWORKS}"
+            )
+        if self.action_design not in ACTION_DESIGNS:
+            raise ConfigError(
+                f"config key 'action_design' = {short_repr(self.action_design)}: one of "
+                f"{ACTION_DESIGNS}"
+            )
+        if not _finite(self.invalid_penalty) or self.invalid_penalty > 0:
+            raise ConfigError(
+                f"config key 'invalid_penalty' = {short_repr(self.invalid_penalty)}: must be "
+                "finite and <= 0 (a reward for an illegal choice)"
+            )
+        if self.max_options is not None and not 0 < self.max_options < INT32_LIMIT:
+            raise ConfigError(
+                f"config key 'max_options' = {short_repr(self.max_options)}: must be > 0 and "
+                "< 2**31 (null: the game's measured maximum)"
             )
         if self.opponent not in OPPONENTS:
             raise ConfigError(

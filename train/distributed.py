@@ -127,6 +127,7 @@ def runner_shardings(mesh: Mesh) -> RunnerState:
         snapshots=replicated,
         key=replicated,
         update=replicated,
+        invalid_attempts=batch,
     )
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "evaluate",
     "evaluate_against",
     "evaluation_table",
+    "mask_removed_table",
     "format_table",
     "heuristic_policy",
     "random_policy",
@@ -51,22 +52,29 @@ __all__ = [
 
 @struct.dataclass
 class NetworkPolicy:
-    """An ``ActorCritic`` as a one-game policy: greedy (most probable legal action) or sampled from
-    the masked categorical. A pytree: ``params`` are its leaves, ``network`` and ``greedy`` static."""
+    """An ``ActorCritic`` as a one-game policy: greedy (most probable action) or sampled, over the
+    legal actions (``masked``) or over every id (the mask removed). A pytree: ``params`` are its
+    leaves, ``network``, ``greedy`` and ``masked`` static."""
 
     network: ActorCritic = struct.field(pytree_node=False)
     params: Any
     greedy: bool = struct.field(pytree_node=False, default=True)
+    masked: bool = struct.field(pytree_node=False, default=True)
 
     def __call__(self, state: State, key: jax.Array) -> jax.Array:
-        logits, _ = self.network.apply(self.params, state.observation)
+        mask = state.legal_action_mask if self.masked else None
+        logits, _ = self.network.apply(self.params, state.observation, mask)
+        if not self.masked:
+            mask = jnp.ones_like(state.legal_action_mask)
         if self.greedy:
-            return greedy_action(logits, state.legal_action_mask)
-        dist = masked_distribution(logits, state.legal_action_mask)
+            return greedy_action(logits, mask)
+        dist = masked_distribution(logits, mask)
         return dist.sample(seed=key).astype(jnp.int32)
 
 
-def network_policy(network: ActorCritic, params: Any, greedy: bool = True) -> NetworkPolicy:
+def network_policy(
+    network: ActorCritic, params: Any, greedy: bool = True, *, masked: bool = True
+) -> NetworkPolicy:
     """``(state, key) -> action`` from a network's logits on ``state.observation`` (the actor's view).
 
     Args:
@@ -74,8 +82,18 @@ def network_policy(network: ActorCritic, params: Any, greedy: bool = True) -> Ne
       params: its parameters (a pytree).
       greedy: True: ``train.networks.greedy_action`` (``key`` unused); False: a sample of
         ``masked_distribution`` (consumes ``key``).
+      masked: False removes the legal-action mask: the network sees none (``factored`` then
+        spreads its probability over every id) and its choice may be illegal (see
+        :func:`evaluate_against`'s ``max_invalid``).
+    Raises:
+      ConfigError: ``masked=False`` for a ``pointer`` network (its options are the legal ids).
     """
-    return NetworkPolicy(network=network, params=params, greedy=bool(greedy))
+    if not masked and getattr(network, "action_design", "flat") == "pointer":
+        raise ConfigError(
+            "network_policy: the pointer design chooses among the legal ids; it has no unmasked "
+            "form"
+        )
+    return NetworkPolicy(network=network, params=params, greedy=bool(greedy), masked=bool(masked))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -112,14 +130,25 @@ class _Carry(NamedTuple):
     returns_a: jax.Array  # float32[N], policy_a's summed rewards
     illegal: jax.Array  # int32[N, 2], illegal actions attempted by a, b in each game
     iteration: jax.Array  # int32[]
+    decisions_a: jax.Array  # int32[N], a's choices at live states (refused ones included)
+    attempts: jax.Array  # int32[N], a's choices refused so far in its current decision
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
 def _play(
-    env: Env, static_a: _Static, statics_b: tuple, games_per_opponent: int, arrays_a, arrays_b, key
+    env: Env,
+    static_a: _Static,
+    statics_b: tuple,
+    games_per_opponent: int,
+    max_invalid: int,
+    arrays_a,
+    arrays_b,
+    key,
 ):
     """``policy_a`` against each opponent of ``statics_b`` (a block of ``games_per_opponent`` games
-    each), all in one batch: every opponent acts in every game, the game's own is selected."""
+    each), all in one batch: every opponent acts in every game, the game's own is selected.
+    ``max_invalid > 0``: ``a``'s illegal choices are refused (the game unchanged) until its
+    ``max_invalid``-th in one decision, which the env (``illegal_action="lose"``) makes a loss."""
     policy_a = jax.vmap(_combine(static_a, arrays_a))
     opponents = [jax.vmap(_combine(s, a)) for s, a in zip(statics_b, arrays_b, strict=True)]
     num_games = len(opponents) * games_per_opponent
@@ -135,7 +164,9 @@ def _play(
         return s.terminated | s.truncated
 
     def cond(c: _Carry) -> jax.Array:
-        return (c.iteration < env.max_steps) & ~jnp.all(done(c.state))
+        # A refused choice costs an iteration but no step: a game needs at most max_invalid
+        # iterations a step.
+        return (c.iteration < env.max_steps * max(max_invalid, 1)) & ~jnp.all(done(c.state))
 
     def body(c: _Carry) -> _Carry:
         key, k_a, k_b, k_step = jax.random.split(c.key, 4)
@@ -154,6 +185,17 @@ def _play(
         was_done = done(state)
         illegal = ~was_done & ~_legal(state, action)
         new = jax.vmap(env.step)(state, action, jax.random.split(k_step, num_games))
+        attempts = c.attempts
+        if max_invalid:
+            refused = illegal & a_to_act & (c.attempts + 1 < max_invalid)
+            new = jax.tree.map(
+                lambda old, n: jnp.where(
+                    refused.reshape(refused.shape + (1,) * (n.ndim - 1)), old, n
+                ),
+                state.replace(rewards=jnp.zeros_like(state.rewards)),
+                new,
+            )
+            attempts = jnp.where(refused, c.attempts + 1, 0)
         ended = ~was_done & done(new)
         return _Carry(
             state=new,
@@ -162,6 +204,8 @@ def _play(
             returns_a=c.returns_a + jnp.sum(jnp.where(is_a_seat, new.rewards, 0.0), axis=-1),
             illegal=c.illegal + jnp.stack([illegal & a_to_act, illegal & ~a_to_act], -1),
             iteration=c.iteration + 1,
+            decisions_a=c.decisions_a + (~was_done & a_to_act),
+            attempts=attempts,
         )
 
     carry = _Carry(
@@ -171,6 +215,8 @@ def _play(
         returns_a=jnp.zeros(num_games, jnp.float32),
         illegal=jnp.zeros((num_games, 2), jnp.int32),
         iteration=jnp.int32(0),
+        decisions_a=jnp.zeros(num_games, jnp.int32),
+        attempts=jnp.zeros(num_games, jnp.int32),
     )
     c = jax.lax.while_loop(cond, body, carry)
     return {
@@ -181,6 +227,7 @@ def _play(
         "truncated": c.state.truncated,
         "length": c.state.step_count,
         "illegal": c.illegal,
+        "decisions_a": c.decisions_a,
     }
 
 
@@ -220,18 +267,40 @@ def _summary(out: dict, block: slice) -> dict:
         "losses_as_seat": [int((loss & (seat == p)).sum()) for p in range(2)],
         "illegal_a": int(out["illegal"][:, 0].sum()),
         "illegal_b": int(out["illegal"][:, 1].sum()),
+        "decisions_a": int(out["decisions_a"].sum()),
+        "invalid_choice_rate": int(out["illegal"][:, 0].sum())
+        / max(int(out["decisions_a"].sum()), 1),
     }
 
 
 def evaluate_against(
-    env: Env, policy_a: Policy, opponents: Mapping[str, Policy], key: jax.Array, num_games: int
+    env: Env,
+    policy_a: Policy,
+    opponents: Mapping[str, Policy],
+    key: jax.Array,
+    num_games: int,
+    *,
+    max_invalid: int | None = None,
 ) -> dict[str, dict]:
     """:func:`evaluate` of ``policy_a`` against each named opponent, ``num_games`` games each, in
     ONE jitted program (one compilation for the whole set; every opponent is computed in every game
     and the game's own is selected, so per step it costs about one policy per opponent more).
 
+    ``max_invalid`` (a policy that may choose illegal ids: the mask removed, or trained
+    ``unmasked``): ``policy_a``'s illegal choices are refused, the game unchanged, and it chooses
+    again; its ``max_invalid``-th in one decision loses the game (``env`` must be built with
+    ``illegal_action="lose"``). ``invalid_choice_rate`` = illegal choices / ``decisions_a``.
+
     Returns ``{name: evaluate-style dict}`` in the order of ``opponents``.
     """
+    if max_invalid is not None:
+        if isinstance(max_invalid, bool) or not isinstance(max_invalid, int) or max_invalid < 1:
+            raise ConfigError(f"evaluate: max_invalid={max_invalid!r} must be a positive int")
+        if env.illegal_action != "lose":
+            raise ConfigError(
+                f"evaluate: max_invalid needs env {env.id!r} built with illegal_action='lose' "
+                f"(it has {env.illegal_action!r})"
+            )
     if isinstance(num_games, bool) or not isinstance(num_games, int | np.integer) or num_games < 1:
         raise ConfigError(f"evaluate: num_games={num_games!r} must be a positive int")
     if env.num_players != 2:
@@ -241,7 +310,9 @@ def evaluate_against(
     static_a, arrays_a = _partition(policy_a)
     statics_b, arrays_b = zip(*(_partition(p) for p in opponents.values()), strict=True)
     n = int(num_games)
-    out = jax.device_get(_play(env, static_a, statics_b, n, arrays_a, list(arrays_b), key))
+    out = jax.device_get(
+        _play(env, static_a, statics_b, n, max_invalid or 0, arrays_a, list(arrays_b), key)
+    )
     return {name: _summary(out, slice(i * n, (i + 1) * n)) for i, name in enumerate(opponents)}
 
 
@@ -278,6 +349,7 @@ def evaluation_table(
     checkpoint_params: Any = None,
     *,
     greedy: bool = True,
+    max_invalid: int = 8,
 ) -> dict[str, dict]:
     """The network (``params``) against the standard opponents, one :func:`evaluate` row each.
 
@@ -287,14 +359,56 @@ def evaluation_table(
     :func:`network_policy`). ``key`` is consumed. All rows are one jitted program
     (:func:`evaluate_against`), and the parameters are its arguments: evaluating new ``params`` of
     the same network does not recompile.
+
+    A network trained ``unmasked`` plays as it was trained, without the mask: its illegal choices
+    are refused and its ``max_invalid``-th in a decision loses (``env`` built with
+    ``illegal_action="lose"``, as ``train.ppo.make_env`` builds it); the checkpoint row's copy
+    plays masked.
     """
-    learner = network_policy(network, params, greedy)
+    unmasked = getattr(network, "action_design", "flat") == "unmasked"
+    learner = network_policy(network, params, greedy, masked=not unmasked)
     opponents: dict[str, Policy] = {"random": random_policy(env)}
     if env.id in HEURISTICS:
         opponents["heuristic"] = heuristic_policy(env)
     if checkpoint_params is not None:
         opponents["checkpoint"] = network_policy(network, checkpoint_params, greedy)
-    return evaluate_against(env, learner, opponents, key, num_games)
+    return evaluate_against(
+        env, learner, opponents, key, num_games, max_invalid=max_invalid if unmasked else None
+    )
+
+
+def mask_removed_table(
+    env: Env,
+    network: ActorCritic,
+    params: Any,
+    key: jax.Array,
+    num_games: int,
+    *,
+    max_invalid: int = 8,
+) -> dict[str, dict]:
+    """A masked policy with its mask removed (Huang & Ontanon 2022): the network *sampled* over
+    every id, no mask given to it, against ``"random"`` and (where the game has one)
+    ``"heuristic"``; its illegal choices are refused and it samples again, its ``max_invalid``-th
+    in one decision loses. Each row adds ``invalid_choice_rate`` (illegal choices / choices).
+
+    ``env`` may be built with either ``illegal_action``: the rows play on a copy with ``"lose"``.
+
+    Raises:
+      ConfigError: a ``pointer`` network (it has no unmasked form).
+    """
+    learner = network_policy(network, params, greedy=False, masked=False)
+    lose = env if env.illegal_action == "lose" else _with_options(env, illegal_action="lose")
+    opponents: dict[str, Policy] = {"random": random_policy(lose)}
+    if lose.id in HEURISTICS:
+        opponents["heuristic"] = heuristic_policy(lose)
+    return evaluate_against(lose, learner, opponents, key, num_games, max_invalid=max_invalid)
+
+
+def _with_options(env: Env, **changes) -> Env:
+    """The same game with some options changed (``env.options`` rebuilt through the registry)."""
+    import tcgjax
+
+    return tcgjax.make(env.id, **{**env.options, **changes})
 
 
 def format_table(table: dict[str, dict]) -> str:

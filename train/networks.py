@@ -16,6 +16,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from train.designs import ActionStructure, PolicyHead
+
 __all__ = [
     "ActorCritic",
     "CardEmbeddingActorCritic",
@@ -40,6 +42,25 @@ def greedy_action(logits: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
     return jnp.argmax(masked_logits(logits, legal_action_mask), axis=-1).astype(jnp.int32)
 
 
+def _policy(module, x, legal_action_mask, observation, embed, num_card_ids):
+    """The policy logits of ``module``'s action design, from its torso's features ``x``.
+
+    ``flat`` / ``unmasked``: one unnamed ``Dense(A)``, as before designs existed (so checkpoints of
+    the flat networks keep their parameter names); the others: a ``PolicyHead`` named ``policy``.
+    """
+    if module.action_design in ("flat", "unmasked"):
+        return nn.Dense(module.num_actions, kernel_init=nn.initializers.orthogonal(0.01))(x)
+    if module.structure is None:
+        raise ValueError(f"action_design {module.action_design!r} needs the action structure")
+    return PolicyHead(
+        design=module.action_design,
+        structure=module.structure,
+        max_options=module.max_options,
+        num_card_ids=num_card_ids,
+        name="policy",
+    )(x, legal_action_mask, observation, embed)
+
+
 def _scaled(observation: jax.Array, scale: tuple[float, ...] | None) -> jax.Array:
     if scale is None:
         return observation
@@ -57,19 +78,31 @@ class ActorCritic(nn.Module):
     tensor holds raw magnitudes (Digimon DP in points) declares it as ``observation_scale``, so
     that a ``tanh`` layer does not saturate on them.
 
-    Input ``observation`` float32[..., O]; returns ``(logits float32[..., A], value float32[...])``.
+    ``action_design`` (``train.designs``): ``flat`` and ``unmasked`` end in one ``Dense(A)``;
+    ``factored`` and ``pointer`` in a :class:`~train.designs.PolicyHead` over ``structure``, which
+    reads ``legal_action_mask``; ``num_card_ids`` sizes the ``pointer``'s card table in a card
+    game (this network has no embedding of its own).
+
+    Input ``observation`` float32[..., O] and ``legal_action_mask`` bool[..., A] (or None: every
+    id legal); returns ``(logits float32[..., A], value float32[...])``.
     """
 
     num_actions: int
     hidden_sizes: Sequence[int] = (256, 256)
     input_scale: tuple[float, ...] | None = None
+    action_design: str = "flat"
+    structure: ActionStructure | None = None
+    max_options: int = 0
+    num_card_ids: int = 0  # rows of the pointer's own card table (card games); 0: none
 
     @nn.compact
-    def __call__(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
+    def __call__(
+        self, observation: jax.Array, legal_action_mask: jax.Array | None = None
+    ) -> tuple[jax.Array, jax.Array]:
         x = _scaled(observation, self.input_scale)
         for size in self.hidden_sizes:
             x = nn.tanh(nn.Dense(size, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2)))(x))
-        logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01))(x)
+        logits = _policy(self, x, legal_action_mask, observation, None, self.num_card_ids)
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)
         return logits, jnp.squeeze(value, -1)
 
@@ -101,7 +134,11 @@ class CardEmbeddingActorCritic(nn.Module):
     piles): each gives the count-weighted mean of the same embeddings, and its raw counts stay in
     the raw part (how many of a card is information the mean loses).
 
-    Input ``observation`` float32[..., O]; returns ``(logits [..., A], value [...])``.
+    ``action_design``, ``structure``, ``max_options``: as :class:`ActorCritic` (the ``pointer``
+    design's card feature reads this network's embedding table).
+
+    Input ``observation`` float32[..., O] and ``legal_action_mask`` bool[..., A] (or None);
+    returns ``(logits [..., A], value [...])``.
     """
 
     num_actions: int
@@ -114,9 +151,14 @@ class CardEmbeddingActorCritic(nn.Module):
     position_dim: int = 8
     input_scale: tuple[float, ...] | None = None
     card_count_slices: tuple[str, ...] = ()
+    action_design: str = "flat"
+    structure: ActionStructure | None = None
+    max_options: int = 0
 
     @nn.compact
-    def __call__(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
+    def __call__(
+        self, observation: jax.Array, legal_action_mask: jax.Array | None = None
+    ) -> tuple[jax.Array, jax.Array]:
         embed = nn.Embed(self.num_card_ids, self.embed_dim, name="card_embedding")
         pooled, id_columns = [], []
         for name in self.card_count_slices:
@@ -164,7 +206,7 @@ class CardEmbeddingActorCritic(nn.Module):
         x = jnp.concatenate([rest] + pooled + placed, axis=-1)
         for size in self.hidden_sizes:
             x = nn.tanh(nn.Dense(size, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2)))(x))
-        logits = nn.Dense(self.num_actions, kernel_init=nn.initializers.orthogonal(0.01))(x)
+        logits = _policy(self, x, legal_action_mask, observation, embed, self.num_card_ids)
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)
         return logits, jnp.squeeze(value, -1)
 

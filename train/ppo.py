@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import distrax
 import jax
 import jax.numpy as jnp
 import optax
@@ -33,9 +34,19 @@ import tcgjax
 from tcgjax.core.env import Env, State
 from tcgjax.wrappers import random_legal_action, reset_if_done
 from train.config import PPOConfig
+from train.designs import MAX_LEGAL_ACTIONS, action_structure, pointer_candidates
 from train.networks import ActorCritic, CardEmbeddingActorCritic, masked_distribution
 
-__all__ = ["RunnerState", "Transition", "make_ppo", "make_train", "per_seat_gae", "PPO"]
+__all__ = [
+    "RunnerState",
+    "Transition",
+    "make_ppo",
+    "make_env",
+    "make_train",
+    "per_seat_gae",
+    "policy_distribution",
+    "PPO",
+]
 
 
 class Transition(NamedTuple):
@@ -54,6 +65,9 @@ class Transition(NamedTuple):
     weight: jax.Array  # float32[B], 1 for learner transitions
     learner_outcome: jax.Array  # float32[B]: learner's reward when an episode ends, else 0
     episode_done: jax.Array  # bool[B]
+    invalid: jax.Array  # bool[B]: the choice was illegal (only under action_design="unmasked")
+    forfeit: jax.Array  # bool[B]: ... and the actor's max_invalid-th in the decision: it lost
+    overflow: jax.Array  # bool[B]: more legal ids than the pointer's max_options
 
 
 class RunnerState(NamedTuple):
@@ -64,6 +78,8 @@ class RunnerState(NamedTuple):
     snapshots: Any  # params pytree with a leading [K] axis (opponent="snapshot")
     key: jax.Array
     update: jax.Array  # int32[]
+    # action_design="unmasked": illegal choices refused so far in each game's current decision.
+    invalid_attempts: jax.Array  # int32[B]
 
 
 def per_seat_gae(traj: Transition, last_values: jax.Array, gamma: float, lam: float):
@@ -110,7 +126,8 @@ class PPO(NamedTuple):
     config: PPOConfig
     init: Any  # key -> RunnerState
     update: Any  # RunnerState -> (RunnerState, metrics dict)
-    policy_logits: Any  # (params, observation) -> logits
+    policy_logits: Any  # (params, observation, legal_action_mask=None) -> logits
+    rollout: Any  # (RunnerState, key, snapshot_index=0) -> (RunnerState, Transition [T, B])
 
 
 def sgd_indices(key: jax.Array, weight: jax.Array, size: int) -> jax.Array:
@@ -145,8 +162,19 @@ def make_network(config: PPOConfig, env: Env):
     """
     scale = getattr(env, "observation_scale", None)
     scale = None if scale is None else tuple(float(f) for f in scale)
+    design = {
+        "action_design": config.action_design,
+        "structure": action_structure(env),
+        "max_options": max_options(config, env),
+    }
     if config.network == "mlp":
-        return ActorCritic(env.num_actions, config.hidden_sizes, input_scale=scale)
+        return ActorCritic(
+            env.num_actions,
+            config.hidden_sizes,
+            input_scale=scale,
+            num_card_ids=int(getattr(env, "num_card_ids", 0)),
+            **design,
+        )
     slices = tuple(getattr(env, "card_id_slices", ()) or ())
     count_slices = tuple(getattr(env, "card_count_slices", ()) or ())
     if not slices and not count_slices:
@@ -164,7 +192,55 @@ def make_network(config: PPOConfig, env: Env):
         hidden_sizes=tuple(config.hidden_sizes),
         card_positions=tuple(getattr(env, "card_id_positions", ())),
         input_scale=scale,
+        **design,
     )
+
+
+def max_options(config: PPOConfig, env: Env) -> int:
+    """The pointer design's candidate list length: ``config.max_options``, or the game's measured
+    maximum of legal ids (``train.designs.MAX_LEGAL_ACTIONS``); 0 for the other designs.
+
+    Raises:
+      ConfigError: a pointer design on a game with no measured maximum and no ``max_options``.
+    """
+    if config.action_design != "pointer":
+        return 0
+    if config.max_options is not None:
+        return min(config.max_options, env.num_actions)
+    if env.id not in MAX_LEGAL_ACTIONS:
+        raise tcgjax.ConfigError(
+            f"config key 'max_options' = null: env {env.id!r} has no measured maximum of legal "
+            f"ids (measured: {sorted(MAX_LEGAL_ACTIONS)}); set max_options"
+        )
+    return MAX_LEGAL_ACTIONS[env.id]
+
+
+def policy_distribution(config: PPOConfig, logits: jax.Array, legal_action_mask: jax.Array):
+    """The categorical the learner samples from: over every id for ``unmasked``, over the legal
+    ids otherwise (for ``factored`` and ``pointer`` the logits already give illegal ids nothing;
+    masking again changes nothing)."""
+    if config.action_design == "unmasked":
+        return distrax.Categorical(logits=logits)
+    return masked_distribution(logits, legal_action_mask)
+
+
+def make_env(config: PPOConfig) -> Env:
+    """The run's env: ``tcgjax.make(config.env_id, **config.env_options)``; for ``unmasked``
+    with ``illegal_action="lose"`` (the trainer refuses choices below ``max_invalid`` itself and
+    lets the env record the forfeit at the last one).
+
+    Raises:
+      ConfigError: ``unmasked`` with an ``env_options.illegal_action`` other than ``"lose"``.
+    """
+    options = dict(config.env_options)
+    if config.action_design == "unmasked":
+        if options.get("illegal_action", "lose") != "lose":
+            raise tcgjax.ConfigError(
+                f"config key 'env_options.illegal_action' = {options['illegal_action']!r}: "
+                "action_design 'unmasked' needs 'lose' (the forfeit after max_invalid refusals)"
+            )
+        options["illegal_action"] = "lose"
+    return tcgjax.make(config.env_id, **options)
 
 
 def make_ppo(
@@ -181,9 +257,16 @@ def make_ppo(
         (``train.distributed.minibatch_sharding(mesh)``) so the SGD phase is data-parallel too;
         ``None`` leaves the layout to the compiler (single device).
     """
-    env = env or tcgjax.make(config.env_id, **dict(config.env_options))
+    env = env or make_env(config)
     if env.num_players != 2:
         raise tcgjax.ConfigError(f"{env.id}: self-play PPO needs a two-player env")
+    unmasked = config.action_design == "unmasked"
+    if unmasked and env.illegal_action != "lose":
+        raise tcgjax.ConfigError(
+            f"action_design 'unmasked': env {env.id!r} has illegal_action="
+            f"{env.illegal_action!r}; build it with illegal_action='lose' (train.ppo.make_env)"
+        )
+    options = max_options(config, env)
     network = make_network(config, env)
     num_envs, num_steps = config.num_envs, config.num_steps
     num_updates = config.num_updates
@@ -207,14 +290,17 @@ def make_ppo(
 
     def values_per_seat(params, state):
         return jnp.stack(
-            [network.apply(params, batched_observe(state, p))[1] for p in range(env.num_players)],
+            [
+                network.apply(params, batched_observe(state, p), state.legal_action_mask)[1]
+                for p in range(env.num_players)
+            ],
             axis=-1,
         )
 
     def init(key: jax.Array) -> RunnerState:
         k_net, k_env, k_run = jax.random.split(key, 3)
         obs = jnp.zeros((1,) + tuple(env.observation_shape), jnp.float32)
-        params = network.init(k_net, obs)
+        params = network.init(k_net, obs, jnp.ones((1, env.num_actions), bool))
         env_state = jax.vmap(env.init)(jax.random.split(k_env, num_envs))
         snapshots = jax.tree.map(lambda p: jnp.stack([p] * config.snapshot_pool_size), params)
         return RunnerState(
@@ -225,6 +311,7 @@ def make_ppo(
             snapshots=snapshots,
             key=k_run,
             update=jnp.int32(0),
+            invalid_attempts=jnp.zeros(num_envs, jnp.int32),
         )
 
     def opponent_actions(runner, state, key, snapshot_index):
@@ -238,8 +325,9 @@ def make_ppo(
             random = random_legal_action(k_random, state.legal_action_mask)
             return jnp.where(jnp.arange(num_envs) % 2 == 0, random, scripted)
         if config.opponent == "snapshot":
+            # A frozen opponent plays masked whatever the design (its illegal choice would forfeit).
             params = jax.tree.map(lambda p: p[snapshot_index], runner.snapshots)
-            logits, _ = network.apply(params, state.observation)
+            logits, _ = network.apply(params, state.observation, state.legal_action_mask)
             return masked_distribution(logits, state.legal_action_mask).sample(seed=key)
         raise AssertionError("self-play has no opponent")
 
@@ -250,8 +338,8 @@ def make_ppo(
         was_done = state.terminated | state.truncated
         state = batched_reset(env.init, state, jax.random.split(k_reset, num_envs))
         learner_seat = jnp.where(was_done, 1 - runner.learner_seat, runner.learner_seat)
-        logits, value = network.apply(runner.params, state.observation)
-        dist = masked_distribution(logits, state.legal_action_mask)
+        logits, value = network.apply(runner.params, state.observation, state.legal_action_mask)
+        dist = policy_distribution(config, logits, state.legal_action_mask)
         action = dist.sample(seed=k_act).astype(jnp.int32)
         if config.opponent == "self":
             weight = jnp.ones(num_envs, jnp.float32)
@@ -261,6 +349,36 @@ def make_ppo(
             action = jnp.where(is_learner, action, opp)
             weight = is_learner.astype(jnp.float32)
         next_state = batched_step(state, action, jax.random.split(k_step, num_envs))
+        attempts = jnp.where(was_done, 0, runner.invalid_attempts)
+        chosen_legal = jnp.take_along_axis(state.legal_action_mask, action[:, None], axis=1)[:, 0]
+        invalid = ~chosen_legal  # only the learner's unmasked choices can be illegal
+        forfeit = jnp.zeros(num_envs, bool)
+        if unmasked:
+            # Below max_invalid the choice is refused: the game as it was (the env's "reject"),
+            # the actor penalised; at the max_invalid-th the env's "lose" records the forfeit.
+            forfeit = invalid & (attempts + 1 >= config.max_invalid)
+            refused = invalid & ~forfeit
+            penalty = jnp.where(
+                jnp.arange(env.num_players)[None, :] == state.current_player[:, None],
+                jnp.float32(config.invalid_penalty),
+                0.0,
+            ) * invalid[:, None].astype(jnp.float32)
+            next_state = jax.tree.map(
+                lambda old, new: jnp.where(
+                    refused.reshape(refused.shape + (1,) * (new.ndim - 1)), old, new
+                ),
+                state,
+                next_state,
+            )
+            next_state = next_state.replace(
+                rewards=next_state.rewards * ~refused[:, None] + penalty
+            )
+            attempts = jnp.where(refused, attempts + 1, 0)
+        overflow = jnp.zeros(num_envs, bool)
+        if config.action_design == "pointer":
+            overflow = jax.vmap(lambda m: pointer_candidates(m, options)[2])(
+                state.legal_action_mask
+            )
         truncation_values = jax.lax.cond(
             jnp.any(next_state.truncated),
             lambda: values_per_seat(runner.params, next_state),
@@ -282,13 +400,19 @@ def make_ppo(
             weight=weight,
             learner_outcome=jnp.where(episode_done, outcome, 0.0),
             episode_done=episode_done,
+            invalid=invalid,
+            forfeit=forfeit,
+            overflow=overflow,
         )
-        runner = runner._replace(env_state=next_state, learner_seat=learner_seat)
+        runner = runner._replace(
+            env_state=next_state, learner_seat=learner_seat, invalid_attempts=attempts
+        )
         return (runner, snapshot_index), transition
 
     def loss_fn(params, batch, advantages, targets):
-        logits, value = network.apply(params, batch.observation)
-        dist = masked_distribution(logits, batch.legal_action_mask)  # the stored mask, re-applied
+        logits, value = network.apply(params, batch.observation, batch.legal_action_mask)
+        # The stored mask, re-applied (not at all for unmasked).
+        dist = policy_distribution(config, logits, batch.legal_action_mask)
         log_prob = dist.log_prob(batch.action)
         w = batch.weight
         denom = jnp.maximum(jnp.sum(w), 1.0)
@@ -319,12 +443,18 @@ def make_ppo(
         }
         return total, stats
 
+    def rollout(runner: RunnerState, key: jax.Array, snapshot_index=0):
+        """``num_steps`` steps of every game: ``(runner, Transition [T, B])`` (``key`` consumed;
+        ``snapshot_index`` picks the frozen opponent for ``opponent="snapshot"``)."""
+        (runner, _), traj = jax.lax.scan(
+            env_step, (runner, jnp.int32(snapshot_index)), jax.random.split(key, num_steps)
+        )
+        return runner, traj
+
     def update(runner: RunnerState):
         key, k_roll, k_snap, k_perm = jax.random.split(runner.key, 4)
         snapshot_index = jax.random.randint(k_snap, (), 0, config.snapshot_pool_size)
-        (runner, _), traj = jax.lax.scan(
-            env_step, (runner, snapshot_index), jax.random.split(k_roll, num_steps)
-        )
+        runner, traj = rollout(runner, k_roll, snapshot_index)
         last_values = values_per_seat(runner.params, runner.env_state)
         final_done = (runner.env_state.terminated | runner.env_state.truncated)[:, None]
         last_values = jnp.where(final_done, 0.0, last_values)
@@ -378,21 +508,28 @@ def make_ppo(
             learner_wins=jnp.sum(finished & (traj.learner_outcome > 0)),
             learner_losses=jnp.sum(finished & (traj.learner_outcome < 0)),
             mean_value=jnp.mean(traj.value),
+            # Shares of the learner's decisions: illegal choices (unmasked), forfeits after
+            # max_invalid of them, and more legal ids than the pointer lists.
+            invalid_attempt_rate=jnp.sum(traj.weight * traj.invalid)
+            / jnp.maximum(learner_transitions, 1.0),
+            forfeits=jnp.sum(traj.weight * traj.forfeit),
+            pointer_overflow=jnp.sum(traj.weight * traj.overflow)
+            / jnp.maximum(learner_transitions, 1.0),
             env_steps=jnp.int32(num_envs * num_steps),
             # 1.0 iff every parameter is finite after the update (train.run stops on 0.0).
             params_finite=jnp.all(
                 jnp.stack([jnp.all(jnp.isfinite(x)) for x in jax.tree.leaves(params)])
             ).astype(jnp.float32),
         )
-        runner = RunnerState(
-            params, opt_state, runner.env_state, runner.learner_seat, snapshots, key, update_index
+        runner = runner._replace(
+            params=params, opt_state=opt_state, snapshots=snapshots, key=key, update=update_index
         )
         return runner, metrics
 
-    def policy_logits(params, observation):
-        return network.apply(params, observation)[0]
+    def policy_logits(params, observation, legal_action_mask=None):
+        return network.apply(params, observation, legal_action_mask)[0]
 
-    return PPO(env, network, config, init, update, policy_logits)
+    return PPO(env, network, config, init, update, policy_logits, rollout)
 
 
 def make_train(config: PPOConfig, env: Env | None = None):

@@ -169,7 +169,7 @@ def make_deployment_probe(env: tcgjax.Env, network, num_games: int):
         def body(carry):
             state, attempts, key, t = carry
             key, k_policy, k_random, k_step = jax.random.split(key, 4)
-            logits, _ = network.apply(params, state.observation)
+            logits, _ = network.apply(params, state.observation, state.legal_action_mask)
             dist = masked_distribution(logits, state.legal_action_mask)
             mine = state.current_player == seat
             action = jnp.where(
@@ -298,7 +298,7 @@ class _Job:
             )
         return out
 
-    def run_eval(self, runner, checkpoint_params) -> None:
+    def run_eval(self, runner, checkpoint_params, *, final: bool = False) -> None:
         update = self.update_index(runner)
         start = time.perf_counter()
         key = jax.random.fold_in(
@@ -313,22 +313,40 @@ class _Job:
             k_table,
             self.config.eval_games,
             checkpoint_params=checkpoint_params,
+            max_invalid=self.config.max_invalid,
         )
         row: dict[str, Any] = {
             "update": update,
             "env_steps": update * self.steps_per_update,
             "vs": table,
         }
+        if final and self.config.action_design in ("flat", "factored"):
+            # The masked policy with its mask removed (Huang & Ontanon): the final evaluation only.
+            row["vs_mask_removed"] = evaluate.mask_removed_table(
+                self.ppo.env,
+                self.ppo.network,
+                params,
+                jax.random.fold_in(k_table, 1),
+                self.config.eval_games,
+                max_invalid=self.config.max_invalid,
+            )
         if self.probe is not None:
             row.update(jax.device_get(self.probe(params, k_probe)))
         row["eval_s"] = time.perf_counter() - start
         headline = {
             f"vs_{name}": r["win_rate"] for name, r in table.items() if name != "checkpoint"
         }
+        for name, r in row.get("vs_mask_removed", {}).items():
+            headline[f"mask_removed_vs_{name}"] = r["win_rate"]
         self.log.log_eval(row, headline)
         summary = ", ".join(f"{name} {r['win_rate']:.1%}" for name, r in table.items())
         self.log.message(f"eval @ update {update}: win rate vs {summary} ({row['eval_s']:.1f}s)")
         self.table = table
+        if "vs_mask_removed" in row:
+            self.table = {
+                **table,
+                **{f"{n} (mask removed)": r for n, r in row["vs_mask_removed"].items()},
+            }
 
     def save(self, runner) -> None:
         checkpoint.save(self.run_dir, runner, self.config, self.update_index(runner))
@@ -457,7 +475,7 @@ def _train(job: _Job, runner, *, fresh: bool):
         if config.checkpoint_every is not None and u % config.checkpoint_every == 0 and u < total:
             job.save(runner)
             last_ckpt_params, saved = job.seed0(runner.params), u
-    job.run_eval(runner, last_ckpt_params)  # at the end, always
+    job.run_eval(runner, last_ckpt_params, final=True)  # at the end, always
     if saved != u:
         job.save(runner)
     return runner

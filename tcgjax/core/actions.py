@@ -7,6 +7,13 @@
 ('attack', 2)
 >>> layout.name(8)
 'attack[2]'
+
+A range may declare the shape of its arguments (row-major): ``("attack", (20, 15))`` is 300 ids,
+``offset = attacker * 15 + target``. Designs that choose an action kind first and then its
+arguments (``train``'s ``action_design: factored``) read the shapes; ids and names do not change.
+
+>>> ActionLayout([("attack", (2, 3)), ("pass", 1)]).arguments(4)
+('attack', (1, 1))
 """
 
 from __future__ import annotations
@@ -19,15 +26,32 @@ __all__ = ["ActionLayout"]
 
 
 class ActionLayout:
-    """Named contiguous ranges ``[start, start + size)`` that tile ``[0, num_actions)``."""
+    """Named contiguous ranges ``[start, start + size)`` that tile ``[0, num_actions)``.
 
-    def __init__(self, ranges: Sequence[tuple[str, int]]):
+    Each entry of ``ranges`` is ``(name, size)`` or ``(name, shape)``, a tuple of positive ints
+    whose product is the size (the range's arguments, row-major; ``shapes[name]``; a plain size is
+    the one-argument shape ``(size,)``).
+    """
+
+    def __init__(self, ranges: Sequence[tuple[str, int | tuple[int, ...]]]):
         self.ranges: dict[str, tuple[int, int]] = {}
+        self.shapes: dict[str, tuple[int, ...]] = {}
         start = 0
         for name, size in ranges:
-            if name in self.ranges or size <= 0:
-                raise ConfigError(f"action range {name!r}: names must be unique, sizes positive")
+            shape = tuple(size) if isinstance(size, tuple | list) else (size,)
+            if (
+                name in self.ranges
+                or not shape
+                or any(isinstance(d, bool) or not isinstance(d, int) or d <= 0 for d in shape)
+            ):
+                raise ConfigError(
+                    f"action range {name!r}: names must be unique, sizes and shapes positive ints"
+                )
+            size = 1
+            for d in shape:
+                size *= d
             self.ranges[name] = (start, size)
+            self.shapes[name] = shape
             start += size
         self.num_actions = start
 
@@ -57,6 +81,21 @@ class ActionLayout:
             if start <= action < start + size:
                 return name, action - start
         raise ConfigError(f"action {action} outside [0, {self.num_actions})")
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """The argument shape of range ``name`` (``(size,)`` unless declared)."""
+        self._range(name)
+        return self.shapes[name]
+
+    def arguments(self, action: int) -> tuple[str, tuple[int, ...]]:
+        """``(range name, argument indices)`` of an action id: its offset unravelled (row-major)
+        by the range's shape."""
+        name, offset = self.decode(action)
+        out = []
+        for d in reversed(self.shapes[name]):
+            out.append(offset % d)
+            offset //= d
+        return name, tuple(reversed(out))
 
     def name(self, action: int) -> str:
         """Readable name, ``range`` for size-1 ranges, ``range[offset]`` otherwise."""

@@ -79,6 +79,10 @@ def test_action_table(actions):
         [("play", 0)],
         [("play", -1)],
         [("play", 2), ("pass", 0)],
+        [("attack", (3, 0))],
+        [("attack", ())],
+        [("attack", (2, True))],
+        [("attack", (2, 1.5))],
     ],
 )
 def test_action_layout_validation(ranges):
@@ -119,6 +123,22 @@ def test_ranges_tile_the_action_space(sizes):
     seen = [layout.decode(a) for a in range(layout.num_actions)]
     assert seen == [(f"r{i}", k) for i, s in enumerate(sizes) for k in range(s)]
     assert len({layout.name(a) for a in range(layout.num_actions)}) == layout.num_actions
+
+
+def test_declared_shapes_unravel_offsets_row_major():
+    layout = ActionLayout([("pass", 1), ("attack", (3, 4)), ("deploy", [2, 2, 2])])
+    assert layout.num_actions == 1 + 12 + 8
+    assert layout.size("attack") == 12 and layout.shape("attack") == (3, 4)
+    assert layout.shape("pass") == (1,)
+    assert layout.shape("deploy") == (2, 2, 2)
+    # attack offset 7 = attacker 1 * 4 + target 3.
+    assert layout.arguments(1 + 7) == ("attack", (1, 3))
+    assert layout.arguments(0) == ("pass", (0,))
+    # deploy offset 6 = 1 * 4 + 1 * 2 + 0.
+    assert layout.arguments(13 + 6) == ("deploy", (1, 1, 0))
+    assert layout.name(1 + 7) == "attack[7]"  # names and ids do not change with a shape
+    with pytest.raises(TcgjaxError):
+        layout.shape("cast")
 
 
 # -------------------------------------------------------------------------------------------------

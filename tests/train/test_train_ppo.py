@@ -95,6 +95,9 @@ def _traj(actor, rewards, value, terminated, truncated=None, truncation_values=N
         weight=jnp.ones((t, 1)),
         learner_outcome=jnp.zeros((t, 1)),
         episode_done=jnp.asarray(terminated)[:, None],
+        invalid=jnp.zeros((t, 1), bool),
+        forfeit=jnp.zeros((t, 1), bool),
+        overflow=jnp.zeros((t, 1), bool),
     )
 
 

@@ -132,10 +132,10 @@ class DeploymentRules:
         self.num_units = 2 * self.U
         self.actions = ActionLayout(
             [
-                ("deploy", self.U * self.Hs),
+                ("deploy", (self.U, self.Hs)),  # unit x hex slot
                 ("pass_deployment", 1),
-                ("move", self.U * NUM_DIRECTIONS),
-                ("shoot", self.U * self.U),
+                ("move", (self.U, NUM_DIRECTIONS)),  # unit x direction
+                ("shoot", (self.U, self.U)),  # shooter x target
                 ("end_phase", 1),
             ]
         )

@@ -71,10 +71,12 @@ LAYOUT = ActionLayout(
         ("pass", 1),
         ("dna", HAND_SLOTS),
         ("unused", 7),
-        ("attack", 20 * FIELD_STRIDE),
-        ("digivolve", 40 * FIELD_STRIDE),
-        ("activate", 100 * SOURCE_STRIDE),
-        ("source", FIELD_SLOTS * SOURCE_STRIDE),
+        # Argument shapes (attacker x target, hand x field, permanent x effect, field x source):
+        # the spec's formulas (attack = 100 + attacker * 15 + target, ...) read row-major.
+        ("attack", (20, FIELD_STRIDE)),
+        ("digivolve", (40, FIELD_STRIDE)),
+        ("activate", (100, SOURCE_STRIDE)),
+        ("source", (FIELD_SLOTS, SOURCE_STRIDE)),
     ]
 )
 assert LAYOUT.num_actions == NUM_ACTIONS

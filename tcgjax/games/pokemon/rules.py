@@ -231,13 +231,13 @@ def build_actions(num_definitions: int) -> ActionLayout:
     return ActionLayout(
         [
             ("play", d),
-            ("evolve", d * NUM_SLOTS),
-            ("attach", d * NUM_SLOTS),
+            ("evolve", (d, NUM_SLOTS)),  # card definition x the actor's slot
+            ("attach", (d, NUM_SLOTS)),
             ("ability", NUM_SLOTS),
             ("retreat", BENCH_SIZE),
             ("attack", MAX_ATTACKS),
             ("select_card", d),
-            ("select_slot", 2 * NUM_SLOTS),
+            ("select_slot", (2, NUM_SLOTS)),  # the actor's slots, then the opponent's
             ("yes", 1),
             ("done", 1),
             ("end_turn", 1),
