@@ -195,6 +195,10 @@ CASES = [
     ("game.end_reason", "the end reason is one of", "mid",
      lambda r, s: _game(s, -1, len(R.END_REASONS))),
     ("game.end_reason", "the end reason is one of", "mid", lambda r, s: _game(s, -1, -1)),
+    # ... and the same with a winner (no reason at all, not 'none' with a winner).
+    ("game.end_reason", "the end reason is one of", "mid",
+     lambda r, s: _game(s, 0, len(R.END_REASONS))),
+    ("game.end_reason", "the end reason is one of", "mid", lambda r, s: _game(s, 0, -1)),
     ("cards.card_NNN.zoneId", "each card lies in a zone", "mid",
      lambda r, s: _set(s, "zone", _cards(s, "hand", 0)[0], r.layout.num_zones)),
     ("cards.card_NNN.zoneId", "each card lies in a zone", "mid",
@@ -301,6 +305,24 @@ def test_the_first_broken_instance_is_named(rules, situations):
     with pytest.raises(tcgjax.InvalidStateError) as info:
         rules.validate(bad)
     assert info.value.field == f"cards.card_{min(hand[0], hand[1]) + 1:03d}.zoneId"
+
+
+def test_the_first_instance_not_as_dealt_is_named(rules, situations):
+    """Two instances exchanged across players: the error names the lower-numbered one."""
+    s = situations["mid"]
+    a, b = _cards(s, "deck", 0)[0], _cards(s, "deck", 1)[0]
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(_swap_instances(s))
+    assert info.value.field == f"cards.card_{min(a, b) + 1:03d}.ownerId"
+
+
+def test_a_padding_definition_is_shown_as_its_index(rules, situations):
+    """Definition 0 is the registry's padding row (``ids[0] == ""``): the message shows ``<0>``,
+    not an empty name."""
+    s = situations["mid"]
+    with pytest.raises(tcgjax.InvalidStateError, match="'<0>'") as info:
+        rules.validate(_set(s, "definition", _cards(s, "hand", 0)[0], 0))
+    assert info.value.field == "players.player1"
 
 
 def test_a_negative_turn_number_is_refused(rules, situations):
