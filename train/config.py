@@ -28,6 +28,7 @@ INT32_LIMIT = 2**31
 OPPONENTS = ("self", "random", "heuristic", "mixed", "snapshot")
 NETWORKS = ("mlp", "card_embedding")
 ACTION_DESIGNS = ("flat", "unmasked", "factored", "pointer")  # train.designs
+CRITICS = ("shared", "player", "omniscient")
 # Integer keys that size arrays, loops or counters on the device: > 0 and < 2**31.
 SIZES = (
     "num_seeds",
@@ -98,6 +99,9 @@ class PPOConfig:
     embed_dim: int = 32  # card embedding width for network="card_embedding"
     # How the policy chooses among action ids (train.designs): flat | unmasked | factored | pointer.
     action_design: str = "flat"
+    # The value function: "shared" (one torso with the policy), or a torso of its own on the
+    # acting player's view ("player") or on every card face up ("omniscient", training only).
+    critic: str = "shared"
     # unmasked: the reward (<= 0) an illegal choice gives its actor, and the refused choices in
     # one decision after which the actor forfeits (so that every episode ends).
     invalid_penalty: float = -0.1
@@ -182,6 +186,8 @@ class PPOConfig:
                 f"config key 'action_design' = {short_repr(self.action_design)}: one of "
                 f"{ACTION_DESIGNS}"
             )
+        if self.critic not in CRITICS:
+            raise ConfigError(f"config key 'critic' = {short_repr(self.critic)}: one of {CRITICS}")
         if not _finite(self.invalid_penalty) or self.invalid_penalty > 0:
             raise ConfigError(
                 f"config key 'invalid_penalty' = {short_repr(self.invalid_penalty)}: must be "

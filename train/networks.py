@@ -21,6 +21,7 @@ from train.designs import ActionStructure, PolicyHead
 __all__ = [
     "ActorCritic",
     "CardEmbeddingActorCritic",
+    "AsymmetricActorCritic",
     "masked_logits",
     "masked_distribution",
     "greedy_action",
@@ -48,6 +49,8 @@ def _policy(module, x, legal_action_mask, observation, embed, num_card_ids):
     ``flat`` / ``unmasked``: one unnamed ``Dense(A)``, as before designs existed (so checkpoints of
     the flat networks keep their parameter names); the others: a ``PolicyHead`` named ``policy``.
     """
+    if module.features_only:
+        return None
     if module.action_design in ("flat", "unmasked"):
         return nn.Dense(module.num_actions, kernel_init=nn.initializers.orthogonal(0.01))(x)
     if module.structure is None:
@@ -94,6 +97,7 @@ class ActorCritic(nn.Module):
     structure: ActionStructure | None = None
     max_options: int = 0
     num_card_ids: int = 0  # rows of the pointer's own card table (card games); 0: none
+    features_only: bool = False  # AsymmetricActorCritic's critic torso: (None, features [..., H])
 
     @nn.compact
     def __call__(
@@ -103,6 +107,8 @@ class ActorCritic(nn.Module):
         for size in self.hidden_sizes:
             x = nn.tanh(nn.Dense(size, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2)))(x))
         logits = _policy(self, x, legal_action_mask, observation, None, self.num_card_ids)
+        if self.features_only:
+            return None, x
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)
         return logits, jnp.squeeze(value, -1)
 
@@ -154,6 +160,7 @@ class CardEmbeddingActorCritic(nn.Module):
     action_design: str = "flat"
     structure: ActionStructure | None = None
     max_options: int = 0
+    features_only: bool = False
 
     @nn.compact
     def __call__(
@@ -207,6 +214,8 @@ class CardEmbeddingActorCritic(nn.Module):
         for size in self.hidden_sizes:
             x = nn.tanh(nn.Dense(size, kernel_init=nn.initializers.orthogonal(jnp.sqrt(2)))(x))
         logits = _policy(self, x, legal_action_mask, observation, embed, self.num_card_ids)
+        if self.features_only:
+            return None, x
         value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0))(x)
         return logits, jnp.squeeze(value, -1)
 
@@ -221,3 +230,39 @@ class CardEmbeddingActorCritic(nn.Module):
         if not 0 <= column < shape[-1]:
             raise ValueError(f"card_positions: column {column} outside slice {name!r} {shape}")
         return flat[..., column].reshape(-1)
+
+
+class AsymmetricActorCritic(nn.Module):
+    """An actor and a critic with torsos of their own (config ``critic``: ``player`` or
+    ``omniscient``). The actor reads ``observation`` (the acting player's view) only. The critic
+    reads ``critic_observation``, ``V`` views of the game each encoded by its torso (built with
+    ``features_only=True``), the features concatenated into one value: ``V = 1``, the actor's own
+    view (``player``); ``V = 2``, the acting player's and the opponent's views with every card
+    face up (``omniscient``: ``Env.observe_omniscient``; the opponent's view is where its hand is
+    encoded). Training may use what play never sees: only the actor acts.
+
+    Input ``observation`` float32[..., O], ``legal_action_mask`` bool[..., A] or None,
+    ``critic_observation`` float32[..., V, O] (None: ``observation`` as the one view); returns
+    ``(logits [..., A], value [...])`` like the shared-torso networks.
+    """
+
+    actor: nn.Module
+    critic: nn.Module
+
+    @property
+    def action_design(self) -> str:
+        return self.actor.action_design
+
+    @property
+    def max_options(self) -> int:
+        return self.actor.max_options
+
+    @nn.compact
+    def __call__(self, observation, legal_action_mask=None, critic_observation=None):
+        logits, _ = self.actor(observation, legal_action_mask)
+        if critic_observation is None:
+            critic_observation = observation[..., None, :]
+        _, features = self.critic(critic_observation)  # [..., V, H]
+        features = features.reshape(features.shape[:-2] + (-1,))
+        value = nn.Dense(1, kernel_init=nn.initializers.orthogonal(1.0), name="value")(features)
+        return logits, jnp.squeeze(value, -1)

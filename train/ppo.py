@@ -35,7 +35,12 @@ from tcgjax.core.env import Env, State
 from tcgjax.wrappers import random_legal_action, reset_if_done
 from train.config import PPOConfig
 from train.designs import MAX_LEGAL_ACTIONS, action_structure, pointer_candidates
-from train.networks import ActorCritic, CardEmbeddingActorCritic, masked_distribution
+from train.networks import (
+    ActorCritic,
+    AsymmetricActorCritic,
+    CardEmbeddingActorCritic,
+    masked_distribution,
+)
 
 __all__ = [
     "RunnerState",
@@ -68,6 +73,7 @@ class Transition(NamedTuple):
     invalid: jax.Array  # bool[B]: the choice was illegal (only under action_design="unmasked")
     forfeit: jax.Array  # bool[B]: ... and the actor's max_invalid-th in the decision: it lost
     overflow: jax.Array  # bool[B]: more legal ids than the pointer's max_options
+    critic_observation: jax.Array  # float32[B, 2, O] (critic="omniscient"), else float32[B, 0]
 
 
 class RunnerState(NamedTuple):
@@ -151,6 +157,16 @@ def sgd_indices(key: jax.Array, weight: jax.Array, size: int) -> jax.Array:
 
 
 def make_network(config: PPOConfig, env: Env):
+    """The actor-critic of ``config``: :func:`make_torso`, shared by the policy and the value
+    (``critic: shared``), or an :class:`AsymmetricActorCritic` whose critic is a second torso of
+    the same kind (``player`` or ``omniscient``: what it reads is :func:`make_ppo`'s business)."""
+    actor = make_torso(config, env)
+    if config.critic == "shared":
+        return actor
+    return AsymmetricActorCritic(actor=actor, critic=make_torso(config, env, features_only=True))
+
+
+def make_torso(config: PPOConfig, env: Env, *, features_only: bool = False):
     """The actor-critic of ``config.network``: ``mlp`` (:class:`ActorCritic`) or
     ``card_embedding`` (:class:`CardEmbeddingActorCritic` over the env's ``card_id_slices``,
     pooled, its ``card_count_slices`` (per-definition counts), weighted, and its
@@ -166,6 +182,7 @@ def make_network(config: PPOConfig, env: Env):
         "action_design": config.action_design,
         "structure": action_structure(env),
         "max_options": max_options(config, env),
+        "features_only": features_only,
     }
     if config.network == "mlp":
         return ActorCritic(
@@ -288,19 +305,44 @@ def make_ppo(
     batched_step = jax.vmap(env.step)
     batched_observe = jax.vmap(env.observe, in_axes=(0, None))
 
+    omniscient = config.critic == "omniscient"
+    batched_omniscient = jax.vmap(env.observe_omniscient, in_axes=(0, 0))
+
+    def apply(params, observation, mask, critic_observation):
+        """``(logits, value)``: the critic reads ``critic_observation`` where it has a torso of
+        its own (``None``: the actor's view)."""
+        if config.critic == "shared":
+            return network.apply(params, observation, mask)
+        return network.apply(params, observation, mask, critic_observation)
+
+    def critic_view(state, player):
+        """What the critic reads for ``player`` (int32[B]): when it is omniscient, float32[B, 2, O]
+        (that player's and the opponent's views, every card face up), else float32[B, 0]
+        (nothing stored: the critic reads the actor's view)."""
+        if omniscient:
+            return jnp.stack(
+                [batched_omniscient(state, player), batched_omniscient(state, 1 - player)], axis=1
+            )
+        return jnp.zeros((player.shape[0], 0), jnp.float32)
+
     def values_per_seat(params, state):
-        return jnp.stack(
-            [
-                network.apply(params, batched_observe(state, p), state.legal_action_mask)[1]
-                for p in range(env.num_players)
-            ],
-            axis=-1,
-        )
+        values = []
+        for p in range(env.num_players):
+            seat = jnp.full((num_envs,), p, jnp.int32)
+            critic_obs = critic_view(state, seat) if omniscient else None
+            obs = batched_observe(state, p)
+            values.append(apply(params, obs, state.legal_action_mask, critic_obs)[1])
+        return jnp.stack(values, axis=-1)
 
     def init(key: jax.Array) -> RunnerState:
         k_net, k_env, k_run = jax.random.split(key, 3)
         obs = jnp.zeros((1,) + tuple(env.observation_shape), jnp.float32)
-        params = network.init(k_net, obs, jnp.ones((1, env.num_actions), bool))
+        mask = jnp.ones((1, env.num_actions), bool)
+        if config.critic == "shared":
+            params = network.init(k_net, obs, mask)
+        else:
+            views = 2 if omniscient else 1
+            params = network.init(k_net, obs, mask, jnp.zeros((1, views, obs.shape[-1])))
         env_state = jax.vmap(env.init)(jax.random.split(k_env, num_envs))
         snapshots = jax.tree.map(lambda p: jnp.stack([p] * config.snapshot_pool_size), params)
         return RunnerState(
@@ -338,7 +380,13 @@ def make_ppo(
         was_done = state.terminated | state.truncated
         state = batched_reset(env.init, state, jax.random.split(k_reset, num_envs))
         learner_seat = jnp.where(was_done, 1 - runner.learner_seat, runner.learner_seat)
-        logits, value = network.apply(runner.params, state.observation, state.legal_action_mask)
+        critic_obs = critic_view(state, state.current_player)
+        logits, value = apply(
+            runner.params,
+            state.observation,
+            state.legal_action_mask,
+            critic_obs if omniscient else None,
+        )
         dist = policy_distribution(config, logits, state.legal_action_mask)
         action = dist.sample(seed=k_act).astype(jnp.int32)
         if config.opponent == "self":
@@ -403,6 +451,7 @@ def make_ppo(
             invalid=invalid,
             forfeit=forfeit,
             overflow=overflow,
+            critic_observation=critic_obs,
         )
         runner = runner._replace(
             env_state=next_state, learner_seat=learner_seat, invalid_attempts=attempts
@@ -410,7 +459,12 @@ def make_ppo(
         return (runner, snapshot_index), transition
 
     def loss_fn(params, batch, advantages, targets):
-        logits, value = network.apply(params, batch.observation, batch.legal_action_mask)
+        logits, value = apply(
+            params,
+            batch.observation,
+            batch.legal_action_mask,
+            batch.critic_observation if omniscient else None,
+        )
         # The stored mask, re-applied (not at all for unmasked).
         dist = policy_distribution(config, logits, batch.legal_action_mask)
         log_prob = dist.log_prob(batch.action)
@@ -468,7 +522,10 @@ def make_ppo(
             params, opt_state = carry
             perm = sgd_indices(k, flat[0].weight, sgd_batch)
             shuffled = jax.tree.map(
-                lambda x: x[perm].reshape((config.num_minibatches, -1) + x.shape[1:]), flat
+                lambda x: x[perm].reshape(
+                    (config.num_minibatches, sgd_batch // config.num_minibatches) + x.shape[1:]
+                ),
+                flat,
             )
             if minibatch_sharding is not None:
                 shuffled = jax.lax.with_sharding_constraint(shuffled, minibatch_sharding)

@@ -336,6 +336,24 @@ class Env(abc.ABC):
         self._check_player(player)
         return self._observe(state.game, jnp.asarray(player, jnp.int32))
 
+    def observe_omniscient(self, state: State, player) -> jax.Array:
+        """What ``player``'s observation would be with every card face up (hands, decks, prizes
+        and security included). float32[O], the layout of :meth:`observe`.
+
+        For training only (an asymmetric critic, analysis): a game whose rules state holds a core
+        ``Board`` is observed with :func:`tcgjax.core.visibility.reveal_all`; a game without one
+        (the deployment wargame) has no hidden information, and its view is returned as is.
+        Same arguments and checks as :meth:`observe`.
+        """
+        self._check_player(player)
+        game = state.game
+        board = getattr(game, "board", None)
+        if board is not None:
+            from tcgjax.core.visibility import reveal_all
+
+            game = game.replace(board=reveal_all(board))
+        return self._observe(game, jnp.asarray(player, jnp.int32))
+
     def _check_player(self, player) -> None:
         if isinstance(player, jax.core.Tracer):
             return  # traced: see the docstring of observe

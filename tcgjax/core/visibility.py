@@ -14,7 +14,13 @@ import jax.numpy as jnp
 from tcgjax.core.board import Board, BoardLayout
 from tcgjax.core.zones import NO_OVERRIDE, OWNER, PUBLIC
 
-__all__ = ["effective_visibility", "is_visible_to", "visible_mask", "visible_definitions"]
+__all__ = [
+    "effective_visibility",
+    "is_visible_to",
+    "visible_mask",
+    "visible_definitions",
+    "reveal_all",
+]
 
 
 def effective_visibility(layout: BoardLayout, board: Board) -> jax.Array:
@@ -39,3 +45,11 @@ def is_visible_to(layout: BoardLayout, board: Board, card, player) -> jax.Array:
 def visible_definitions(layout: BoardLayout, board: Board, player) -> jax.Array:
     """Each card's definition index as ``player`` sees it: -1 where hidden. Returns int32[C]."""
     return jnp.where(visible_mask(layout, board, player), board.definition.astype(jnp.int32), -1)
+
+
+def reveal_all(board: Board) -> Board:
+    """``board`` with every card's visibility overridden to ``public``: an encoder that reads
+    visibility through this module then writes the omniscient view (every hand, deck and face-down
+    card as it is). For training-time critics and analysis only; such a board is never a state of
+    the game (no rule sets these overrides, and ``validate`` refuses them)."""
+    return board.replace(visibility=jnp.full_like(board.visibility, PUBLIC))

@@ -98,6 +98,7 @@ def _traj(actor, rewards, value, terminated, truncated=None, truncation_values=N
         invalid=jnp.zeros((t, 1), bool),
         forfeit=jnp.zeros((t, 1), bool),
         overflow=jnp.zeros((t, 1), bool),
+        critic_observation=jnp.zeros((t, 1, 0)),
     )
 
 
