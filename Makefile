@@ -15,7 +15,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,research]'
 	touch $(STAMP)
 
 # Headless Chromium for the replay viewer's test (Debian packages; apt-get needs root or sudo).
@@ -37,7 +37,7 @@ bench: $(STAMP)
 # Mutation testing (not CI: hours on 2 cores; resumable). MUTATION_ARGS e.g. "core/zones --jobs 2".
 MUTATION_STAMP := $(VENV)/.installed-mutation
 $(MUTATION_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,mutation]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,research,mutation]'
 	touch $(MUTATION_STAMP)
 
 mutation: $(MUTATION_STAMP)

@@ -480,6 +480,40 @@ for encoding in ["v2.1", "v1"]:
                      + env.observation_layout.table()))
 """,
             ),
+            (
+                "md",
+                "**Action designs on the same game, budget and seeds.** `action_design` picks how "
+                "the policy chooses among the ids: `flat` (one masked head), `unmasked` (illegal "
+                "choices refused and penalised, the `max_invalid`-th a loss), `factored` (a kind, "
+                "then its arguments, each masked given the earlier choices) or `pointer` (a "
+                "score for each legal id). `train.sweep` trains a grid of them over seeds, each "
+                "trial a process of its own, and reports rliable's interquartile mean with "
+                "stratified-bootstrap intervals, the probability of improvement and performance "
+                "profiles. A small sweep on the duel (`configs/sweeps/designs_duel.yaml` is the "
+                "full one):",
+            ),
+            (
+                "code",
+                """
+import os, tempfile
+from IPython.display import Image
+from train import sweep as S
+
+folder = tempfile.mkdtemp()
+designs = ["flat", "factored"] if SMALL else ["flat", "unmasked", "factored", "pointer"]
+budget = (["num_envs=8", "num_steps=8", "total_timesteps=128", "hidden_sizes=[16]"] if SMALL
+          else ["total_timesteps=300000"])
+with open(os.path.join(folder, "designs.yaml"), "w") as fh:
+    fh.write(f"name: {'tiny' if SMALL else 'designs_small'}\\nbase: duel\\n"
+             f"overrides: {budget}\\ngrid: {{action_design: {designs}}}\\n"
+             f"seeds: {2 if SMALL else 3}\\neval_every: {1 if SMALL else 4}\\n"
+             f"eval_games: {16 if SMALL else 256}\\n")
+sweep = S.load_sweep(os.path.join(folder, "designs.yaml"))
+summary = S.run_sweep(sweep, out_dir=folder)
+display(Markdown(S.format_summary(summary)))
+Image(os.path.join(summary["folder"], "sweep.png"))
+""",
+            ),
         ],
         out,
     )

@@ -19,7 +19,6 @@ import json
 import os
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 import tcgjax
