@@ -1,5 +1,7 @@
 """The declarative invariant tables (``tcgjax.core.invariants``) every game's ``validate`` is."""
 
+import dataclasses
+
 import jax.numpy as jnp
 import pytest
 from flax import struct
@@ -72,6 +74,14 @@ def test_two_rows_with_the_same_path_and_rule_are_refused():
     row = Invariant(("turn",), "turn", "at least 1", lambda s: None)
     with pytest.raises(ValueError, match="same path and rule"):
         table(extra=[row])
+
+
+def test_a_row_cannot_be_changed_once_made():
+    """Rows are shared by every state a rules object validates (its table is built once): a row
+    is immutable, so no caller can loosen a rule for everyone."""
+    row = table().invariants[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        row.rule = "anything"
 
 
 # -- the core's own facts (``Env.validate``, before the game's table) --------------------------

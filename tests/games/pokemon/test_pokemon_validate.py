@@ -310,6 +310,22 @@ def test_every_kind_of_path_has_a_breaking_state(table):
     assert {_kind(row.path) for row in table} <= {_kind(b[3]) for b in BROKEN}
 
 
+# Values one past either end of their range (mutation testing found the bounds unguarded: a
+# later row refused the same states under the same path).
+RANGE_ENDS = [
+    (_board("phase", lambda x: jnp.int8(-1)), "a phase of PHASES"),
+    (_board("phase", lambda x: jnp.int8(len(R.PHASES))), "a phase of PHASES"),
+    (_set("end_reason", -1), "winner in {-1, 0, 1, 2}, a known end reason"),
+    (_set("end_reason", len(R.END_REASONS)), "winner in {-1, 0, 1, 2}, a known end reason"),
+]
+
+
+@pytest.mark.parametrize("mutate, rule", RANGE_ENDS)
+def test_values_past_their_range_break_the_range_row_first(table, rules, mutate, rule):
+    state = mutate(rules, zacian_situation(rules))
+    assert table.broken(R.state_facts(rules, state))[0].rule == rule
+
+
 def test_every_rule_is_the_first_broken_by_some_case(table, rules, mid_attack):
     first = set()
     for _, base, mutate, _ in BROKEN:
