@@ -389,3 +389,27 @@ def test_unmasked_metrics_count_invalid_attempts_and_forfeits():
     assert float(metrics["invalid_attempt_rate"]) == pytest.approx(1.0)
     assert float(metrics["forfeits"]) > 0
     assert float(metrics["learner_wins"]) == 0
+
+
+@pytest.mark.parametrize("game", ["pokemon", "digimon"])
+def test_factored_and_pointer_build_on_the_card_games_shipped_networks(game):
+    """The two designs with heads of their own on the card-embedding network of
+    ``configs/ppo/<game>.yaml`` (the duel and the deployment game use the MLP, tested above; flat
+    and unmasked are the shipped head): one forward pass on a recorded mask gives a distribution
+    over the legal ids, and the pointer reads the torso's card table, not one of its own."""
+    env = tcgjax.make(game)
+    phase, mask = masks_of(game)[-1]
+    obs = jnp.zeros((1,) + env.observation_shape, jnp.float32)
+    for design in ("factored", "pointer"):
+        config = load_config(game, [f"action_design={design}"])
+        assert config.network == "card_embedding"
+        net = make_network(config, env)
+        params = net.init(jax.random.key(0), obs, mask[None])
+        logits, value = net.apply(params, obs, mask[None])
+        assert logits.shape == (1, env.num_actions) and value.shape == (1,), design
+        probs = np.asarray(jax.nn.softmax(logits[0]), np.float64)
+        assert probs[~mask].max(initial=0.0) == 0.0, (game, design, phase)
+        assert probs.sum() == pytest.approx(1.0, rel=1e-5), (game, design)
+        if design == "pointer":
+            assert "card_embedding" not in params["params"]["policy"]
+            assert "card_feature" in params["params"]["policy"]
