@@ -34,7 +34,7 @@ import tcgjax
 from tcgjax.core.env import Env, State
 from tcgjax.wrappers import random_legal_action, reset_if_done
 from train.config import PPOConfig
-from train.designs import MAX_LEGAL_ACTIONS, action_structure, pointer_candidates
+from train.designs import MAX_LEGAL_ACTIONS, action_structure
 from train.networks import (
     ActorCritic,
     AsymmetricActorCritic,
@@ -424,9 +424,7 @@ def make_ppo(
             attempts = jnp.where(refused, attempts + 1, 0)
         overflow = jnp.zeros(num_envs, bool)
         if config.action_design == "pointer":
-            overflow = jax.vmap(lambda m: pointer_candidates(m, options)[2])(
-                state.legal_action_mask
-            )
+            overflow = jnp.sum(state.legal_action_mask, axis=-1) > options
         truncation_values = jax.lax.cond(
             jnp.any(next_state.truncated),
             lambda: values_per_seat(runner.params, next_state),
