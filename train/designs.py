@@ -276,14 +276,16 @@ class PolicyHead(nn.Module):
         selection = _selection(mask, self.max_options)  # [..., M, A]
         valid = jnp.any(selection, axis=-1)  # [..., M]
         safe = jnp.argmax(selection, axis=-1)  # [..., M], 0 where not valid
-        kind = jnp.asarray(s.kind_of())[safe]  # [..., M]
-        tokens = jnp.asarray(s.argument_tokens())[safe]  # [..., M, L]
-        feature = nn.Embed(len(s.kinds), dim, name="kind_embedding")(kind)
-        feature = feature + jnp.sum(
+        # What an id is (its kind and arguments) does not depend on the state: one [A, dim]
+        # table a call, then one gather for the candidates.
+        tokens = jnp.asarray(s.argument_tokens())  # [A, L]
+        per_id = nn.Embed(len(s.kinds), dim, name="kind_embedding")(jnp.asarray(s.kind_of()))
+        per_id = per_id + jnp.sum(
             nn.Embed(s.num_argument_tokens, dim, name="argument_embedding")(tokens)
             * (tokens > 0)[..., None],
             axis=-2,
         )
+        feature = per_id[safe]  # [..., M, dim]
         if s.card_column or s.card_definition:
             card = jnp.full(safe.shape, -1, jnp.int32)
             if s.card_definition:
@@ -301,11 +303,15 @@ class PolicyHead(nn.Module):
             named = card_embedding(jnp.clip(card, 0, self.num_card_ids - 1))
             present = (card >= 0) if s.card_definition else (card > 0)  # Digimon: 0 = empty
             feature = feature + nn.Dense(dim, name="card_feature")(named) * present[..., None]
-        feature = nn.tanh(nn.Dense(dim, name="candidate")(nn.tanh(feature)))
-        query = nn.Dense(dim, kernel_init=nn.initializers.orthogonal(0.01), name="query")(x)
-        scores = jnp.sum(feature * query[..., None, :], axis=-1)  # [..., M]
-        # Each listed id gets its candidate's score (one product: one candidate per column).
-        scores = jnp.where(valid, scores, 0.0)
-        at_ids = jnp.einsum("...ma,...m->...a", selection.astype(scores.dtype), scores)
-        listed = jnp.any(selection, axis=-2)  # [..., A]
+        # Additive attention (Bahdanau; the pointer networks of Vinyals et al.): one tanh layer
+        # over the candidate and the state, then a score. Each candidate costs ``feature_dim``
+        # tanh units, the flat head none: on games with few ids (the duel's 10, the small
+        # deployment scenario's 65) the pointer is the slower design (benchmarks/RESULTS.md).
+        query = nn.Dense(dim, name="query")(x)
+        hidden = nn.tanh(feature + query[..., None, :])  # [..., M, dim]
+        scores = nn.Dense(1, kernel_init=nn.initializers.orthogonal(0.01), name="score")(hidden)
+        scores = jnp.where(valid, scores[..., 0], 0.0)  # [..., M]
+        # Each listed id gets its candidate's score (one candidate per id: a masked sum).
+        at_ids = jnp.sum(jnp.where(selection, scores[..., :, None], 0.0), axis=-2)  # [..., A]
+        listed = jnp.any(selection, axis=-2)
         return jnp.where(listed, at_ids, jnp.finfo(scores.dtype).min)
