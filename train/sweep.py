@@ -420,15 +420,7 @@ def _run_ray(
     try:
         task = ray.remote(num_cpus=1)(_ray_task)
         cwd = os.getcwd()
-        refs = [
-            task.remote(
-                os.path.abspath(sweep.source),
-                t.index,
-                os.path.abspath(out_dir or sweep.out_dir),
-                cwd,
-            )
-            for t in pending
-        ]
+        refs = [task.remote(os.path.abspath(sweep.source), t.index, out_dir, cwd) for t in pending]
         ray.get(refs)
     finally:
         if started_here:
@@ -445,6 +437,8 @@ def run_sweep(
 ) -> dict:
     """Run the sweep's unfinished trials on ``backend`` (``local`` or ``ray``), then
     :func:`summarize`. Returns the summary."""
+    # Every trial process writes where this sweep reads: its folder, as an absolute path.
+    out_dir = os.path.abspath(out_dir or sweep.out_dir)
     sweep = _with_out_dir(sweep, out_dir)
     os.makedirs(sweep.folder, exist_ok=True)
     pending = [t for t in trials(sweep) if not _is_done(sweep, t)]

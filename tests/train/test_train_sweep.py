@@ -160,3 +160,28 @@ def test_the_ray_backend_gives_the_local_summary(local_sweep):
             assert remote[key] == local[key], (name, key)
         assert remote["final"]["vs_random"] == local["final"]["vs_random"]
     assert ray_summary["improvement"] == summary["improvement"]
+
+
+def test_trials_write_where_the_sweep_reads(tmp_path, monkeypatch):
+    """``--out`` (or a relative ``out_dir``) reaches every trial process as one absolute folder,
+    so the sweep finds the trials it started (a trial once wrote under the working directory's
+    default while the sweep looked in --out, and ran again)."""
+    path = _write(tmp_path, TINY)
+    started = []
+
+    class Finished:
+        returncode = 0
+
+        def __init__(self, command):
+            started.append(command)
+
+        def poll(self):
+            return 0
+
+    monkeypatch.setattr(S.subprocess, "Popen", Finished)
+    monkeypatch.chdir(tmp_path)
+    assert S.main([path, "--out", "relative"]) == 0
+    expected = str(tmp_path / "relative")
+    assert len(started) == 2
+    for command in started:
+        assert command[command.index("--out") + 1] == expected
