@@ -48,6 +48,7 @@ __all__ = [
     "make_ppo",
     "make_env",
     "make_train",
+    "init_seeds",
     "per_seat_gae",
     "policy_distribution",
     "PPO",
@@ -585,6 +586,19 @@ def make_ppo(
         return network.apply(params, observation, legal_action_mask)[0]
 
     return PPO(env, network, config, init, update, policy_logits, rollout)
+
+
+def init_seeds(ppo: PPO, keys: jax.Array) -> RunnerState:
+    """``jax.vmap(ppo.init)(keys)``, computed one seed at a time (one compiled ``init``, then the
+    runners stacked along a leading seed axis; the same values).
+
+    Why not one vmapped program: on XLA's CPU backend (jax 0.10.2, 2026-11-27) the vmapped
+    ``init`` of a ``pointer`` network with the duel's 512 env states never returns (every thread
+    waits on a futex; a flat or factored network, or either half alone, runs in seconds). One seed
+    per call avoids that program altogether and costs one call per seed, once per run."""
+    init = jax.jit(ppo.init)
+    runners = [init(k) for k in keys]
+    return jax.tree.map(lambda *xs: jnp.stack(xs), *runners)
 
 
 def make_train(config: PPOConfig, env: Env | None = None):

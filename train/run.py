@@ -61,7 +61,7 @@ from tcgjax.wrappers import random_legal_action
 from train import checkpoint, evaluate, logging_utils
 from train.config import CONFIG_DIR, PPOConfig, load_config, short_repr
 from train.networks import masked_distribution
-from train.ppo import PPO, make_ppo
+from train.ppo import PPO, init_seeds, make_ppo
 
 __all__ = [
     "main",
@@ -392,7 +392,7 @@ def _start(args: argparse.Namespace):
     num_seeds = config.num_seeds
     keys = jax.vmap(jax.random.key)(config.seed + jnp.arange(num_seeds))
     # Jitted: eager init would compile hundreds of small ops one by one (seconds on CPU).
-    runner = jax.jit(ppo.init)(keys[0]) if num_seeds == 1 else jax.jit(jax.vmap(ppo.init))(keys)
+    runner = jax.jit(ppo.init)(keys[0]) if num_seeds == 1 else init_seeds(ppo, keys)
     changed: list[str] = []
     if args.resume:
         run_dir = args.resume

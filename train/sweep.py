@@ -223,7 +223,7 @@ def run_trial(config: PPOConfig, folder: str, *, eval_every: int, eval_games: in
     import jax.numpy as jnp
 
     from train import evaluate
-    from train.ppo import make_ppo
+    from train.ppo import init_seeds, make_ppo
     from train.run import check_finite, make_chunk
 
     os.makedirs(folder, exist_ok=True)
@@ -233,7 +233,7 @@ def run_trial(config: PPOConfig, folder: str, *, eval_every: int, eval_games: in
     ppo = make_ppo(config)
     seeds = config.num_seeds
     keys = jax.vmap(jax.random.key)(config.seed + jnp.arange(seeds))
-    runner = jax.jit(jax.vmap(ppo.init))(keys)
+    runner = init_seeds(ppo, keys)
     started = time.perf_counter()
     chunk = make_chunk(jax.vmap(ppo.update)).lower(runner, jnp.int32(1)).compile()
     compile_s = time.perf_counter() - started
