@@ -34,6 +34,7 @@ from flax import struct
 
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import ConfigError
+from tcgjax.core.tree import tree_where
 from train.networks import ActorCritic, greedy_action, masked_distribution
 from train.opponents import HEURISTICS, Policy, heuristic_policy, random_policy
 
@@ -188,13 +189,8 @@ def _play(
         attempts = c.attempts
         if max_invalid:
             refused = illegal & a_to_act & (c.attempts + 1 < max_invalid)
-            new = jax.tree.map(
-                lambda old, n: jnp.where(
-                    refused.reshape(refused.shape + (1,) * (n.ndim - 1)), old, n
-                ),
-                state.replace(rewards=jnp.zeros_like(state.rewards)),
-                new,
-            )
+            kept = state.replace(rewards=jnp.zeros_like(state.rewards))
+            new = jax.vmap(tree_where)(refused, kept, new)
             attempts = jnp.where(refused, c.attempts + 1, 0)
         ended = ~was_done & done(new)
         return _Carry(

@@ -32,6 +32,7 @@ import optax
 
 import tcgjax
 from tcgjax.core.env import Env, State
+from tcgjax.core.tree import tree_where
 from tcgjax.wrappers import random_legal_action, reset_if_done
 from train.config import PPOConfig
 from train.designs import MAX_LEGAL_ACTIONS, action_structure
@@ -412,13 +413,7 @@ def make_ppo(
                 jnp.float32(config.invalid_penalty),
                 0.0,
             ) * invalid[:, None].astype(jnp.float32)
-            next_state = jax.tree.map(
-                lambda old, new: jnp.where(
-                    refused.reshape(refused.shape + (1,) * (new.ndim - 1)), old, new
-                ),
-                state,
-                next_state,
-            )
+            next_state = jax.vmap(tree_where)(refused, state, next_state)
             next_state = next_state.replace(
                 rewards=next_state.rewards * ~refused[:, None] + penalty
             )

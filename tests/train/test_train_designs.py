@@ -323,6 +323,15 @@ def test_a_pointer_network_has_no_unmasked_form():
 # unmasked: penalty, count and forfeit on a scripted sequence
 
 
+def _always_choosing(runner, action: int):
+    """``runner`` with a one-hidden-layer flat network that puts all its weight on ``action``
+    (every parameter zero but that logit's bias)."""
+    params = jax.tree.map(jnp.zeros_like, runner.params)
+    bias = params["params"]["Dense_1"]["bias"].at[action].set(50.0)
+    params["params"]["Dense_1"]["bias"] = bias
+    return runner._replace(params=params)
+
+
 def test_unmasked_refuses_penalises_counts_and_forfeits():
     max_invalid = 3
     config = PPOConfig(
@@ -339,10 +348,7 @@ def test_unmasked_refuses_penalises_counts_and_forfeits():
     runner = ppo.init(jax.random.key(0))
     # A policy that always chooses attack[0]: illegal while its side has no creature in play.
     attack = ppo.env.action_layout.encode("attack", 0)
-    params = jax.tree.map(jnp.zeros_like, runner.params)
-    bias = params["params"]["Dense_1"]["bias"].at[attack].set(50.0)
-    params["params"]["Dense_1"]["bias"] = bias
-    runner = runner._replace(params=params)
+    runner = _always_choosing(runner, attack)
     runner, traj = jax.jit(ppo.rollout)(runner, jax.random.key(1))
     traj = jax.device_get(traj)
     for game in range(2):
@@ -382,9 +388,7 @@ def test_unmasked_metrics_count_invalid_attempts_and_forfeits():
     ppo = make_ppo(config)
     runner = ppo.init(jax.random.key(0))
     attack = ppo.env.action_layout.encode("attack", 0)
-    params = jax.tree.map(jnp.zeros_like, runner.params)
-    params["params"]["Dense_1"]["bias"] = params["params"]["Dense_1"]["bias"].at[attack].set(50.0)
-    runner, metrics = jax.jit(ppo.update)(runner._replace(params=params))
+    runner, metrics = jax.jit(ppo.update)(_always_choosing(runner, attack))
     # Every learner decision starts from no creature in play: each is refused once then forfeits.
     assert float(metrics["invalid_attempt_rate"]) == pytest.approx(1.0)
     assert float(metrics["forfeits"]) > 0

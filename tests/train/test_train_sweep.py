@@ -150,7 +150,6 @@ def test_a_finished_trial_is_never_run_again(local_sweep, monkeypatch):
 
 
 def test_the_ray_backend_gives_the_local_summary(local_sweep):
-    pytest.importorskip("ray")  # installed by make test (the research extra); never skipped there
     sweep, summary, path, folder = local_sweep
     ray_summary = S.run_sweep(S.load_sweep(path), backend="ray", out_dir=str(folder / "ray"))
     assert ray_summary["trials"].keys() == summary["trials"].keys()
