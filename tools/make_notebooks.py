@@ -507,7 +507,8 @@ with open(os.path.join(folder, "designs.yaml"), "w") as fh:
     fh.write(f"name: {'tiny' if SMALL else 'designs_small'}\\nbase: duel\\n"
              f"overrides: {budget}\\ngrid: {{action_design: {designs}}}\\n"
              f"seeds: {2 if SMALL else 3}\\neval_every: {1 if SMALL else 4}\\n"
-             f"eval_games: {16 if SMALL else 256}\\n")
+             f"eval_games: {16 if SMALL else 256}\\n"
+             f"bootstrap_reps: {200 if SMALL else 2000}\\n")
 sweep = S.load_sweep(os.path.join(folder, "designs.yaml"))
 summary = S.run_sweep(sweep, out_dir=folder)
 display(Markdown(S.format_summary(summary)))

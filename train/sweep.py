@@ -16,6 +16,7 @@ A sweep file (YAML; every key checked, an unknown one is an error naming the fil
     seeds: 3                      # seeds per trial: one program, the seeds vmapped (num_seeds)
     eval_every: 5                 # updates between evaluations (the curves' points)
     eval_games: 500               # games per opponent per seed and evaluation
+    bootstrap_reps: 2000          # rliable's bootstrap replicates for the intervals (bands: 1/4)
     out_dir: runs/sweeps          # default
 
 **Trials.** A trial is one point of the grid with all its seeds: its config is ``base`` +
@@ -75,7 +76,17 @@ __all__ = [
     "main",
 ]
 
-SWEEP_KEYS = ("name", "base", "overrides", "grid", "seeds", "eval_every", "eval_games", "out_dir")
+SWEEP_KEYS = (
+    "name",
+    "base",
+    "overrides",
+    "grid",
+    "seeds",
+    "eval_every",
+    "eval_games",
+    "bootstrap_reps",
+    "out_dir",
+)
 BOOTSTRAP_SEED = 0
 BOOTSTRAP_REPS = 2000
 TARGET_VS_RANDOM = 0.8
@@ -95,6 +106,7 @@ class Sweep:
     eval_games: int
     out_dir: str
     source: str
+    bootstrap_reps: int = BOOTSTRAP_REPS
 
     @property
     def folder(self) -> str:
@@ -176,6 +188,9 @@ def load_sweep(path: str) -> Sweep:
         eval_games=_positive(source, "eval_games", data.get("eval_games", 500)),
         out_dir=out_dir,
         source=source,
+        bootstrap_reps=_positive(
+            source, "bootstrap_reps", data.get("bootstrap_reps", BOOTSTRAP_REPS)
+        ),
     )
     for trial in trials(sweep):
         try:
@@ -485,7 +500,7 @@ def _quiet_bootstrap():
         yield
 
 
-def _interval(scores: Mapping[str, np.ndarray]):
+def _interval(scores: Mapping[str, np.ndarray], reps: int):
     """rliable's IQM with 95% stratified-bootstrap intervals of ``{trial: float[seeds]}``."""
     from rliable import library as rly
     from rliable import metrics
@@ -493,7 +508,7 @@ def _interval(scores: Mapping[str, np.ndarray]):
     points, intervals = rly.get_interval_estimates(
         {k: np.asarray(v, float)[:, None] for k, v in scores.items()},
         lambda x: np.array([metrics.aggregate_iqm(x)]),
-        reps=BOOTSTRAP_REPS,
+        reps=reps,
         random_state=np.random.RandomState(BOOTSTRAP_SEED),
     )
     return {k: float(points[k][0]) for k in scores}, {
@@ -501,7 +516,7 @@ def _interval(scores: Mapping[str, np.ndarray]):
     }
 
 
-def _improvement(scores: Mapping[str, np.ndarray]):
+def _improvement(scores: Mapping[str, np.ndarray], reps: int):
     """P(trial x improves on trial y) for each ordered pair, with its bootstrap interval."""
     from rliable import library as rly
     from rliable import metrics
@@ -518,7 +533,7 @@ def _improvement(scores: Mapping[str, np.ndarray]):
     points, intervals = rly.get_interval_estimates(
         pairs,
         metrics.probability_of_improvement,
-        reps=BOOTSTRAP_REPS,
+        reps=reps,
         random_state=np.random.RandomState(BOOTSTRAP_SEED),
     )
     return {
@@ -564,8 +579,12 @@ def _summarize(sweep: Sweep, plot: bool) -> dict:
     stats: dict[str, Any] = {}
     for key in opponents:
         scores = {name: np.asarray(f[key], float) for name, f in final.items()}
-        iqm, ci = _interval(scores)
-        stats[key] = {"iqm": iqm, "ci": ci, "improvement": _improvement(scores)}
+        iqm, ci = _interval(scores, sweep.bootstrap_reps)
+        stats[key] = {
+            "iqm": iqm,
+            "ci": ci,
+            "improvement": _improvement(scores, sweep.bootstrap_reps),
+        }
     for name, run in runs.items():
         f = final[name]
         entry = {
@@ -653,26 +672,30 @@ def plot_sweep(sweep: Sweep, runs: Mapping[str, Mapping[str, Any]], path: str) -
     opponents = [
         k for k in ("vs_random", "vs_heuristic") if all(k in r["evals"][-1] for r in runs.values())
     ]
+    from rliable import metrics
+
     fig, axes = plt.subplots(len(opponents), 3, figsize=(15, 4 * len(opponents)), squeeze=False)
     for row, key in enumerate(opponents):
+        bands = {}  # per trial: IQM and its bootstrap band at each evaluation (both x axes)
+        for name, run in runs.items():
+            scores = {
+                str(i): np.asarray(r[key], float)[:, None] for i, r in enumerate(run["evals"])
+            }
+            points, intervals = rly.get_interval_estimates(
+                scores,
+                lambda s: np.array([metrics.aggregate_iqm(s)]),
+                reps=max(sweep.bootstrap_reps // 4, 1),
+                random_state=np.random.RandomState(BOOTSTRAP_SEED),
+            )
+            bands[name] = [
+                np.asarray([v[str(i)][j] for i in range(len(run["evals"]))])
+                for v, j in ((points, 0), (intervals, (0, 0)), (intervals, (1, 0)))
+            ]
         for col, axis_key in enumerate(("env_steps", "train_s")):
             ax = axes[row, col]
             for name, run in runs.items():
                 x = np.asarray([r[axis_key] for r in run["evals"]], float)
-                scores = {
-                    str(i): np.asarray(r[key], float)[:, None] for i, r in enumerate(run["evals"])
-                }
-                from rliable import metrics
-
-                points, intervals = rly.get_interval_estimates(
-                    scores,
-                    lambda s: np.array([metrics.aggregate_iqm(s)]),
-                    reps=500,
-                    random_state=np.random.RandomState(BOOTSTRAP_SEED),
-                )
-                y = np.asarray([points[str(i)][0] for i in range(len(x))])
-                lo = np.asarray([intervals[str(i)][0, 0] for i in range(len(x))])
-                hi = np.asarray([intervals[str(i)][1, 0] for i in range(len(x))])
+                y, lo, hi = bands[name]
                 ax.plot(x, y, label=name)
                 ax.fill_between(x, lo, hi, alpha=0.2)
             ax.set_xlabel("env steps per seed" if axis_key == "env_steps" else "training time, s")
@@ -683,7 +706,9 @@ def plot_sweep(sweep: Sweep, runs: Mapping[str, Mapping[str, Any]], path: str) -
             name: np.asarray(run["evals"][-1][key], float)[:, None] for name, run in runs.items()
         }
         taus = np.linspace(0.0, 1.0, 51)
-        profiles, cis = rly.create_performance_profile(final, taus, reps=500)
+        profiles, cis = rly.create_performance_profile(
+            final, taus, reps=max(sweep.bootstrap_reps // 4, 1)
+        )
         plot_utils.plot_performance_profiles(
             profiles,
             taus,

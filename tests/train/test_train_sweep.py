@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -13,6 +14,9 @@ from rliable import metrics
 
 from tcgjax.core.errors import ConfigError
 from train import sweep as S
+
+# One worker runs the module: its sweep fixture (two trial processes) is made once, not per worker.
+pytestmark = pytest.mark.xdist_group("sweep")
 
 TINY = """
 name: tiny
@@ -23,6 +27,7 @@ grid:
 seeds: 2
 eval_every: 1
 eval_games: 16
+bootstrap_reps: 200
 """
 
 
@@ -41,6 +46,7 @@ def _write(tmp_path, text, name="sweep.yaml"):
         ("name: x\ngrid: {seed: [1, 2]}\n", "seeds are the sweep's"),
         ("name: x\ngrid: {action_design: [flat, masked]}\n", "trial 'action_design=masked'"),
         ("name: x\ngrid: {lr: [0.1]}\nseeds: 0\n", "'seeds'"),
+        ("name: x\ngrid: {lr: [0.1]}\nbootstrap_reps: 0\n", "'bootstrap_reps'"),
         ("name: ../x\ngrid: {lr: [0.1]}\n", "'name'"),
         ("[1, 2]\n", "top level"),
     ],
@@ -110,7 +116,7 @@ def test_summary_numbers_are_rliables_on_the_trial_files(local_sweep):
     points, intervals = rly.get_interval_estimates(
         scores,
         lambda x: np.array([metrics.aggregate_iqm(x)]),
-        reps=S.BOOTSTRAP_REPS,
+        reps=sweep.bootstrap_reps,
         random_state=np.random.RandomState(S.BOOTSTRAP_SEED),
     )
     for name, trial in summary["trials"].items():
@@ -150,8 +156,13 @@ def test_a_finished_trial_is_never_run_again(local_sweep, monkeypatch):
 
 
 def test_the_ray_backend_gives_the_local_summary(local_sweep):
+    """The local sweep's folder with one trial taken away: Ray runs that trial (as a Ray task)
+    and the summary equals the local one, to the last digit."""
     sweep, summary, path, folder = local_sweep
+    shutil.copytree(sweep.folder, folder / "ray" / sweep.name)
+    shutil.rmtree(folder / "ray" / sweep.name / "action_design=factored")
     ray_summary = S.run_sweep(S.load_sweep(path), backend="ray", out_dir=str(folder / "ray"))
+    assert os.path.exists(folder / "ray" / sweep.name / "action_design=factored" / S.DONE_FILE)
     assert ray_summary["trials"].keys() == summary["trials"].keys()
     for name, local in summary["trials"].items():
         remote = ray_summary["trials"][name]
