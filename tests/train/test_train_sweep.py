@@ -81,6 +81,28 @@ def test_trials_are_the_grid_in_file_order(tmp_path):
     )
 
 
+SHIPPED = sorted(
+    os.path.join("configs", "sweeps", f)
+    for f in os.listdir(os.path.join(os.path.dirname(__file__), "..", "..", "configs", "sweeps"))
+)
+
+
+@pytest.mark.parametrize("path", SHIPPED)
+def test_shipped_sweep_files_load_and_name_themselves_by_file(path):
+    """Every shipped sweep builds each of its trials' configs, and its folder is its file's name."""
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    sweep = S.load_sweep(os.path.join(root, path))
+    assert sweep.name == os.path.splitext(os.path.basename(path))[0]
+    assert sweep.seeds >= 3 and len(S.trials(sweep)) >= 2
+
+
+def test_a_grid_key_may_name_an_env_option(tmp_path):
+    path = _write(tmp_path, "name: x\nbase: pokemon\ngrid: {env_options.encoding: [v1]}\n")
+    sweep = S.load_sweep(path)
+    config = S.trial_config(sweep, S.trials(sweep)[0])
+    assert config.env_options["encoding"] == "v1" and config.env_options["max_turns"] == 60
+
+
 @pytest.fixture(scope="module")
 def local_sweep(tmp_path_factory):
     folder = tmp_path_factory.mktemp("sweeps")
