@@ -26,7 +26,7 @@ browser:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver; }
 
 test: $(STAMP) browser
-	$(PY) -m pytest -n $(WORKERS) --dist loadgroup --max-worker-restart=0 tests
+	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --max-worker-restart=0 tests
 
 train: $(STAMP)
 	$(PY) -m train.run $(if $(GAME),--env $(GAME),)

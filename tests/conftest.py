@@ -5,12 +5,20 @@ Memory mappings. XLA's CPU compiler loads every kernel of an executable as its o
 batched Digimon step, ~1,900 for an eager ``vmap(init)`` dispatched op by op), and a worker keeps
 every executable it compiled. In a 25-minute session a worker reaches the kernel's
 ``vm.max_map_count`` (65,530): the next ``mmap`` fails inside XLA and the process segfaults, after
-which pytest-xdist 3.8's ``loadgroup`` scheduler hangs until CI's timeout. That was the crash of
+which pytest-xdist 3.8's scheduler hangs until CI's timeout. That was the crash of
 four fresh-clone CI runs on 2026-11-26 (a core dump of the last one held 65,085 mappings; two had
 died in ``executable.serialize()`` of the cache write, two in ``backend_compile_and_load``, all
 late in the session). :func:`_bounded_mappings` keeps every worker well below the limit, and
 ``make test`` passes ``--max-worker-restart=0`` so that a crash fails the run at once, naming the
 test, instead of hanging it.
+
+Scheduling. ``make test`` runs ``--dist loadfile``: a test file is one unit of work, so its module
+fixtures are built once, by one worker. (The suite used ``--dist loadgroup`` with ``xdist_group``
+marks; under pytest 9.2 pytest-xdist 3.8 can no longer rename a test's node id, which is how it
+groups, so every test was a unit of its own: a module's tests were dealt to both workers in turn,
+and both built its fixtures at the same moment, each compiling what the other had not yet cached.)
+:data:`SLOW_FILES` are started first (longest first), so that the last units are short ones and
+neither worker waits on the other at the end.
 
 JAX's persistent compilation cache (``.jax_cache``) is on unless ``TCGJAX_TEST_CACHE=0``: the
 second worker to need a program, and a program compiled again after :func:`_bounded_mappings`
@@ -42,6 +50,34 @@ if os.environ.get("TCGJAX_TEST_CACHE", "1") != "0":
     )
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+#: Files that keep a worker busy a minute or more, longest first (the suite's ``--durations``,
+#: 2026-11-27, 2 cores). The rest follow in collection order.
+SLOW_FILES = (
+    "tests/games/pokemon/test_pokemon_env.py",
+    "tests/test_notebooks.py",
+    "tests/games/digimon/test_digimon_env.py",
+    "tests/wrappers/test_wrappers_ecosystem.py",
+    "tests/train/test_train_digimon.py",
+    "tests/train/test_train_distributed.py",
+    "tests/test_search.py",
+    "tests/games/digimon/test_digimon_validate.py",
+    "tests/games/pokemon/test_pokemon_validate.py",
+    "tests/train/test_train_sweep.py",
+    "tests/games/digimon/test_digimon_random_play.py",
+    "tests/train/test_train_ppo.py",
+    "tests/games/digimon/test_digimon_starter_effects.py",
+    "tests/games/digimon/test_digimon_attack.py",
+    "tests/games/pokemon/test_pokemon_turn.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """:data:`SLOW_FILES` first, in their order; every other test keeps its place (a stable sort,
+    the same on every worker, as pytest-xdist requires)."""
+    rank = {path: i for i, path in enumerate(SLOW_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 
 
 def _mapping_limit() -> int:

@@ -71,13 +71,7 @@ def test_search_takes_the_winning_spark_and_weights_only_legal_actions(duel_env)
     np.testing.assert_array_equal(np.asarray(actions), [PLAY_SPARK, PLAY_SPARK])
 
 
-@pytest.mark.parametrize(
-    "game",
-    [
-        pytest.param(g, marks=pytest.mark.xdist_group(f"wrappers-{g}"))
-        for g in tcgjax.available_envs()
-    ],
-)
+@pytest.mark.parametrize("game", tcgjax.available_envs())
 def test_search_picks_legal_actions_in_every_game(game):
     env = tcgjax.make(game)
     policy = search.search_policy(env, num_simulations=4, evaluate=search.uniform_evaluator(env))

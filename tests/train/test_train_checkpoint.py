@@ -11,9 +11,6 @@ from train.config import load_config
 from train.ppo import make_ppo
 from train.run import make_chunk
 
-# TINY (train_testlib) is shared with test_train_run_main.py: same xdist group, same compiled update.
-pytestmark = pytest.mark.xdist_group("train_tiny_deployment")
-
 
 def _leaves_with_paths(tree):
     return jax.tree_util.tree_flatten_with_path(tree)[0]

@@ -15,8 +15,6 @@ from train.config import PPOConfig, load_config
 from train.opponents import heuristic_policy
 from train.ppo import make_network
 
-# Both compile the whole Digimon step: never beside the other heaviest compiles on 2 cores.
-pytestmark = pytest.mark.xdist_group("heavy_compile")
 KEY = jax.random.PRNGKey(0)
 
 

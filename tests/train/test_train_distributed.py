@@ -23,8 +23,6 @@ import pytest
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_distributed_worker.py")
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# Several worker processes at once: never beside the heaviest compile (test_digimon_env) on 2 cores.
-pytestmark = pytest.mark.xdist_group("heavy_compile")
 # Four runs at once on 2 CPU cores take ~60 s with a warm compilation cache and up to ~4 min on a
 # cold one beside the other xdist worker; the cap only guards against hangs.
 TIMEOUT_S = 600

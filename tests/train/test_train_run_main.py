@@ -17,9 +17,6 @@ from train import checkpoint, logging_utils, run
 from train.config import load_config
 from train.ppo import make_ppo
 
-# TINY (train_testlib) is shared with test_train_checkpoint.py: same xdist group, same compiled update.
-pytestmark = pytest.mark.xdist_group("train_tiny_deployment")
-
 # deployment_phase_v1.md section 9, as named by tcgjax.games.deployment.metrics.
 SPEC9_SCALARS = (
     "deployment_valid_action_rate",

@@ -15,9 +15,6 @@ from rliable import metrics
 from tcgjax.core.errors import ConfigError
 from train import sweep as S
 
-# One worker runs the module: its sweep fixture (two trial processes) is made once, not per worker.
-pytestmark = pytest.mark.xdist_group("sweep")
-
 TINY = """
 name: tiny
 base: duel

@@ -6,8 +6,7 @@ import jax.numpy as jnp
 from tcgjax.wrappers import random_legal_action
 
 # configs/ppo/deployment.yaml shrunk: 4 updates of 16 envs x 8 steps. The checkpoint and run tests
-# use the same list so their compiled update is shared through JAX's persistent cache (same xdist
-# group).
+# use the same list so their compiled update is shared through JAX's persistent cache.
 TINY = [
     "num_envs=16",
     "num_steps=8",

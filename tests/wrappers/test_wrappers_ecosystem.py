@@ -39,9 +39,7 @@ KNOWN_WARNINGS = (
 
 
 def per_game(test):
-    return pytest.mark.parametrize(
-        "game", [pytest.param(g, marks=pytest.mark.xdist_group(f"wrappers-{g}")) for g in GAMES]
-    )(test)
+    return pytest.mark.parametrize("game", GAMES)(test)
 
 
 _ENVS: dict[str, tcgjax.Env] = {}

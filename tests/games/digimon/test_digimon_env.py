@@ -10,10 +10,6 @@ from tcgjax.core.errors import ConfigError
 from tcgjax.games.digimon.env import DigimonEnv, board_state_tensor, decode_action
 from tcgjax.testing import api_test
 
-# The longest compile of the suite: never beside the multi-process training tests on 2 cores
-# (their workers time out under that load), so both share one xdist worker.
-pytestmark = pytest.mark.xdist_group("heavy_compile")
-
 
 @pytest.fixture(scope="module")
 def env():

@@ -16,9 +16,6 @@ from tcgjax.games.pokemon.env import PokemonEnv
 from tcgjax.games.pokemon.scenario import build_state
 from tcgjax.testing import api_test
 
-# A long compile: kept off the workers of the multi-process training tests (see Digimon's).
-pytestmark = pytest.mark.xdist_group("heavy_compile")
-
 
 @pytest.fixture(scope="module")
 def env():

@@ -21,8 +21,6 @@ from tcgjax.games.pokemon import rules as R
 from tcgjax.games.pokemon.effects import ATTACK
 from tcgjax.games.pokemon.scenario import build_state
 
-pytestmark = pytest.mark.xdist_group("heavy_compile")
-
 KEY = jax.random.PRNGKey(0)
 
 
