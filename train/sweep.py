@@ -715,6 +715,9 @@ def plot_sweep(sweep: Sweep, runs: Mapping[str, Mapping[str, Any]], path: str) -
             performance_profile_cis=cis,
             ax=axes[row, 2],
             xlabel=f"final win rate {key.replace('_', ' ')} (tau)",
+            colors={name: f"C{i}" for i, name in enumerate(runs)},  # the curves' colours
+            labelsize="medium",
+            ticklabelsize="medium",
         )
         axes[row, 0].legend(fontsize=8)
     fig.suptitle(f"sweep {sweep.name}: IQM over {sweep.seeds} seeds, 95% bootstrap bands")
