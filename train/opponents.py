@@ -352,6 +352,7 @@ def digimon_heuristic(env: Env) -> Policy:
     return policy
 
 
+@functools.lru_cache(maxsize=64)
 def pokemon_heuristic(env: Env) -> Policy:
     """Greedy player of the Pokémon TCG (any decks): build the board, then attack hardest.
 

@@ -20,7 +20,7 @@ from train.evaluate import (
     network_policy,
 )
 from train.networks import ActorCritic, greedy_action
-from train.opponents import random_policy
+from train.opponents import HEURISTICS, heuristic_policy, random_policy
 
 KEY = jax.random.PRNGKey(0)
 GAMES = 1000
@@ -86,6 +86,17 @@ def test_new_parameters_reuse_the_compiled_program(small, network, table):
     )
     assert ev._play._cache_size() == compiled, "new parameters must not recompile"
     assert again["random"]["games"] == GAMES
+
+
+@pytest.mark.parametrize("game", sorted(HEURISTICS))
+def test_every_games_opponents_are_the_same_program_on_every_call(game):
+    """``evaluation_table`` builds its opponents at each call, and the compiled evaluation is
+    reused only when their static parts compare equal. Pokémon's heuristic was a new closure each
+    time: every evaluation of a Pokémon sweep compiled the whole game again, until the trial
+    process ran out of memory mappings and died in LLVM ("Cannot allocate memory")."""
+    env = tcgjax.make(game)
+    for factory in (heuristic_policy, random_policy):
+        assert ev._partition(factory(env))[0] == ev._partition(factory(env))[0], factory.__name__
 
 
 def test_format_table_has_a_row_per_opponent(table):
