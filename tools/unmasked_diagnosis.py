@@ -19,16 +19,8 @@ import jax
 import numpy as np
 
 from train.config import load_config
+from train.designs import action_structure
 from train.ppo import make_ppo
-
-
-def _kind_table(layout) -> tuple[list[str], np.ndarray]:
-    names = list(layout.ranges)
-    kind = np.zeros(layout.num_actions, np.int32)
-    for i, name in enumerate(names):
-        start, size = layout.ranges[name]
-        kind[start : start + size] = i
-    return names, kind
 
 
 def report(traj, names: list[str], kind: np.ndarray) -> list[str]:
@@ -65,7 +57,8 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     config = load_config(args.config, ["action_design=unmasked", *args.overrides])
     ppo = make_ppo(config)
-    names, kind = _kind_table(ppo.env.action_layout)
+    structure = action_structure(ppo.env)  # the kinds and each id's kind, as the designs read them
+    names, kind = list(structure.kinds), structure.kind_of()
     runner = jax.jit(ppo.init)(jax.random.key(config.seed))
     update, rollout = jax.jit(ppo.update), jax.jit(ppo.rollout)
     for done in range(args.updates + 1):
