@@ -144,3 +144,22 @@ def test_no_block_timing_without_a_ready_blocker(rules, apply, errors):
                   {"field": [["BLK"]], "suspended": [0], "security": ["TAM"]})  # fmt: skip
     s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, PLAYER))
     assert A.PHASES[int(s.board.phase)] == "main" and zone_cards(rules, s, "trash", 1) == ["TAM"]
+
+
+def test_security_check_flips_the_top_card_when_it_is_card_instance_0(rules, apply, errors):
+    """The check flips the top security card by position, also when that card is instance 0 (the
+    first dealt, and the index an empty stack's -1 is clamped to): player 2 attacks player 1, whose
+    top security card A7K is moved into instance 0 (instance 0 and it trade places and cards)."""
+    s = situation(rules, {"security": ["A5K", "A7K"]}, {"field": [["A3K"]]}, active=1)
+    b = s.board
+    security = int(R.zone_of("security", 0))
+    (top,) = np.flatnonzero((np.asarray(b.zone) == security) & (np.asarray(b.position) == 1))
+    assert top != 0 and int(b.zone[0]) != security, "the builder dealt instance 0 elsewhere"
+    swap = np.array([0, top]), np.array([top, 0])
+    b = b.replace(**{f: getattr(b, f).at[swap[0]].set(getattr(b, f)[swap[1]])
+                     for f in ("definition", "zone", "position")})  # fmt: skip
+    s = s.replace(board=b)
+    assert zone_cards(rules, s, "security", 0) == ["A5K", "A7K"] and int(b.zone[0]) == security
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, PLAYER))
+    assert zone_cards(rules, s, "security", 0) == ["A5K"], "the top card was checked"
+    assert zone_cards(rules, s, "trash", 0) == ["A7K"] and stack(rules, s, 1, 0) == []

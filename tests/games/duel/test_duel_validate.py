@@ -259,3 +259,38 @@ def test_validate_refuses_truncation_anywhere_but_at_max_steps_of_a_game_going_o
         with pytest.raises(tcgjax.InvalidStateError, match=fragment) as info:
             duel_env.validate(bad)
         assert info.value.field == "env.truncated"
+
+
+@pytest.mark.parametrize("reason", [-1, 4])
+def test_validate_refuses_an_end_reason_outside_the_known_ones(duel_env, reason):
+    """``END_REASONS`` has 4 entries (0 = none): -1 and 4 are no reason, even beside a winner."""
+    state = build_state(duel_env, [{"board": ["wolf"]}, {"life": 0}])
+    game = state.game.replace(winner=jnp.int8(0), end_reason=jnp.int8(1))
+    won = state.replace(
+        game=game, terminated=jnp.bool_(True), rewards=jnp.asarray([1.0, -1.0], jnp.float32)
+    )
+    duel_env.validate(won)  # a life win with the loser at 0: valid
+    bad = won.replace(game=game.replace(end_reason=jnp.int8(reason)))
+    with pytest.raises(tcgjax.InvalidStateError, match="does not agree") as info:
+        duel_env.validate(bad)
+    assert info.value.field == "game.end_reason"
+
+
+def test_validate_names_the_first_card_whose_owner_is_not_as_dealt(duel_env):
+    """Instances 3 and 15 (card_004, card_016) trade owners: the error names the first."""
+    state = build_state(duel_env, [{"board": ["wolf"]}, {}])
+    board = state.game.board
+    board = board.replace(owner=board.owner.at[3].set(1).at[15].set(0))
+    with pytest.raises(tcgjax.InvalidStateError, match="not as dealt") as info:
+        duel_env.validate(state.replace(game=state.game.replace(board=board)))
+    assert info.value.field == "cards.card_004.ownerId"
+
+
+def test_validate_names_a_card_without_a_definition_by_its_number(duel_env):
+    """Definition 0 is no card (its registry name is empty): the decklist error shows ``<0>``."""
+    state = build_state(duel_env, [{"board": ["wolf"]}, {}])
+    board = state.game.board
+    board = board.replace(definition=board.definition.at[0].set(0))
+    with pytest.raises(tcgjax.InvalidStateError, match="not the decklist") as info:
+        duel_env.validate(state.replace(game=state.game.replace(board=board)))
+    assert "'<0>'" in str(info.value) and info.value.field == "players.player1"

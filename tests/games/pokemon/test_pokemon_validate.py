@@ -373,3 +373,14 @@ def test_random_play_states_validate_and_round_trip(env):
         finished,
         phases,
     )
+
+
+@pytest.mark.parametrize("phase", [-1, len(R.PHASES)], ids=["below", "one past the last"])
+def test_a_phase_just_outside_the_known_ones_is_not_a_phase(table, rules, phase):
+    """The phase row's own bounds: -1 and len(PHASES) are no phase (42, far out, is in BROKEN)."""
+    state = _board("phase", lambda x: jnp.int8(phase))(rules, zacian_situation(rules))
+    broken = {(row.path, row.rule) for row in table.broken(R.state_facts(rules, state))}
+    assert ("turnState.phase", "a phase of PHASES") in broken, broken
+    with pytest.raises(InvalidStateError, match="is not a phase") as info:
+        rules.validate(state)
+    assert info.value.field == "turnState.phase"
