@@ -25,30 +25,17 @@ import jax.numpy as jnp
 import numpy as np
 
 import tcgjax
-from tcgjax.wrappers import random_legal_action, reset_if_done
+from tcgjax.wrappers import random_play
 
 
 def legal_counts(env: tcgjax.Env, games: int, steps: int, seed: int = 0) -> np.ndarray:
     """int32[S * N]: the number of legal ids at every live state of a random-play rollout."""
-    reset = jax.vmap(reset_if_done, in_axes=(None, 0, 0))
 
-    @jax.jit
-    def rollout(key):
-        k0, k1 = jax.random.split(key)
-        state = jax.vmap(env.init)(jax.random.split(k0, games))
+    def legal_or_finished(state):
+        live = ~(state.terminated | state.truncated)
+        return jnp.where(live, jnp.sum(state.legal_action_mask, axis=-1), -1).astype(jnp.int32)
 
-        def body(state, key):
-            k_reset, k_act, k_step = jax.random.split(key, 3)
-            state = reset(env.init, state, jax.random.split(k_reset, games))
-            live = ~(state.terminated | state.truncated)
-            count = jnp.where(live, jnp.sum(state.legal_action_mask, axis=-1), -1)
-            action = random_legal_action(k_act, state.legal_action_mask)
-            state = jax.vmap(env.step)(state, action, jax.random.split(k_step, games))
-            return state, count.astype(jnp.int32)
-
-        _, counts = jax.lax.scan(body, state, jax.random.split(k1, steps))
-        return counts
-
+    rollout = jax.jit(lambda key: random_play(env, key, games, steps, legal_or_finished))
     counts = np.asarray(rollout(jax.random.key(seed))).reshape(-1)
     return counts[counts >= 0]
 

@@ -2,8 +2,8 @@
 
 ``tests/train/test_train_designs.py`` checks the ``factored`` and ``pointer`` distributions on
 masks that real play produces, selection phases included, without compiling a game in the test
-session: this tool plays random legal games (``benchmarks/legal_actions.py``'s rollout, kept per
-state here) and keeps, per game and phase, a spread of masks: the one with the most legal ids, the
+session: this tool plays random legal games (``tcgjax.wrappers.random_play``, every state kept
+here) and keeps, per game and phase, a spread of masks: the one with the most legal ids, the
 one with the fewest and others in between, up to ``--per-phase``. Written as JSON
 ``{game: [{"phase": name, "legal": [ids]}, ...]}`` with the env's version.
 
@@ -22,7 +22,7 @@ import jax
 import numpy as np
 
 import tcgjax
-from tcgjax.wrappers import random_legal_action, reset_if_done
+from tcgjax.wrappers import random_play
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "train", "data", "legal_masks.json")
 
@@ -39,23 +39,7 @@ def _phase_names(env, game) -> np.ndarray:
 
 def record(env_id: str, games: int, steps: int, per_phase: int, seed: int = 0) -> list[dict]:
     env = tcgjax.make(env_id)
-    reset = jax.vmap(reset_if_done, in_axes=(None, 0, 0))
-
-    @jax.jit
-    def rollout(key):
-        k0, k1 = jax.random.split(key)
-        state = jax.vmap(env.init)(jax.random.split(k0, games))
-
-        def body(state, key):
-            k_reset, k_act, k_step = jax.random.split(key, 3)
-            state = reset(env.init, state, jax.random.split(k_reset, games))
-            action = random_legal_action(k_act, state.legal_action_mask)
-            new = jax.vmap(env.step)(state, action, jax.random.split(k_step, games))
-            return new, state
-
-        _, states = jax.lax.scan(body, state, jax.random.split(k1, steps))
-        return states
-
+    rollout = jax.jit(lambda key: random_play(env, key, games, steps))
     states = jax.device_get(rollout(jax.random.key(seed)))
     flat = jax.tree.map(lambda x: x.reshape((x.shape[0] * x.shape[1],) + x.shape[2:]), states)
     live = ~(flat.terminated | flat.truncated)

@@ -6,6 +6,6 @@ imported on demand (they need the ``ecosystem`` extra: gymnasium, pettingzoo):
 * ``tcgjax.wrappers.pettingzoo``: ``TcgjaxAECEnv`` (``pettingzoo.AECEnv``).
 """
 
-from tcgjax.wrappers.auto_reset import random_legal_action, reset_if_done
+from tcgjax.wrappers.auto_reset import random_legal_action, random_play, reset_if_done
 
-__all__ = ["reset_if_done", "random_legal_action"]
+__all__ = ["reset_if_done", "random_legal_action", "random_play"]

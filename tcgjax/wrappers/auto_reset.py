@@ -20,6 +20,7 @@ done unless :data:`tcgjax.core.tree.SKIP_RARE_WORK` is off; then it is the selec
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -28,7 +29,7 @@ from tcgjax.core.arrays import count_true, sum_along
 from tcgjax.core.env import State
 from tcgjax.core.tree import when_some
 
-__all__ = ["reset_if_done", "random_legal_action"]
+__all__ = ["reset_if_done", "random_legal_action", "random_play"]
 
 _MATMUL_CUMSUM_MAX_ACTIONS = 256
 # Above _MATMUL_CUMSUM_MAX_ACTIONS actions, random_legal_action counts by blocks of _BLOCK ids.
@@ -115,3 +116,33 @@ def reset_if_done(init_fn: Callable[[jax.Array], State], state: State, key: jax.
 
     done = state.terminated | state.truncated
     return when_some(done, fresh, state, key, chunk_divisor=_RESET_CHUNK_DIVISOR)
+
+
+def random_play(
+    env: Any,
+    key: jax.Array,
+    num_games: int,
+    num_steps: int,
+    record: Callable[[State], Any] = lambda state: state,
+) -> Any:
+    """Uniform random legal play of ``num_games`` games for ``num_steps`` steps, each finished game
+    restarted (the loop body of the module docstring, vmapped).
+
+    ``record`` maps the batch of states each step acts on (leading axis ``num_games``) to what the
+    caller keeps (default: the whole states; a statistic keeps memory small on long rollouts).
+    Returns its outputs stacked over the steps: leading axes ``[num_steps, num_games]``. Pure: jit
+    it with ``env``, ``num_games``, ``num_steps`` and ``record`` static (``functools.partial``).
+    """
+    reset = jax.vmap(reset_if_done, in_axes=(None, 0, 0))
+    k_init, k_steps = jax.random.split(key)
+    state = jax.vmap(env.init)(jax.random.split(k_init, num_games))
+
+    def body(state, key):
+        k_reset, k_act, k_step = jax.random.split(key, 3)
+        state = reset(env.init, state, jax.random.split(k_reset, num_games))
+        action = random_legal_action(k_act, state.legal_action_mask)
+        new = jax.vmap(env.step)(state, action, jax.random.split(k_step, num_games))
+        return new, record(state)
+
+    _, recorded = jax.lax.scan(body, state, jax.random.split(k_steps, num_steps))
+    return recorded

@@ -1,4 +1,4 @@
-"""``random_legal_action`` and ``reset_if_done``."""
+"""``random_legal_action``, ``reset_if_done`` and ``random_play``."""
 
 import functools
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tcgjax
-from tcgjax.wrappers import auto_reset, random_legal_action, reset_if_done
+from tcgjax.wrappers import auto_reset, random_legal_action, random_play, reset_if_done
 
 sample_many = jax.jit(jax.vmap(random_legal_action, in_axes=(0, None)), static_argnums=())
 
@@ -171,3 +171,23 @@ def test_reset_with_one_key_for_the_batch(duel_env):
     got = jax.jit(broadcast_key, static_argnums=0)(env.init, states, key)
     want = _reference_reset(env, states, jnp.stack([key] * 3))
     tcgjax.testing.assert_states_equal(got, want, "one key")
+
+
+def test_random_play_records_the_states_it_acts_on_and_restarts_finished_games(duel_env):
+    """Each step's record is of the state the random action is applied to: never a finished game
+    (it was restarted first), always with a legal id; over 150 steps some game restarts."""
+
+    def record(state):
+        done = state.terminated | state.truncated
+        return state.step_count, state.legal_action_mask.sum(-1), done
+
+    play = jax.jit(lambda key: random_play(duel_env, key, 3, 150, record))
+    steps, legal, done = (np.asarray(x) for x in play(jax.random.PRNGKey(1)))
+    assert steps.shape == legal.shape == done.shape == (150, 3)
+    assert not done.any() and (legal >= 1).all()
+    np.testing.assert_array_equal(steps[0], 0)  # the games start fresh
+    restarts = np.diff(steps, axis=0) < 0
+    assert restarts.any(), "no game finished and restarted in 150 random steps"
+    assert (np.diff(steps, axis=0)[~restarts] == 1).all(), "otherwise one step at a time"
+    again = play(jax.random.PRNGKey(1))[0]
+    np.testing.assert_array_equal(np.asarray(again), steps)  # a function of the key
