@@ -1,4 +1,4 @@
-"""The importer of public card-database records (stats only): the reference's ST-1/ST-2 facts,
+"""The importer of public card-database records (stats only): the printed ST-1/ST-2 facts,
 written with the public field names, import to exactly the stats of the shipped database; effect
 text is reported, never copied; malformed input names the file, the card and the field and
 writes nothing."""
@@ -13,23 +13,14 @@ from tcgjax.core.errors import CardDataError
 from tcgjax.games.digimon import cards as C
 from tcgjax.games.digimon.importer import import_cards, import_file, main
 
-REFERENCE = os.path.join(
-    os.path.dirname(__file__),
-    "..",
-    "..",
-    "..",
-    "..",
-    "shared",
-    "reference",
-    "digimon",
-    "cards.json",
-)
+# The printed stats of the ST-1/ST-2 cards (whether a card has effect text, not the text).
+PRINTED = os.path.join(os.path.dirname(__file__), "data", "printed_starters.json")
 STATS = ("kind", "colors", "level", "play_cost", "dp", "digivolve.num_rows", "digivolve.color",
          "digivolve.level", "digivolve.cost")  # fmt: skip
 
 
 def public_record(card: dict) -> dict:
-    """A reference card written with the field names of public databases."""
+    """A printed card written with the field names of public databases."""
     record = {
         "id": card["number"],
         "name": card["name"],
@@ -39,7 +30,7 @@ def public_record(card: dict) -> dict:
         "play_cost": card["play_cost"],
         "dp": card["dp"],
         "rarity": card["rarity"],
-        "main_effect": "some official text" if card["effects"] else None,
+        "main_effect": "some official text" if card["has_effects"] else None,
     }
     for k, req in enumerate(card["digivolve"]):
         suffix = "" if k == 0 else str(k + 1)
@@ -51,8 +42,8 @@ def public_record(card: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def starters():
-    with open(REFERENCE, encoding="utf-8") as f:
-        reference = [c for c in json.load(f) if c["number"].startswith("ST")]
+    with open(PRINTED, encoding="utf-8") as f:
+        reference = [c for c in json.load(f)["cards"] if c["number"].startswith("ST")]
     return reference, C.load_cards()
 
 
@@ -72,7 +63,7 @@ def test_the_reference_starters_import_to_the_shipped_stats(tmp_path, starters):
         assert np.array_equal(np.asarray(imported.numpy[field])[order],
                               np.asarray(shipped.numpy[field])[1:]), field  # fmt: skip
     # Effect text is reported and never copied; unknown fields are counted.
-    with_effects = sorted(c["number"] for c in reference if c["effects"])
+    with_effects = sorted(c["number"] for c in reference if c["has_effects"])
     assert sorted(report.stats_only) == with_effects
     assert all(e["text"] == "" and e["effects"] == [] for e in report.entries)
     assert "some official text" not in dst.read_text()

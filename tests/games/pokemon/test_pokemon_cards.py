@@ -27,21 +27,21 @@ from tcgjax.games.pokemon.cards import (
 from tcgjax.games.pokemon.decks import SHIPPED_DECKS, load_deck
 from tcgjax.games.pokemon.rules import PokemonRules
 
-REFERENCE = pathlib.Path(__file__).resolve().parents[4] / "shared" / "reference" / "pokemon"
+DATA = pathlib.Path(__file__).resolve().parent / "data"
 REGISTRY = load_cards()
 
 
-def _reference(name):
-    path = REFERENCE / name
-    assert path.exists(), f"the reference data must sit beside the repository: {path}"
-    return json.loads(path.read_text(encoding="utf-8"))
+def _printed_cards() -> list[dict]:
+    """The printed facts of the shipped cards, in the public database's field names (card text
+    not copied): ``data/printed_cards.json``."""
+    return json.loads((DATA / "printed_cards.json").read_text(encoding="utf-8"))["cards"]
 
 
 def _shipped_entries():
     return yaml.safe_load(pathlib.Path(SHIPPED_CARDS).read_text(encoding="utf-8"))["cards"]
 
 
-@pytest.mark.parametrize("card", _reference("cards.json"), ids=lambda c: c["id"])
+@pytest.mark.parametrize("card", _printed_cards(), ids=lambda c: c["id"])
 def test_shipped_stats_are_the_printed_ones(card):
     ours = REGISTRY.definition(card["id"])
     assert ours["name"] == card["name"]
@@ -75,7 +75,7 @@ def test_shipped_stats_are_the_printed_ones(card):
 
 
 def test_every_non_vanilla_card_has_effect_rows_and_a_paraphrase():
-    reference = {c["id"]: c for c in _reference("cards.json")}
+    reference = {c["id"]: c for c in _printed_cards()}
     for card_id in REGISTRY.ids[1:]:
         card, ours = reference[card_id], REGISTRY.definition(card_id)
         has_effect = any(a.get("effect") for a in card["attacks"] or []) or bool(
@@ -88,8 +88,8 @@ def test_every_non_vanilla_card_has_effect_rows_and_a_paraphrase():
         assert bool(ours["text"]) == has_effect, card_id
 
 
-def test_shipped_decks_are_the_reference_lists():
-    reference = _reference("decks.json")
+def test_shipped_decks_are_the_official_lists():
+    reference = json.loads((DATA / "deck_lists.json").read_text(encoding="utf-8"))["decks"]
     decks = {deck_id: load_deck(deck_id, REGISTRY) for deck_id in SHIPPED_DECKS}
     assert {d.name for d in decks.values()} == set(reference)
     for deck in decks.values():
@@ -333,9 +333,9 @@ def test_import_file_writes_only_a_valid_import(tmp_path, capsys):
     assert loaded.definition("t1-1")["hp"] == 70
 
 
-def test_the_reference_cards_import_to_the_shipped_stats():
+def test_the_printed_cards_import_to_the_shipped_stats():
     # The shipped file started as this import; effect rows and paraphrases were added by hand.
-    imported, _ = importer.import_cards(_reference("cards.json"), source="cards.json")
+    imported, _ = importer.import_cards(_printed_cards(), source="printed_cards.json")
     stats = ("name", "kind", "stage", "evolves_from", "type", "hp", "weakness", "weakness_multiplier",
              "resistance", "resistance_value", "retreat", "prizes", "tags")  # fmt: skip
     shipped = {c["id"]: c for c in _shipped_entries()}
