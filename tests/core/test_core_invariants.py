@@ -2,12 +2,14 @@
 
 import dataclasses
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 from flax import struct
 
 from tcgjax.core.errors import InvalidStateError
-from tcgjax.core.invariants import Invariant, InvariantTable, leaf_paths
+from tcgjax.core.invariants import Invariant, InvariantTable, leaf_paths, pile_order_problem
 
 
 @struct.dataclass
@@ -145,3 +147,19 @@ def _scenario_dict(name):
 
 def _shaping(value):
     return {"win": 1.0, "loss": -1.0, "draw": 0.0, "deployment_shaping": value}
+
+
+def test_pile_order_problem_names_the_zone_and_the_positions_it_expected(duel_env):
+    """Player 1's hand of three with positions 0, 1, 3: "are not 0..2", in the first such zone."""
+    from tcgjax.games.duel.scenario import build_state
+
+    state = build_state(duel_env, [{"hand": ["goblin", "spark", "wolf"]}, {}])
+    board = jax.tree.map(np.array, state.game.board)  # writable host copies
+    assert pile_order_problem(duel_env.board_layout, board) is None
+    hand = duel_env.board_layout.zone_index("hand", 0)
+    (top,) = np.flatnonzero((board.zone == hand) & (board.position == 2))
+    board.position[top] = 3
+    assert pile_order_problem(duel_env.board_layout, board) == (
+        "zones.hand_player1",
+        "positions [0, 1, 3] are not 0..2",
+    )
