@@ -242,12 +242,15 @@ class AsymmetricActorCritic(nn.Module):
     encoded). Training may use what play never sees: only the actor acts.
 
     Input ``observation`` float32[..., O], ``legal_action_mask`` bool[..., A] or None,
-    ``critic_observation`` float32[..., V, O] (None: ``observation`` as the one view); returns
-    ``(logits [..., A], value [...])`` like the shared-torso networks.
+    ``critic_observation`` float32[..., V, O]; returns ``(logits [..., A], value [...])`` like the
+    shared-torso networks. Without ``critic_observation`` (play: a policy, the evaluation) a
+    ``player`` critic reads ``observation`` as its one view, and an ``omniscient`` one, whose views
+    a player's observation does not hold, gives a NaN value, so that no caller mistakes it for one.
     """
 
     actor: nn.Module
     critic: nn.Module
+    views: int = 1  # V: 1 (player) or 2 (omniscient)
 
     @property
     def action_design(self) -> str:
@@ -261,6 +264,8 @@ class AsymmetricActorCritic(nn.Module):
     def __call__(self, observation, legal_action_mask=None, critic_observation=None):
         logits, _ = self.actor(observation, legal_action_mask)
         if critic_observation is None:
+            if self.views > 1:
+                return logits, jnp.full(observation.shape[:-1], jnp.nan, jnp.float32)
             critic_observation = observation[..., None, :]
         _, features = self.critic(critic_observation)  # [..., V, H]
         features = features.reshape(features.shape[:-2] + (-1,))

@@ -165,7 +165,10 @@ def make_network(config: PPOConfig, env: Env):
     actor = make_torso(config, env)
     if config.critic == "shared":
         return actor
-    return AsymmetricActorCritic(actor=actor, critic=make_torso(config, env, features_only=True))
+    views = 2 if config.critic == "omniscient" else 1
+    return AsymmetricActorCritic(
+        actor=actor, critic=make_torso(config, env, features_only=True), views=views
+    )
 
 
 def make_torso(config: PPOConfig, env: Env, *, features_only: bool = False):

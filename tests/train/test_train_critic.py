@@ -93,6 +93,24 @@ def test_omniscient_critic_moves_with_hidden_cards_and_the_actor_does_not(duel):
     assert not np.allclose(value_a, value_b)  # the critic reads the hidden cards
 
 
+def test_an_omniscient_policy_plays_on_the_player_view_alone(duel):
+    """Evaluation and play give the network the player's observation only: the actor's logits are
+    the trained ones, and the value, which needs views play does not have, is NaN, not a guess.
+    (The evaluation used to fail on the critic's input shape.)"""
+    from train.evaluate import evaluation_table
+
+    env, state, _ = duel
+    net = make_network(PPOConfig(env_id="duel", critic="omniscient", hidden_sizes=(8,)), env)
+    obs, mask = env.observe(state, 0)[None], state.legal_action_mask[None]
+    views = jnp.stack([env.observe_omniscient(state, 0), env.observe_omniscient(state, 1)])[None]
+    params = net.init(jax.random.key(0), obs, mask, views)
+    logits, value = net.apply(params, obs, mask)
+    np.testing.assert_array_equal(logits, net.apply(params, obs, mask, views)[0])
+    assert value.shape == (1,) and np.isnan(value).all()
+    table = evaluation_table(env, net, params, jax.random.key(1), 4)
+    assert {row["games"] for row in table.values()} == {4}, table
+
+
 def test_player_critic_has_its_own_torso_on_the_player_view(duel):
     env, state, swapped = duel
     net = make_network(PPOConfig(env_id="duel", critic="player", hidden_sizes=(16,)), env)
