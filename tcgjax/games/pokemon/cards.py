@@ -3,7 +3,8 @@
 Cards live in YAML files (``tcgjax/games/pokemon/cards/*.yaml``) of the form ``{cards: [...]}`` and
 load into the core's frozen :class:`~tcgjax.core.cards.CardRegistry` (definition indices in sorted
 order of card id, 0 = padding). Stats are facts of the printed card (from the public Pokémon TCG
-card data, ``../shared/reference/pokemon/``); effects are *rows* for the rules' effect interpreter,
+card data; the printed facts the tests check them against are in
+``tests/games/pokemon/data/printed_cards.json``); effects are *rows* for the rules' effect interpreter,
 never per-card code; ``text`` is our own paraphrase (never the official wording), kept host-side.
 
 Fields of a card (every field is required; an inapplicable one holds its "none" value):

@@ -1,6 +1,6 @@
 """Pokémon decks: YAML files ``{name, cards: {card id: copies}}``, validated.
 
-Deck rules (``../shared/reference/pokemon/README.md``, rules note 1): exactly 60 cards, at most 4
+Deck rules (the official rulebook): exactly 60 cards, at most 4
 cards with the same *name* (different printings count together, e.g. the two Nemona ids) except
 basic Energy, at least one Basic Pokémon. Shipped (the reference's two decks): ``tapu_koko``, the
 official Tapu Koko ex Battle Deck, and ``melmetal_dte``, the Melmetal ex Battle Deck with 4 Double

@@ -1,7 +1,7 @@
 """Rules of the Pokémon TCG: board, setup, turn structure, attacks, Knock Outs, Special Conditions.
 
-Pure rules (no RL import). Sources: ``../shared/reference/pokemon/README.md`` ("Rules notes", cited
-as R-numbers below) and decisions P1-P6 of ``../shared/specs/README.md``.
+Pure rules (no RL import). Sources: the official Pokémon TCG rulebook (its rules cited as R-numbers
+below) and the spec decisions P1-P6 (this game's README says where each applies).
 
 **Stage.** This module is stage 2 of issue #9: every rule of the game *except the effect rows of
 cards* (Trainers, the extra effects of attacks, Abilities), which the effect interpreter of the next
