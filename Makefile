@@ -8,9 +8,18 @@ GAME   ?=
 # pytest workers: the CI machine has 2 cores.
 WORKERS ?= 2
 
-.PHONY: test train bench lint clean venv mutation browser
+.PHONY: test train bench lint clean venv mutation browser wheel-check
 
 venv: $(STAMP)
+
+# `make train` needs only the trainer's extra (orbax, tensorboardX, matplotlib, tqdm); `make test`
+# installs every extra (the ecosystem wrappers, sb3 and torch, Jupyter, the browser tests, ...).
+TRAIN_STAMP := $(VENV)/.installed-train
+$(TRAIN_STAMP): pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[train]'
+	touch $(TRAIN_STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,8 +37,13 @@ browser:
 test: $(STAMP) browser
 	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --max-worker-restart=0 tests
 
-train: $(STAMP)
-	$(PY) -m train.run $(if $(GAME),--env $(GAME),)
+train: $(TRAIN_STAMP)
+	$(PY) -m tcgjax.train $(if $(GAME),--env $(GAME),)
+
+# The package as a user gets it: build the sdist and wheel, install the wheel in a fresh venv
+# outside the checkout and run the README's examples there (tools/wheel_check.sh; CI runs it).
+wheel-check: $(STAMP)
+	PYTHON=$(PYTHON) bash tools/wheel_check.sh
 
 bench: $(STAMP)
 	$(PY) benchmarks/throughput.py --env duel --batch 1024 --compare-pgx

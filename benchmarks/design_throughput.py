@@ -3,7 +3,7 @@
 ``python benchmarks/design_throughput.py --config duel [--designs flat,unmasked,factored,pointer]
 [--rounds 5] [--updates 3] [key=value ...]``
 
-For each design the jitted PPO ``update`` of ``train.ppo`` is compiled (wall time reported), then
+For each design the jitted PPO ``update`` of ``tcgjax.train.ppo`` is compiled (wall time reported), then
 the designs are timed **round-robin**: ``--rounds`` rounds, each running ``--updates`` updates of
 every design in turn, so that the CPU's drift over minutes (up to a third here) falls on every
 design alike. Reported per design: the median over rounds of env steps per second (rollout, GAE and
@@ -22,8 +22,8 @@ import time
 
 import jax
 
-from train.config import load_config
-from train.ppo import make_ppo
+from tcgjax.train.config import load_config
+from tcgjax.train.ppo import make_ppo
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HEADER = (
@@ -87,7 +87,7 @@ def main(argv=None) -> None:
     import sys
 
     sys.path.insert(0, HERE)
-    from throughput import machine_description
+    from tcgjax.bench import machine_description
 
     machine = machine_description()
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A sweep of train.sweep on one lent GPU in one prepared call (default: Digimon's four action
+# A sweep of tcgjax.train.sweep on one lent GPU in one prepared call (default: Digimon's four action
 # designs, configs/sweeps/designs_digimon_gpu.yaml). Trials run JOBS at a time (default 1: several
 # processes only time-slice one GPU; each gets a share of its memory), the sweep is stopped after
 # BUDGET seconds, and its folder (FOLDER, under the ignored runs/) is packed into
@@ -8,7 +8,7 @@
 # finished trials are skipped there. Summarize here afterwards:
 #
 #   OUT=/tmp/out BUDGET=480 bash benchmarks/gpu_designs.sh          # carry: .whl, runs/gpu_sweeps
-#   python -m train.sweep configs/sweeps/designs_digimon_gpu.yaml --out runs/gpu_sweeps --summary-only
+#   python -m tcgjax.train.sweep configs/sweeps/designs_digimon_gpu.yaml --out runs/gpu_sweeps --summary-only
 #
 # The image lacks distrax, tfp-nightly, rliable, ...: put py3.12 wheels in .whl/ (ignored) and
 # carry it, as for benchmarks/gpu_suite.sh.
@@ -31,9 +31,9 @@ pack() { tar czf "$OUT/sweep.tar.gz.part" -C "$FOLDER" . && mv "$OUT/sweep.tar.g
 python3 -c "import jax, flax, optax, rliable; print(jax.__version__, flax.__version__, jax.devices())"
 (while sleep 30; do pack; done) &
 packer=$!
-timeout "$BUDGET" python3 -m train.sweep "$SWEEP" --jobs "$JOBS" --out "$FOLDER"
+timeout "$BUDGET" python3 -m tcgjax.train.sweep "$SWEEP" --jobs "$JOBS" --out "$FOLDER"
 echo "sweep rc=$? at ${SECONDS}s"
 kill "$packer"
-pkill -f "train.sweep $SWEEP" || true
+pkill -f "tcgjax.train.sweep $SWEEP" || true
 pack
 ls -la "$OUT"

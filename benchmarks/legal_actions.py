@@ -1,5 +1,5 @@
 """How many action ids are legal at once, per game: the measured maximum behind the pointer
-design's ``max_options`` default (``train.designs.MAX_LEGAL_ACTIONS``).
+design's ``max_options`` default (``tcgjax.train.designs.MAX_LEGAL_ACTIONS``).
 
 ``N`` games are played with uniformly random legal actions and auto-reset for ``S`` steps (one
 jitted ``lax.scan``); at every live state the number of legal ids is counted. Printed per game: the

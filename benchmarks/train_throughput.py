@@ -4,7 +4,7 @@
 
 * **rollout**: random legal play with auto-reset, ``num_envs`` games x ``num_steps`` steps inside one
   jitted scan (the harness of ``throughput.py``), timed over ``--updates`` repetitions.
-* **train**: the jitted PPO ``update`` of ``train.ppo`` (rollout with the policy network, per-seat
+* **train**: the jitted PPO ``update`` of ``tcgjax.train.ppo`` (rollout with the policy network, per-seat
   GAE, ``update_epochs`` x ``num_minibatches`` Adam steps), timed over ``--updates`` updates; env steps
   per second including the updates.
 
@@ -22,8 +22,8 @@ import time
 
 import jax
 
-from train.config import load_config
-from train.ppo import make_ppo
+from tcgjax.train.config import load_config
+from tcgjax.train.ppo import make_ppo
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HEADER = (
@@ -58,7 +58,7 @@ def main(argv=None) -> None:
     import sys
 
     sys.path.insert(0, HERE)
-    from throughput import make_rollout  # the same harness as the rollout benchmark
+    from tcgjax.bench import make_rollout  # the same harness as the rollout benchmark
 
     rollout = jax.jit(make_rollout(env.init, env.step, n, t))
     state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), n))

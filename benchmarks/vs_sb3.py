@@ -7,7 +7,7 @@ own PPO (thousands of games in one jitted update), same machine, same game, one 
   512) learning against the random opponent, on the host CPU (torch and the wrapper's JAX program
   both, also where an accelerator is present); after one warm-up rollout (the wrapper's jitted seat
   program compiles there), ``--sb3-steps`` agent steps are timed: sb3's own fps.
-* **tcgjax**: the jitted ``update`` of ``train.ppo`` on JAX's default device (the accelerator if
+* **tcgjax**: the jitted ``update`` of ``tcgjax.train.ppo`` on JAX's default device (the accelerator if
   any) with ``configs/ppo/<env>.yaml`` (plus
   ``key=value`` overrides), timed over ``--updates`` updates after one warm-up update. Its env
   steps include the opponent seat's moves, so the comparison uses the learner's steps:
@@ -75,8 +75,8 @@ def sb3_fps(env_id: str, steps: int, seed: int = 0, torch_threads: int | None = 
 def tcgjax_fps(env_id: str, updates: int, overrides: list[str]) -> tuple[float, str]:
     """Learner steps per second of the jitted PPO update (env steps x learner share), and a
     description of the config."""
-    from train.config import load_config
-    from train.ppo import make_ppo
+    from tcgjax.train.config import load_config
+    from tcgjax.train.ppo import make_ppo
 
     config = load_config(env_id, overrides)
     ppo = make_ppo(config)
@@ -118,7 +118,7 @@ def main(argv=None) -> dict:
     )
     if not args.no_record:
         sys.path.insert(0, HERE)
-        from throughput import append_rows, machine_description
+        from tcgjax.bench import append_rows, machine_description
 
         row = (
             f"| {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')} "

@@ -22,15 +22,15 @@ import jax
 
 import tcgjax
 from tcgjax import search
-from train import checkpoint
-from train.config import load_config
-from train.evaluate import evaluate_against, format_table, network_policy
-from train.opponents import HEURISTICS, heuristic_policy, random_policy
-from train.ppo import make_network, make_ppo
+from tcgjax.train import checkpoint
+from tcgjax.train.config import load_config
+from tcgjax.train.evaluate import evaluate_against, format_table, network_policy
+from tcgjax.train.opponents import HEURISTICS, heuristic_policy, random_policy
+from tcgjax.train.ppo import make_network, make_ppo
 
 
 def load_ppo(run_dir: str, env: tcgjax.Env):
-    """``(network, params)`` of the latest checkpoint of a ``train.run`` run directory."""
+    """``(network, params)`` of the latest checkpoint of a ``tcgjax.train.run`` run directory."""
     config = load_config(os.path.join(run_dir, "config.yaml"), [])
     if config.env_id != env.id:
         raise tcgjax.ConfigError(f"{run_dir}: a run of {config.env_id!r}, not {env.id!r}")
@@ -41,14 +41,14 @@ def load_ppo(run_dir: str, env: tcgjax.Env):
 
 
 def main(argv: list[str] | None = None) -> dict[str, dict]:
-    """Run the evaluation; print and return the table (``{opponent: train.evaluate row}``)."""
+    """Run the evaluation; print and return the table (``{opponent: tcgjax.train.evaluate row}``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="duel", choices=tcgjax.available_envs())
     parser.add_argument("--simulations", type=int, default=16, help="simulations per move")
     parser.add_argument("--games", type=int, default=128, help="games per opponent")
     parser.add_argument("--evaluator", default="rollout", choices=("rollout", "uniform", "ppo"))
     parser.add_argument("--rollout-steps", type=int, default=200, help="playout length cap")
-    parser.add_argument("--ppo-run", help="a train.run directory: adds the PPO policy row")
+    parser.add_argument("--ppo-run", help="a tcgjax.train.run directory: adds the PPO policy row")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.simulations < 1 or args.games < 1:

@@ -4,7 +4,8 @@
   every move is named in the position it is made in (``Env.describe_action``), for your seat;
 * ``tcgjax render STATE.json``: draw a JSON state (``tcgjax.to_json``) as SVG or text;
 * ``tcgjax replay REPLAY.json -o OUT.html``: the replay viewer page of a recorded game;
-* ``tcgjax bench ...``: the throughput harness (``benchmarks/throughput.py`` of a source checkout).
+* ``tcgjax bench ...``: the throughput harness (:mod:`tcgjax.bench`);
+* ``tcgjax --version``: the installed version.
 
 Players are numbered from 1 on the command line (``--seat``, ``--viewer``), as in the pictures;
 the library's player indices start at 0. Exit status: 0 on success (a game played to its end),
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -175,13 +175,8 @@ def _policy(env: Env, opponent: str):
     """The jitted ``(state, key) -> action`` of ``opponent`` for ``env`` (one game)."""
     if opponent == "random":
         return jax.jit(lambda state, key: random_legal_action(key, state.legal_action_mask))
-    try:
-        from train.opponents import heuristic_policy
-    except ImportError as exc:
-        raise CliError(
-            "--opponent heuristic needs the scripted opponents of the train package "
-            f"(train/opponents.py in the tcgjax source checkout), which cannot be imported: {exc}"
-        ) from None
+    from tcgjax.train.opponents import heuristic_policy  # here: it imports every game's rules
+
     try:
         return jax.jit(heuristic_policy(env))
     except TcgjaxError as exc:
@@ -363,35 +358,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 # bench
 
 
-def _bench_script() -> Path:
-    """``benchmarks/throughput.py`` next to the package, in a source checkout."""
-    return Path(tcgjax.__file__).resolve().parent.parent / "benchmarks" / "throughput.py"
-
-
 def _cmd_bench(argv: list[str]) -> int:
-    script = _bench_script()
-    if not script.is_file():
-        raise CliError(
-            f"{script} not found: the throughput harness is part of the tcgjax source checkout "
-            "(benchmarks/throughput.py), not of the installed package; run it from a checkout"
-        )
-    name = "tcgjax_bench_throughput"
+    from tcgjax import bench  # imported here: the other commands do not need it
+
     try:
-        module = sys.modules.get(name)
-        if module is None or getattr(module, "__file__", None) != str(script):
-            spec = importlib.util.spec_from_file_location(name, script)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module  # dataclasses look their module up while it executes
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[name]
-                raise
-        saved, sys.argv = sys.argv, ["tcgjax bench", *argv]  # the harness's usage line
-        try:
-            result = module.main(argv)
-        finally:
-            sys.argv = saved
+        result = bench.main(argv)
     except SystemExit as exc:  # --help, or a usage error of the harness's parser
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     return result if isinstance(result, int) else 0
@@ -408,6 +379,7 @@ def _parser() -> argparse.ArgumentParser:
         "state, turn a replay into a page, time an env.",
         epilog="Exit status: 0 success, 1 a game quit before its end, 2 an error.",
     )
+    parser.add_argument("--version", action="version", version=f"tcgjax {tcgjax.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     option_help = "an env option for tcgjax.make, the value read as YAML (repeatable)"
 
@@ -427,7 +399,7 @@ def _parser() -> argparse.ArgumentParser:
         choices=OPPONENTS,
         default="random",
         help="the policy of the other seat: uniformly random legal moves, or the game's scripted "
-        "heuristic (train/opponents.py of the source checkout); default random",
+        "heuristic (tcgjax.train.opponents); default random",
     )
     play.add_argument(
         "--seed",
@@ -481,7 +453,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser(
         "bench",
-        help="the throughput harness (benchmarks/throughput.py; `tcgjax bench --help`)",
+        help="the throughput harness (tcgjax.bench; `tcgjax bench --help`)",
         add_help=False,
     )
     return parser

@@ -2,7 +2,7 @@
 simulator.
 
 :func:`search` runs ``mctx.gumbel_muzero_policy`` on a batch of states; :func:`search_policy` wraps it
-as a per-game policy ``(state, key) -> action`` (what ``train.evaluate`` and the Gymnasium opponent
+as a per-game policy ``(state, key) -> action`` (what ``tcgjax.train.evaluate`` and the Gymnasium opponent
 take). An **evaluator** ``states -> (logits float32[B, A], value float32[B])`` gives the prior and
 the value of a batch of states, each from the point of view of the state's current player:
 :func:`rollout_evaluator` (uniform prior, value of random playouts), :func:`uniform_evaluator`
@@ -108,7 +108,7 @@ def uniform_evaluator(env: Env) -> Evaluator:
 
 def network_evaluator(apply_fn: Callable[[Any, jax.Array], tuple[jax.Array, jax.Array]], params):
     """Prior and value from an actor-critic: ``apply_fn(params, observations float32[B, O]) ->
-    (logits float32[B, A], value float32[B])`` (``train.networks`` modules' ``apply``). The
+    (logits float32[B, A], value float32[B])`` (``tcgjax.train.networks`` modules' ``apply``). The
     observation is the state's own (its current player's view)."""
 
     def evaluate(states: State, key: jax.Array):

@@ -37,7 +37,7 @@ import pytest
 # programs ~1.6x faster (the Digimon batched rollout 42 -> 26 s) while a run-heavy test (100k random
 # Digimon steps) takes as long as before. It changes how fast the machine code is, not what it
 # computes (no fast-math either way). Set in the environment, so subprocesses (notebook kernels,
-# the CLI, train.run) inherit it; ``TCGJAX_TEST_XLA_OPT=default`` runs the suite at XLA's default
+# the CLI, tcgjax.train.run) inherit it; ``TCGJAX_TEST_XLA_OPT=default`` runs the suite at XLA's default
 # level. Benchmarks and `make train` never set it.
 _TEST_XLA_FLAG = "--xla_backend_optimization_level=0"
 if os.environ.get("TCGJAX_TEST_XLA_OPT", "0") != "default":

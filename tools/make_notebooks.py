@@ -348,10 +348,10 @@ print(env.render(state, viewer=0).text)
                 """
 import jax
 import matplotlib.pyplot as plt
-from train.config import load_config
-from train.evaluate import evaluate_against, format_table, network_policy
-from train.opponents import random_policy
-from train.ppo import make_network, make_ppo
+from tcgjax.train.config import load_config
+from tcgjax.train.evaluate import evaluate_against, format_table, network_policy
+from tcgjax.train.opponents import random_policy
+from tcgjax.train.ppo import make_network, make_ppo
 
 overrides = ["num_envs=64", "num_steps=16"] if SMALL else []
 config = load_config("duel", overrides)
@@ -404,8 +404,8 @@ print(format_table(table))
 import jax
 import tcgjax
 from tcgjax import search
-from train.evaluate import evaluate_against, format_table
-from train.opponents import heuristic_policy, random_policy
+from tcgjax.train.evaluate import evaluate_against, format_table
+from tcgjax.train.opponents import heuristic_policy, random_policy
 
 env = tcgjax.make("duel")
 player = search.search_policy(env, num_simulations=4 if SMALL else 32)
@@ -486,7 +486,7 @@ for encoding in ["v2.1", "v1"]:
                 "the policy chooses among the ids: `flat` (one masked head), `unmasked` (illegal "
                 "choices refused and penalised, the `max_invalid`-th a loss), `factored` (a kind, "
                 "then its arguments, each masked given the earlier choices) or `pointer` (a "
-                "score for each legal id). `train.sweep` trains a grid of them over seeds, each "
+                "score for each legal id). `tcgjax.train.sweep` trains a grid of them over seeds, each "
                 "trial a process of its own, and reports rliable's interquartile mean with "
                 "stratified-bootstrap intervals, the probability of improvement and performance "
                 "profiles. A small sweep on the duel (`configs/sweeps/designs_duel.yaml` is the "
@@ -497,7 +497,7 @@ for encoding in ["v2.1", "v1"]:
                 """
 import os, tempfile
 from IPython.display import Image
-from train import sweep as S
+from tcgjax.train import sweep as S
 
 folder = tempfile.mkdtemp()
 designs = ["flat", "factored"] if SMALL else ["flat", "unmasked", "factored", "pointer"]

@@ -1,7 +1,7 @@
 """Plot evaluation win rates of several runs (e.g. seeds) on one figure.
 
 ``python tools/plot_seeds.py OUT.png RUN_DIR [RUN_DIR ...]`` — reads each run's metrics.jsonl
-(``train.run`` layout) and draws win rate vs env steps: the training episodes' win rate against
+(``tcgjax.train.run`` layout) and draws win rate vs env steps: the training episodes' win rate against
 the opponent the run trains with (a moving mean over 8 updates), then the greedy policy's
 evaluations against each evaluated opponent.
 """

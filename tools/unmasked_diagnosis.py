@@ -18,9 +18,9 @@ import collections
 import jax
 import numpy as np
 
-from train.config import load_config
-from train.designs import action_structure
-from train.ppo import make_ppo
+from tcgjax.train.config import load_config
+from tcgjax.train.designs import action_structure
+from tcgjax.train.ppo import make_ppo
 
 
 def report(traj, names: list[str], kind: np.ndarray) -> list[str]:

@@ -1,1 +1,1 @@
-"""Masked PPO (Flax) for tcgjax envs: `train.run` is the main job (`make train`)."""
+"""Masked PPO (Flax) for tcgjax envs: `tcgjax.train.run` is the main job (`make train`)."""

@@ -3,7 +3,7 @@
 A run directory holds ``checkpoints/<step>/`` (one orbax ``CheckpointManager`` step per save) with
 three items:
 
-* ``runner``: every array of the :class:`train.ppo.RunnerState` (params, optimizer state, env states,
+* ``runner``: every array of the :class:`tcgjax.train.ppo.RunnerState` (params, optimizer state, env states,
   learner seats, snapshot pool, PRNG key, update counter), saved with ``StandardSave`` so dtypes and
   values come back exactly;
 * ``config``: the ``PPOConfig`` as a plain dict (:func:`config_to_dict`), as JSON;
@@ -21,7 +21,7 @@ before orbax parses it, so no damaged file reaches orbax's own error paths (KeyE
 TensorStore errors). The digest detects damage and edits, not a forger who rewrites the digest
 file too. A step without a digest file (written before digests existed, or a save cut short
 between orbax's commit and the digest) is refused too; ``restore(..., verify=False)`` (``python
--m train.run --resume RUN_DIR --no-verify``) reads it unchecked, explicitly.
+-m tcgjax.train.run --resume RUN_DIR --no-verify``) reads it unchecked, explicitly.
 
 Because the runner carries its own PRNG key and update counter, restoring a checkpoint and running
 the remaining updates reproduces an uninterrupted run bit for bit (``tests/train`` checks it).
@@ -44,7 +44,7 @@ import orbax.checkpoint as ocp
 
 from tcgjax.core.errors import ConfigError
 from tcgjax.core.files import json_loads
-from train.config import short_repr
+from tcgjax.train.config import short_repr
 
 __all__ = [
     "Checkpoint",
@@ -75,7 +75,7 @@ class CheckpointError(ConfigError):
     naming the checkpoint folder (``<run_dir>/checkpoints/<step>``) and the problem.
 
     A :class:`ConfigError` (what :func:`restore` raised before digests existed), so ``python -m
-    train.run`` reports it with exit status 2. ``mismatches``: for arrays that do not fit the
+    tcgjax.train.run`` reports it with exit status 2. ``mismatches``: for arrays that do not fit the
     template, one ``"path: stored ..., template ..."`` line per leaf (empty otherwise).
     """
 
@@ -224,7 +224,7 @@ def _read_manifest(folder: str, step: int) -> dict[str, dict[str, Any]]:
         raise CheckpointError(
             f"{folder}: no {DIGEST_FILE}: the checkpoint was written before checkpoints carried a "
             "digest, or its save was cut short; refused, since nothing shows that it is intact "
-            "(checkpoint.restore(..., verify=False), or python -m train.run --resume RUN_DIR "
+            "(checkpoint.restore(..., verify=False), or python -m tcgjax.train --resume RUN_DIR "
             "--no-verify, reads it unchecked)"
         )
     try:

@@ -18,16 +18,19 @@ from typing import Any
 
 import yaml
 
+import tcgjax
 from tcgjax.core.errors import ConfigError
 from tcgjax.core.files import DuplicateKeyError, yaml_loads
 
 __all__ = ["PPOConfig", "load_config", "short_repr", "CONFIG_DIR"]
 
-CONFIG_DIR = os.path.join(os.path.dirname(__file__), "..", "configs", "ppo")
+# The package data of tcgjax (tcgjax/configs is the repository's configs/ folder), so the same path
+# holds in a source checkout and in an installed wheel.
+CONFIG_DIR = os.path.join(os.path.dirname(tcgjax.__file__), "configs", "ppo")
 INT32_LIMIT = 2**31
 OPPONENTS = ("self", "random", "heuristic", "mixed", "snapshot")
 NETWORKS = ("mlp", "card_embedding")
-ACTION_DESIGNS = ("flat", "unmasked", "factored", "pointer")  # train.designs
+ACTION_DESIGNS = ("flat", "unmasked", "factored", "pointer")  # tcgjax.train.designs
 CRITICS = ("shared", "player", "omniscient")
 # Integer keys that size arrays, loops or counters on the device: > 0 and < 2**31.
 SIZES = (
@@ -97,7 +100,7 @@ class PPOConfig:
     hidden_sizes: tuple[int, ...] = (256, 256)
     network: str = "mlp"  # mlp | card_embedding (envs that declare card-id slices)
     embed_dim: int = 32  # card embedding width for network="card_embedding"
-    # How the policy chooses among action ids (train.designs): flat | unmasked | factored | pointer.
+    # How the policy chooses among action ids (tcgjax.train.designs): flat | unmasked | factored | pointer.
     action_design: str = "flat"
     # The value function: "shared" (one torso with the policy), or a torso of its own on the
     # acting player's view ("player") or on every card face up ("omniscient", training only).
@@ -107,7 +110,7 @@ class PPOConfig:
     invalid_penalty: float = -0.1
     max_invalid: int = 8
     # pointer: candidates listed per decision (null: the game's measured maximum of legal ids,
-    # train.designs.MAX_LEGAL_ACTIONS); decisions with more legal ids are counted.
+    # tcgjax.train.designs.MAX_LEGAL_ACTIONS); decisions with more legal ids are counted.
     max_options: int | None = None
     opponent: str = "self"  # self | random | heuristic | mixed | snapshot
     snapshot_pool_size: int = 4  # frozen snapshots for opponent="snapshot"

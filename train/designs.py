@@ -6,7 +6,7 @@ legal-action mask shapes the policy or is left for the env to enforce (config ``
 
 * ``flat``: one ``Dense(A)`` head, masked (illegal ids at ``finfo.min``) — the baseline.
 * ``unmasked``: the same head, never masked: an illegal choice is refused by the env, penalised,
-  counted, and after ``max_invalid`` refusals in one decision the actor forfeits (``train.ppo``).
+  counted, and after ``max_invalid`` refusals in one decision the actor forfeits (``tcgjax.train.ppo``).
 * ``factored``: a head over the action *kinds* (the ranges of the game's ``ActionLayout``), then
   one head per argument of each kind (the range's declared shape, e.g. Digimon ``attack`` =
   attacker 20 x target 15), each masked by what is still legal given the choices before it.
@@ -36,7 +36,7 @@ import numpy as np
 
 from tcgjax.core.actions import ActionLayout
 from tcgjax.core.errors import ConfigError
-from train.config import ACTION_DESIGNS
+from tcgjax.train.config import ACTION_DESIGNS
 
 __all__ = [
     "ACTION_DESIGNS",

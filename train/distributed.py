@@ -14,7 +14,7 @@ envs, with scalar all-reduces for ``any(truncated)`` and the episode counts. The
 drawn by one permutation of the whole ``[T * B]`` batch, so the trajectory is then all-gathered and
 every device runs the epochs on full minibatches: the SGD phase is replicated, not split, and needs
 no gradient all-reduce. Constraining the shuffled minibatches to :func:`minibatch_sharding`
-(``jax.lax.with_sharding_constraint`` inside the update, a hook ``train.ppo`` does not have yet)
+(``jax.lax.with_sharding_constraint`` inside the update, a hook ``tcgjax.train.ppo`` does not have yet)
 splits the SGD phase too; the loss, a mean over the global minibatch, then yields the average of
 the per-device gradients, the compiler adding the all-reduce of the gradient sums.
 
@@ -46,7 +46,7 @@ from jax.experimental import multihost_utils
 from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec
 
 from tcgjax.core.errors import ConfigError
-from train.ppo import PPO, RunnerState
+from tcgjax.train.ppo import PPO, RunnerState
 
 __all__ = [
     "BATCH_AXIS",

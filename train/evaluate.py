@@ -1,6 +1,6 @@
 """Head-to-head evaluation: thousands of vmapped games played to the end in one jitted loop.
 
-A *policy* is ``(state, key) -> int32[] action`` for ONE game (``train.opponents``); it is vmapped
+A *policy* is ``(state, key) -> int32[] action`` for ONE game (``tcgjax.train.opponents``); it is vmapped
 here. :func:`evaluate` plays ``num_games`` games of ``policy_a`` against ``policy_b``, ``policy_a`` in
 seat 0 in the even-numbered games and seat 1 in the odd ones (so ``ceil(n / 2)`` and ``floor(n / 2)``
 games), inside one ``lax.while_loop`` that stops when every game is over (at most ``env.max_steps``
@@ -18,7 +18,7 @@ for a whole :func:`evaluation_table`). Policies that are pytrees (:class:`Networ
 ``jax.tree_util.Partial``) pass their arrays to the jitted loop as arguments, so evaluating new
 parameters of the same network reuses the compiled program; plain functions are static (one
 compilation per function object, env, game count and set of opponents). ``heuristic_policy`` and
-``random_policy`` are re-exported from :mod:`train.opponents`.
+``random_policy`` are re-exported from :mod:`tcgjax.train.opponents`.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from flax import struct
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import ConfigError
 from tcgjax.core.tree import tree_where
-from train.networks import ActorCritic, greedy_action, masked_distribution
-from train.opponents import HEURISTICS, Policy, heuristic_policy, random_policy
+from tcgjax.train.networks import ActorCritic, greedy_action, masked_distribution
+from tcgjax.train.opponents import HEURISTICS, Policy, heuristic_policy, random_policy
 
 __all__ = [
     "NetworkPolicy",
@@ -81,7 +81,7 @@ def network_policy(
     Args:
       network: the ``ActorCritic`` module.
       params: its parameters (a pytree).
-      greedy: True: ``train.networks.greedy_action`` (``key`` unused); False: a sample of
+      greedy: True: ``tcgjax.train.networks.greedy_action`` (``key`` unused); False: a sample of
         ``masked_distribution`` (consumes ``key``).
       masked: False removes the legal-action mask: the network sees none (``factored`` then
         spreads its probability over every id) and its choice may be illegal (see
@@ -350,7 +350,7 @@ def evaluation_table(
     """The network (``params``) against the standard opponents, one :func:`evaluate` row each.
 
     Rows, in order: ``"random"``; ``"heuristic"`` if ``env.id`` has one in
-    ``train.opponents.HEURISTICS``; ``"checkpoint"`` (the same network with ``checkpoint_params``,
+    ``tcgjax.train.opponents.HEURISTICS``; ``"checkpoint"`` (the same network with ``checkpoint_params``,
     played the same way) when given. ``greedy`` picks how the network acts (see
     :func:`network_policy`). ``key`` is consumed. All rows are one jitted program
     (:func:`evaluate_against`), and the parameters are its arguments: evaluating new ``params`` of
@@ -358,7 +358,7 @@ def evaluation_table(
 
     A network trained ``unmasked`` plays as it was trained, without the mask: its illegal choices
     are refused and its ``max_invalid``-th in a decision loses (``env`` built with
-    ``illegal_action="lose"``, as ``train.ppo.make_env`` builds it); the checkpoint row's copy
+    ``illegal_action="lose"``, as ``tcgjax.train.ppo.make_env`` builds it); the checkpoint row's copy
     plays masked.
     """
     unmasked = getattr(network, "action_design", "flat") == "unmasked"

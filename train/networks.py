@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from train.designs import ActionStructure, PolicyHead
+from tcgjax.train.designs import ActionStructure, PolicyHead
 
 __all__ = [
     "ActorCritic",
@@ -81,8 +81,8 @@ class ActorCritic(nn.Module):
     tensor holds raw magnitudes (Digimon DP in points) declares it as ``observation_scale``, so
     that a ``tanh`` layer does not saturate on them.
 
-    ``action_design`` (``train.designs``): ``flat`` and ``unmasked`` end in one ``Dense(A)``;
-    ``factored`` and ``pointer`` in a :class:`~train.designs.PolicyHead` over ``structure``, which
+    ``action_design`` (``tcgjax.train.designs``): ``flat`` and ``unmasked`` end in one ``Dense(A)``;
+    ``factored`` and ``pointer`` in a :class:`~tcgjax.train.designs.PolicyHead` over ``structure``, which
     reads ``legal_action_mask``; ``num_card_ids`` sizes the ``pointer``'s card table in a card
     game (this network has no embedding of its own).
 

@@ -2,8 +2,8 @@
 
 A *policy* here is a function ``(state, key) -> action`` for ONE game: ``state`` a ``tcgjax.State``,
 ``key`` a PRNG key (consumed), the result an int32[] action index. Callers ``jax.vmap`` it over a
-batch (``train.ppo``, ``train.evaluate``). Every policy is pure JAX: jittable, vmappable, no Python
-branch on traced values.
+batch (``tcgjax.train.ppo``, ``tcgjax.train.evaluate``). Every policy is pure JAX: jittable,
+vmappable, no Python branch on traced values.
 
 The heuristics score every action of the game's layout with table lookups and ``jnp.where`` (integer
 scores, higher is better), keep only the legal ones (``state.legal_action_mask``), and take the best.

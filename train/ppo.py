@@ -2,7 +2,7 @@
 
 ``make_train(config)`` returns ``train(key) -> (RunnerState, metrics)`` that runs every update inside
 one ``lax.scan``; ``jax.vmap(train)(keys)`` trains several seeds at once. ``make_ppo(config)`` exposes
-the pieces (``init``, ``update``) that ``train.run`` drives in chunks for progress, evaluation and
+the pieces (``init``, ``update``) that ``tcgjax.train.run`` drives in chunks for progress, evaluation and
 checkpoints; both consume randomness identically, so a run resumed from a checkpoint continues
 exactly like an uninterrupted one.
 
@@ -15,7 +15,7 @@ Terminated episodes bootstrap with 0; truncated ones with the critic's value of 
 each seat's view (computed only when some game in the batch was truncated, under ``lax.cond``).
 
 Opponents (``config.opponent``): ``self`` (the learner plays both seats, every transition trains),
-``random``, ``heuristic`` (a scripted player per game, ``train.opponents``), ``mixed`` (even env slots
+``random``, ``heuristic`` (a scripted player per game, ``tcgjax.train.opponents``), ``mixed`` (even env slots
 random, odd ones the heuristic) or ``snapshot`` (a pool of frozen past parameters). With an
 opponent, the learner's seat alternates between episodes in each env slot and only the learner's
 transitions enter the loss (their weights are 1, the opponent's 0).
@@ -33,15 +33,15 @@ import optax
 import tcgjax
 from tcgjax.core.env import Env, State
 from tcgjax.core.tree import tree_where
-from tcgjax.wrappers import random_legal_action, reset_if_done
-from train.config import PPOConfig
-from train.designs import MAX_LEGAL_ACTIONS, action_structure
-from train.networks import (
+from tcgjax.train.config import PPOConfig
+from tcgjax.train.designs import MAX_LEGAL_ACTIONS, action_structure
+from tcgjax.train.networks import (
     ActorCritic,
     AsymmetricActorCritic,
     CardEmbeddingActorCritic,
     masked_distribution,
 )
+from tcgjax.wrappers import random_legal_action, reset_if_done
 
 __all__ = [
     "RunnerState",
@@ -220,7 +220,7 @@ def make_torso(config: PPOConfig, env: Env, *, features_only: bool = False):
 
 def max_options(config: PPOConfig, env: Env) -> int:
     """The pointer design's candidate list length: ``config.max_options``, or the game's measured
-    maximum of legal ids (``train.designs.MAX_LEGAL_ACTIONS``); 0 for the other designs.
+    maximum of legal ids (``tcgjax.train.designs.MAX_LEGAL_ACTIONS``); 0 for the other designs.
 
     Raises:
       ConfigError: a pointer design on a game with no measured maximum and no ``max_options``.
@@ -274,9 +274,9 @@ def make_ppo(
       config: the run's ``PPOConfig``.
       env: defaults to ``tcgjax.make(config.env_id, **config.env_options)``.
       opponent_policy: ``(state, key) -> action`` for ``opponent="heuristic"``; defaults to the
-        game's entry in ``train.opponents.HEURISTICS``.
+        game's entry in ``tcgjax.train.opponents.HEURISTICS``.
       minibatch_sharding: optional sharding of the shuffled minibatches ``[M, N / M, ...]``
-        (``train.distributed.minibatch_sharding(mesh)``) so the SGD phase is data-parallel too;
+        (``tcgjax.train.distributed.minibatch_sharding(mesh)``) so the SGD phase is data-parallel too;
         ``None`` leaves the layout to the compiler (single device).
     """
     env = env or make_env(config)
@@ -286,7 +286,7 @@ def make_ppo(
     if unmasked and env.illegal_action != "lose":
         raise tcgjax.ConfigError(
             f"action_design 'unmasked': env {env.id!r} has illegal_action="
-            f"{env.illegal_action!r}; build it with illegal_action='lose' (train.ppo.make_env)"
+            f"{env.illegal_action!r}; build it with illegal_action='lose' (tcgjax.train.ppo.make_env)"
         )
     options = max_options(config, env)
     network = make_network(config, env)
@@ -294,7 +294,7 @@ def make_ppo(
     num_updates = config.num_updates
     sgd_batch = config.sgd_batch
     if config.opponent in ("heuristic", "mixed") and opponent_policy is None:
-        from train.opponents import heuristic_policy
+        from tcgjax.train.opponents import heuristic_policy
 
         opponent_policy = heuristic_policy(env)
 
@@ -570,7 +570,7 @@ def make_ppo(
             pointer_overflow=jnp.sum(traj.weight * traj.overflow)
             / jnp.maximum(learner_transitions, 1.0),
             env_steps=jnp.int32(num_envs * num_steps),
-            # 1.0 iff every parameter is finite after the update (train.run stops on 0.0).
+            # 1.0 iff every parameter is finite after the update (tcgjax.train.run stops on 0.0).
             params_finite=jnp.all(
                 jnp.stack([jnp.all(jnp.isfinite(x)) for x in jax.tree.leaves(params)])
             ).astype(jnp.float32),

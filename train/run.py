@@ -2,11 +2,11 @@
 
 Usage::
 
-    python -m train.run [--config NAME|PATH] [--env ID] [key=value ...]
-    python -m train.run --resume RUN_DIR [--no-verify] [key=value ...]
+    python -m tcgjax.train [--config NAME|PATH] [--env ID] [key=value ...]
+    python -m tcgjax.train --resume RUN_DIR [--no-verify] [key=value ...]
 
 The config is ``configs/ppo/<env>.yaml`` by default (``--env`` defaults to ``deployment``; without
-that file, ``PPOConfig(env_id=<env>)`` defaults), then ``key=value`` overrides (``train.config``).
+that file, ``PPOConfig(env_id=<env>)`` defaults), then ``key=value`` overrides (``tcgjax.train.config``).
 The jitted ``PPO.update`` runs in chunks: one compiled ``lax.fori_loop`` runs ``n`` updates (``n``
 a traced argument, so every chunk size reuses the same program and a chunk ends at each
 evaluation and checkpoint), sized so the progress bar refreshes about once a second. With
@@ -14,16 +14,16 @@ evaluation and checkpoint), sized so the progress bar refreshes about once a sec
 ``jax.random.key(seed + i)``); rows log the mean over seeds (summed episode counts) and evaluation
 uses seed 0.
 
-Every ``eval_every`` updates and at the end: :func:`train.evaluate.evaluation_table` (the greedy
+Every ``eval_every`` updates and at the end: :func:`tcgjax.train.evaluate.evaluation_table` (the greedy
 policy against random, the game's heuristic, and the parameters of the previous checkpoint), and
 for the deployment env the spec-section-9 metrics (``tcgjax.games.deployment.metrics``) of a separate
 rollout, :func:`make_deployment_probe`. Every ``checkpoint_every`` updates, at update 0 and at the
-end: an orbax checkpoint (:mod:`train.checkpoint`). Everything goes to
+end: an orbax checkpoint (:mod:`tcgjax.train.checkpoint`). Everything goes to
 ``<run_dir>/<env>-<YYYYmmdd-HHMMSS>-seed<seed>/``::
 
     config.yaml        the resolved PPOConfig (``--resume`` reads it back)
     metrics.jsonl      one "train" row per update (PPO.update's metrics, win_rate, sps); one
-                       "eval" row per evaluation: "vs": {opponent: train.evaluate row}, and on
+                       "eval" row per evaluation: "vs": {opponent: tcgjax.train.evaluate row}, and on
                        deployment every section-9 metric at top level (distributions as lists)
     tb/                TensorBoard events
     checkpoints/<u>/   orbax checkpoint at update u (runner state, config, step) and its digest
@@ -34,7 +34,7 @@ A resumed run (``--resume RUN_DIR``) restores the latest checkpoint, drops the l
 it, and continues; with the same config it reproduces the uninterrupted run bit for bit (the runner
 carries its own PRNG key and update counter, and evaluation keys derive from the seed and the
 update index, never from the training key). The checkpoint's digest is checked first, before
-anything is compiled (:mod:`train.checkpoint`); a checkpoint that is missing, damaged, altered,
+anything is compiled (:mod:`tcgjax.train.checkpoint`); a checkpoint that is missing, damaged, altered,
 without a digest (``--no-verify`` reads one written before digests existed, unchecked), or that
 does not fit the config (the keys that differ from the checkpoint's are named) stops the run with
 exit status 2 and one line naming the checkpoint folder and the problem, as does a run directory
@@ -57,11 +57,11 @@ import yaml
 import tcgjax
 from tcgjax.core.errors import ConfigError, TcgjaxError
 from tcgjax.core.tree import tree_where
+from tcgjax.train import checkpoint, evaluate, logging_utils
+from tcgjax.train.config import CONFIG_DIR, PPOConfig, load_config, short_repr
+from tcgjax.train.networks import masked_distribution
+from tcgjax.train.ppo import PPO, init_seeds, make_ppo
 from tcgjax.wrappers import random_legal_action
-from train import checkpoint, evaluate, logging_utils
-from train.config import CONFIG_DIR, PPOConfig, load_config, short_repr
-from train.networks import masked_distribution
-from train.ppo import PPO, init_seeds, make_ppo
 
 __all__ = [
     "main",
@@ -354,7 +354,7 @@ class _Job:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m train.run", description=__doc__.splitlines()[0]
+        prog="python -m tcgjax.train", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--config", help="config name in configs/ppo or a YAML path")
     parser.add_argument("--env", choices=tcgjax.available_envs(), help="env id (sets env_id)")
@@ -524,7 +524,7 @@ def main(argv: list[str] | None = None) -> str:
 
 
 def cli(argv: list[str] | None = None) -> int:
-    """``python -m train.run``: :func:`main` with errors as a message on stderr and exit status 2
+    """``python -m tcgjax.train``: :func:`main` with errors as a message on stderr and exit status 2
     (a bad config: nothing was written; or a checkpoint that cannot be resumed from, named on one
     line) or 1 (training diverged: no evaluation table printed)."""
     try:
@@ -542,7 +542,4 @@ def cli(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    jax.config.update(
-        "jax_compilation_cache_dir", os.path.join(os.path.dirname(__file__), "..", ".jax_cache")
-    )
-    sys.exit(cli())
+    sys.exit(cli())  # JAX's persistent compilation cache: on with import tcgjax

@@ -2,15 +2,15 @@
 
 Usage::
 
-    python -m train.sweep configs/sweeps/designs_duel.yaml            # run (resumes), summarize
-    python -m train.sweep configs/sweeps/designs_duel.yaml --backend ray --address auto
-    python -m train.sweep configs/sweeps/designs_duel.yaml --summary-only
+    python -m tcgjax.train.sweep designs_duel          # a shipped sweep: run (resumes), summarize
+    python -m tcgjax.train.sweep my_sweep.yaml --backend ray --address auto
+    python -m tcgjax.train.sweep designs_duel --summary-only
 
 A sweep file (YAML; every key checked, an unknown one is an error naming the file)::
 
     name: designs_duel            # the folder under out_dir
     base: duel                    # a config of configs/ppo (or a path); default: PPOConfig()
-    overrides: [total_timesteps=500000]   # key=value for every trial (train.config syntax)
+    overrides: [total_timesteps=500000]   # key=value for every trial (tcgjax.train.config syntax)
     grid:                         # the trials: every combination, in this order
       action_design: [flat, unmasked, factored, pointer]
     seeds: 3                      # seeds per trial: one program, the seeds vmapped (num_seeds)
@@ -20,9 +20,9 @@ A sweep file (YAML; every key checked, an unknown one is an error naming the fil
     out_dir: runs/sweeps          # default
 
 **Trials.** A trial is one point of the grid with all its seeds: its config is ``base`` +
-``overrides`` + the point (+ ``num_seeds``), trained by ``train.ppo`` with the seeds ``seed ..
+``overrides`` + the point (+ ``num_seeds``), trained by ``tcgjax.train.ppo`` with the seeds ``seed ..
 seed + seeds - 1`` vmapped in one compiled update. Each evaluation plays every seed's greedy policy
-against random and the game's heuristic (``train.evaluate.evaluation_table``); the last also plays
+against random and the game's heuristic (``tcgjax.train.evaluate.evaluation_table``); the last also plays
 the masked designs with their mask removed (``mask_removed_table``). A trial writes
 ``<out>/<name>/<trial>/trial.jsonl`` (a "train" row per update with per-seed arrays, an "eval"
 row per evaluation) and, when it is finished, ``done.json``: a finished trial is never run again.
@@ -62,7 +62,7 @@ import yaml
 
 from tcgjax.core.errors import ConfigError
 from tcgjax.core.files import DuplicateKeyError, yaml_loads
-from train.config import PPOConfig, load_config, short_repr
+from tcgjax.train.config import CONFIG_DIR, PPOConfig, load_config, short_repr
 
 __all__ = [
     "Sweep",
@@ -76,6 +76,8 @@ __all__ = [
     "main",
 ]
 
+# The shipped sweeps (package data, like the configs): a sweep given by name is read from here.
+SWEEP_DIR = os.path.join(os.path.dirname(CONFIG_DIR), "sweeps")
 SWEEP_KEYS = (
     "name",
     "base",
@@ -132,13 +134,16 @@ def _positive(source: str, key: str, value: Any) -> int:
 
 
 def load_sweep(path: str) -> Sweep:
-    """Read and check a sweep file; every trial's config is built once here, so a bad grid value
-    is refused before anything runs.
+    """Read and check a sweep file (a path, or the name of a shipped sweep: ``designs_duel`` is
+    ``configs/sweeps/designs_duel.yaml``, package data of tcgjax); every trial's config is built
+    once here, so a bad grid value is refused before anything runs.
 
     Raises:
       ConfigError: unreadable file, unknown or missing key, wrong type, or a trial whose config
         is refused (named by its grid point).
     """
+    if not os.path.splitext(path)[1] and os.sep not in path:
+        path = os.path.join(SWEEP_DIR, path + ".yaml")
     source = os.path.normpath(path)
     try:
         with open(path, encoding="utf-8") as fh:
@@ -237,9 +242,9 @@ def run_trial(config: PPOConfig, folder: str, *, eval_every: int, eval_games: in
     import jax
     import jax.numpy as jnp
 
-    from train import evaluate
-    from train.ppo import init_seeds, make_ppo
-    from train.run import check_finite, make_chunk
+    from tcgjax.train import evaluate
+    from tcgjax.train.ppo import init_seeds, make_ppo
+    from tcgjax.train.run import check_finite, make_chunk
 
     os.makedirs(folder, exist_ok=True)
     for stale in (TRIAL_FILE, DONE_FILE):
@@ -380,7 +385,7 @@ def _with_out_dir(sweep: Sweep, out_dir: str | None) -> Sweep:
 
 
 def _trial_command(sweep_path: str, index: int, out_dir: str | None) -> list[str]:
-    command = [sys.executable, "-m", "train.sweep", sweep_path, "--trial", str(index)]
+    command = [sys.executable, "-m", "tcgjax.train.sweep", sweep_path, "--trial", str(index)]
     if out_dir is not None:
         command += ["--out", out_dir]
     return command
@@ -732,7 +737,7 @@ def plot_sweep(sweep: Sweep, runs: Mapping[str, Mapping[str, Any]], path: str) -
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m train.sweep", description=__doc__.splitlines()[0]
+        prog="python -m tcgjax.train.sweep", description=__doc__.splitlines()[0]
     )
     parser.add_argument("sweep", help="a sweep file (configs/sweeps/NAME.yaml)")
     parser.add_argument("--backend", choices=("local", "ray"), default="local")
@@ -746,13 +751,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--jobs must be >= 1")
     try:
         if args.trial is not None:
-            import jax
-
-            # As train.run: a trial run again (elsewhere, or by another backend) compiles nothing.
-            jax.config.update(
-                "jax_compilation_cache_dir",
-                os.path.join(os.path.dirname(__file__), "..", ".jax_cache"),
-            )
+            # A trial run again (elsewhere, or by another backend) compiles nothing: import tcgjax
+            # switched JAX's persistent compilation cache on (tcgjax.compilation_cache).
             _run_trial_index(args.sweep, args.trial, args.out)
             return 0
         sweep = _with_out_dir(load_sweep(args.sweep), args.out)

@@ -6,9 +6,9 @@ the same jitted function until it is the agent's turn again (turns need not alte
 turn is many actions, so the opponent may act any number of times between two agent actions):
 
 * ``"random"``: uniform over the legal actions; ``"heuristic"``: the game's scripted greedy player
-  (``train.opponents``, installed with tcgjax);
+  (``tcgjax.train.opponents``, installed with tcgjax);
 * any callable ``(state, key) -> int32[] action`` on ONE game that is pure JAX (jittable and
-  vmappable: ``train.opponents`` policies, a trained network closed over its parameters, ...).
+  vmappable: ``tcgjax.train.opponents`` policies, a trained network closed over its parameters, ...).
 
 Observations are ``{"observation": float32[O], "action_mask": int8[A]}`` (the seat's view, respecting
 hidden information); the mask is also ``info["action_mask"]`` (bool[A]) and ``action_masks()``
@@ -134,7 +134,9 @@ def opponent_policy(env: Env, opponent: str | Policy) -> Policy:
     """
     if callable(opponent):
         return opponent
-    from train import opponents  # installed with tcgjax; imported lazily (it pulls in the games)
+    from tcgjax.train import (
+        opponents,  # installed with tcgjax; imported lazily (it pulls in the games)
+    )
 
     factories = {"random": opponents.random_policy, "heuristic": opponents.heuristic_policy}
     if not isinstance(opponent, str) or opponent not in factories:

@@ -11,7 +11,7 @@ import tcgjax
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.files import DuplicateKeyError, json_loads, yaml_loads
 from tcgjax.games.duel.rules import SCHEMA
-from train.config import load_config
+from tcgjax.train.config import load_config
 
 
 def test_yaml_loader_refuses_duplicates_at_any_depth_and_keeps_merge_keys():

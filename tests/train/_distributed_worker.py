@@ -24,7 +24,7 @@ NUM_UPDATES = 3
 
 
 def tiny_config():
-    from train.config import PPOConfig
+    from tcgjax.train.config import PPOConfig
 
     # max_steps=10 truncates games inside the run (resets, truncation values, seat swaps); the
     # snapshot opponent adds replicated snapshots and learner-only weights to the sharded program.
@@ -48,7 +48,7 @@ def shard_runner_check(ppo, mesh, key, runner) -> dict:
     import jax
     import numpy as np
 
-    from train import distributed
+    from tcgjax.train import distributed
 
     placed = distributed.shard_runner(jax.jit(ppo.init)(key), mesh)
     same = jax.tree.map(np.array_equal, distributed.to_host(placed), distributed.to_host(runner))
@@ -68,7 +68,7 @@ def gradient_average_check(ppo, mesh) -> dict:
     import numpy as np
     from jax.sharding import NamedSharding, PartitionSpec
 
-    from train.distributed import BATCH_AXIS
+    from tcgjax.train.distributed import BATCH_AXIS
 
     k_obs, k_net = jax.random.split(jax.random.key(3))
     obs = jax.random.normal(k_obs, (4 * mesh.size,) + tuple(ppo.env.observation_shape))
@@ -116,8 +116,8 @@ def main() -> None:
     import numpy as np
 
     from tcgjax.core.errors import ConfigError
-    from train import distributed
-    from train.ppo import make_ppo
+    from tcgjax.train import distributed
+    from tcgjax.train.ppo import make_ppo
 
     if args.coordinator:
         port = args.coordinator.rsplit(":", 1)[1]

@@ -6,10 +6,10 @@ import pytest
 from train_testlib import TINY
 
 from tcgjax import ConfigError
-from train import checkpoint
-from train.config import load_config
-from train.ppo import make_ppo
-from train.run import make_chunk
+from tcgjax.train import checkpoint
+from tcgjax.train.config import load_config
+from tcgjax.train.ppo import make_ppo
+from tcgjax.train.run import make_chunk
 
 
 def _leaves_with_paths(tree):

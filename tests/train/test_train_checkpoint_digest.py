@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from tcgjax import ConfigError, TcgjaxError
-from train import checkpoint
-from train.checkpoint import DIGEST_FILE, CheckpointError
+from tcgjax.train import checkpoint
+from tcgjax.train.checkpoint import DIGEST_FILE, CheckpointError
 
 TREE = {
     "params": {"w": np.arange(64 * 16, dtype=np.float32).reshape(64, 16), "b": np.ones(16)},

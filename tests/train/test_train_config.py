@@ -7,9 +7,9 @@ import pytest
 import yaml
 
 from tcgjax import ConfigError
-from train import config as config_module
-from train.checkpoint import config_to_dict
-from train.config import PPOConfig, load_config
+from tcgjax.train import config as config_module
+from tcgjax.train.checkpoint import config_to_dict
+from tcgjax.train.config import PPOConfig, load_config
 
 
 def _error(overrides=(), path=None) -> str:
@@ -167,7 +167,7 @@ def test_config_name_resolves_in_config_dir(tmp_path, monkeypatch):
 
 
 def test_dict_round_trips_through_yaml(tmp_path):
-    """What ``train.run`` writes to config.yaml loads back to the same config (``--resume``)."""
+    """What ``tcgjax.train.run`` writes to config.yaml loads back to the same config (``--resume``)."""
     config = load_config(
         None, ["hidden_sizes=[16, 8]", "env_options.scenario=walls", "opponent=random"]
     )

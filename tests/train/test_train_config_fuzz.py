@@ -1,4 +1,4 @@
-"""Fuzzing ``train.config.load_config`` (Hypothesis): config files and ``key=value`` overrides that
+"""Fuzzing ``tcgjax.train.config.load_config`` (Hypothesis): config files and ``key=value`` overrides that
 are valid documents with one field mutated (wrong types, huge integers, 5000-digit integers, deep
 nesting, broken YAML) give a :class:`tcgjax.ConfigError` or a config that keeps every documented
 rule, never another exception. Parsing and validation only: nothing is built or compiled."""
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tcgjax import ConfigError
-from train.config import CONFIG_DIR, NETWORKS, OPPONENTS, PPOConfig, load_config
+from tcgjax.train.config import CONFIG_DIR, NETWORKS, OPPONENTS, PPOConfig, load_config
 
 FIELDS = [f.name for f in dataclasses.fields(PPOConfig)]
 SIZES = (

@@ -11,9 +11,9 @@ import pytest
 import tcgjax
 from tcgjax.core.errors import ConfigError
 from tcgjax.games.duel import rules as R
-from train.config import PPOConfig, load_config
-from train.networks import AsymmetricActorCritic
-from train.ppo import make_network, make_ppo
+from tcgjax.train.config import PPOConfig, load_config
+from tcgjax.train.networks import AsymmetricActorCritic
+from tcgjax.train.ppo import make_network, make_ppo
 
 KEY = jax.random.key(3)
 
@@ -82,7 +82,7 @@ def test_omniscient_critic_moves_with_hidden_cards_and_the_actor_does_not(duel):
     assert isinstance(net, AsymmetricActorCritic)
     mask = state.legal_action_mask[None]
 
-    def views(s):  # what train.ppo gives the omniscient critic for player 1 to act
+    def views(s):  # what tcgjax.train.ppo gives the omniscient critic for player 1 to act
         return jnp.stack([env.observe_omniscient(s, 0), env.observe_omniscient(s, 1)])[None]
 
     obs = env.observe(state, 0)[None]
@@ -97,7 +97,7 @@ def test_an_omniscient_policy_plays_on_the_player_view_alone(duel):
     """Evaluation and play give the network the player's observation only: the actor's logits are
     the trained ones, and the value, which needs views play does not have, is NaN, not a guess.
     (The evaluation used to fail on the critic's input shape.)"""
-    from train.evaluate import evaluation_table
+    from tcgjax.train.evaluate import evaluation_table
 
     env, state, _ = duel
     net = make_network(PPOConfig(env_id="duel", critic="omniscient", hidden_sizes=(8,)), env)

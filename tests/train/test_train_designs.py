@@ -1,4 +1,4 @@
-"""Action designs (train.designs): the factored and pointer distributions against enumerated
+"""Action designs (tcgjax.train.designs): the factored and pointer distributions against enumerated
 references on masks that real play produced (tests/train/data/legal_masks.json, tools/
 record_masks.py: every game, selection phases included), and unmasked play's penalty, count and
 forfeit on a scripted sequence."""
@@ -18,8 +18,8 @@ import pytest
 
 import tcgjax
 from tcgjax.core.errors import ConfigError
-from train.config import PPOConfig, load_config
-from train.designs import (
+from tcgjax.train.config import PPOConfig, load_config
+from tcgjax.train.designs import (
     MAX_LEGAL_ACTIONS,
     PolicyHead,
     action_structure,
@@ -27,9 +27,9 @@ from train.designs import (
     factored_log_probs,
     pointer_candidates,
 )
-from train.evaluate import network_policy
-from train.networks import ActorCritic
-from train.ppo import make_env, make_network, make_ppo
+from tcgjax.train.evaluate import network_policy
+from tcgjax.train.networks import ActorCritic
+from tcgjax.train.ppo import make_env, make_network, make_ppo
 
 MASKS = os.path.join(os.path.dirname(__file__), "data", "legal_masks.json")
 GAMES = ("deployment", "digimon", "duel", "pokemon")

@@ -11,9 +11,9 @@ from train_testlib import sweep
 import tcgjax
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.scenario import build_state
-from train.config import PPOConfig, load_config
-from train.opponents import heuristic_policy
-from train.ppo import make_network
+from tcgjax.train.config import PPOConfig, load_config
+from tcgjax.train.opponents import heuristic_policy
+from tcgjax.train.ppo import make_network
 
 KEY = jax.random.PRNGKey(0)
 

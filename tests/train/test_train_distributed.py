@@ -1,4 +1,4 @@
-"""Data-parallel PPO (``train.distributed``) gives the single-device result on an 8-device mesh
+"""Data-parallel PPO (``tcgjax.train.distributed``) gives the single-device result on an 8-device mesh
 and on two processes of 2 devices each joined over loopback (a 4-device global mesh).
 
 The CPU device count is fixed when JAX starts, so every configuration runs the same tiny training

@@ -1,5 +1,5 @@
 """Training never reports a NaN run as healthy: a non-finite loss, gradient norm or parameter stops
-``train.run`` naming the update and the metric, the process exits non-zero, and no evaluation table
+``tcgjax.train.run`` naming the update and the metric, the process exits non-zero, and no evaluation table
 is printed. Bad configs (``lr=nan``) are refused before anything is written to disk."""
 
 import os
@@ -10,7 +10,7 @@ import pytest
 
 import tcgjax
 from tcgjax.games.duel.env import DuelEnv
-from train import run
+from tcgjax.train import run
 
 # A few tiny updates of the duel; float arithmetic only, so the NaN run is fast.
 TINY_DUEL = [
@@ -26,7 +26,7 @@ TINY_DUEL = [
 
 
 def _has_table(text: str) -> bool:
-    """Whether ``text`` holds an evaluation table (its header row, ``train.evaluate.format_table``)."""
+    """Whether ``text`` holds an evaluation table (its header row, ``tcgjax.train.evaluate.format_table``)."""
     return any(
         line.split()[:5] == ["opponent", "games", "win", "draw", "loss"]
         for line in text.splitlines()

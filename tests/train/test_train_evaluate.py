@@ -1,4 +1,4 @@
-"""``train.evaluate``: outcome counts, seat assignment, truncation as draws, network adapters, the
+"""``tcgjax.train.evaluate``: outcome counts, seat assignment, truncation as draws, network adapters, the
 evaluation table and its text form.
 
 One scenario (``small``) and few jitted programs: the three rows of ``evaluation_table`` are one
@@ -12,15 +12,15 @@ import jax.numpy as jnp
 import pytest
 
 import tcgjax
-from train import evaluate as ev
-from train.evaluate import (
+from tcgjax.train import evaluate as ev
+from tcgjax.train.evaluate import (
     evaluate,
     evaluation_table,
     format_table,
     network_policy,
 )
-from train.networks import ActorCritic, greedy_action
-from train.opponents import HEURISTICS, heuristic_policy, random_policy
+from tcgjax.train.networks import ActorCritic, greedy_action
+from tcgjax.train.opponents import HEURISTICS, heuristic_policy, random_policy
 
 KEY = jax.random.PRNGKey(0)
 GAMES = 1000

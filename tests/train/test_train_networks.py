@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tcgjax import ObservationLayout
-from train.networks import ActorCritic, CardEmbeddingActorCritic
+from tcgjax.train.networks import ActorCritic, CardEmbeddingActorCritic
 
 LAYOUT = ObservationLayout(
     [

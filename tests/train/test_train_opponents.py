@@ -1,4 +1,4 @@
-"""Scripted opponents (``train.opponents``): legal under random play, right on scripted situations,
+"""Scripted opponents (``tcgjax.train.opponents``): legal under random play, right on scripted situations,
 and clearly stronger than random.
 
 Situations are built explicitly (STYLE lesson 12): duel states with ``build_state``, deployment states
@@ -24,7 +24,7 @@ from tcgjax.games.deployment import encode_deploy as encode
 from tcgjax.games.deployment.hexgrid import distance
 from tcgjax.games.deployment.rules import MOVEMENT, SHOOTING
 from tcgjax.games.duel.scenario import build_state
-from train.opponents import HEURISTICS, heuristic_policy, random_policy
+from tcgjax.train.opponents import HEURISTICS, heuristic_policy, random_policy
 
 KEY = jax.random.PRNGKey(0)
 KEYS = jax.random.split(jax.random.PRNGKey(7), 8)  # tie-break keys for the scripted checks

@@ -8,9 +8,9 @@ import pytest
 
 import tcgjax
 from tcgjax.games.pokemon.scenario import build_state
-from train.config import load_config
-from train.opponents import heuristic_policy
-from train.ppo import make_network
+from tcgjax.train.config import load_config
+from tcgjax.train.opponents import heuristic_policy
+from tcgjax.train.ppo import make_network
 
 KEY = jax.random.PRNGKey(0)
 

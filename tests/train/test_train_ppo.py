@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from train.config import PPOConfig
-from train.networks import greedy_action, masked_distribution
-from train.ppo import Transition, make_ppo, per_seat_gae, sgd_indices
+from tcgjax.train.config import PPOConfig
+from tcgjax.train.networks import greedy_action, masked_distribution
+from tcgjax.train.ppo import Transition, make_ppo, per_seat_gae, sgd_indices
 
 # ---------------------------------------------------------------------------------------------
 # Masked categorical
@@ -215,7 +215,7 @@ def test_sgd_fraction_gives_the_same_update_when_every_learner_transition_fits()
 
 def test_short_training_beats_random_clearly():
     """Seeded and small: win rate of the trained policy vs random rises by a clear margin."""
-    from train.evaluate import evaluate, network_policy, random_policy
+    from tcgjax.train.evaluate import evaluate, network_policy, random_policy
 
     config = PPOConfig(
         env_id="deployment",
@@ -254,7 +254,7 @@ def test_short_training_beats_random_clearly():
 
 def test_vmap_train_over_seeds():
     """``jax.vmap(make_train(config))`` trains several seeds in one program; seeds differ."""
-    from train.ppo import make_train
+    from tcgjax.train.ppo import make_train
 
     config = PPOConfig(
         env_id="duel",

@@ -1,7 +1,7 @@
-"""``python -m train.run --resume`` on a damaged run directory: exit status 2 and one line naming the
+"""``python -m tcgjax.train --resume`` on a damaged run directory: exit status 2 and one line naming the
 checkpoint (or the run directory) and the problem, never a traceback, never a silent resume.
 
-The run directory is what ``train.run`` writes at update 0 of a tiny duel run (``config.yaml`` and
+The run directory is what ``tcgjax.train.run`` writes at update 0 of a tiny duel run (``config.yaml`` and
 the orbax checkpoint of the initial ``RunnerState``), made without training; every damage below is
 refused before an update is compiled (most before anything is: the digest is checked first)."""
 
@@ -12,10 +12,10 @@ import shutil
 import jax
 import pytest
 
-from train import checkpoint, run
-from train.checkpoint import DIGEST_FILE
-from train.config import load_config
-from train.ppo import make_ppo
+from tcgjax.train import checkpoint, run
+from tcgjax.train.checkpoint import DIGEST_FILE
+from tcgjax.train.config import load_config
+from tcgjax.train.ppo import make_ppo
 
 TINY_DUEL = [  # as in test_train_divergence.py
     "num_envs=8",

@@ -13,9 +13,9 @@ import yaml
 from train_testlib import TINY
 
 from tcgjax import ConfigError
-from train import checkpoint, logging_utils, run
-from train.config import load_config
-from train.ppo import make_ppo
+from tcgjax.train import checkpoint, logging_utils, run
+from tcgjax.train.config import load_config
+from tcgjax.train.ppo import make_ppo
 
 # deployment_phase_v1.md section 9, as named by tcgjax.games.deployment.metrics.
 SPEC9_SCALARS = (

@@ -1,4 +1,4 @@
-"""train.sweep: sweep files, trials as processes (local and Ray backends), resume, and statistics
+"""tcgjax.train.sweep: sweep files, trials as processes (local and Ray backends), resume, and statistics
 that are rliable's on the trials' own files."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from rliable import library as rly
 from rliable import metrics
 
 from tcgjax.core.errors import ConfigError
-from train import sweep as S
+from tcgjax.train import sweep as S
 
 TINY = """
 name: tiny

@@ -1,9 +1,9 @@
 """Digimon decks: YAML files ``{name, eggs: {number: copies}, main: {number: copies}}``, validated.
 
-Official deck rules (General Rules; sources in ``../shared/reference/digimon/README.md``): a main deck
+Official deck rules (the official Digimon Card Game General Rules): a main deck
 of exactly 50 cards, a Digi-Egg deck of 0 to 5 Digi-Eggs, at most 4 copies of one card number
 (both decks together), Digi-Eggs only in the Digi-Egg deck. Shipped: ``st1`` (ST-1 Gaia Red) and
-``st2`` (ST-2 Cocytus Blue), as sold (decision G6).
+``st2`` (ST-2 Cocytus Blue), as sold (decision G6; design decisions are in ``docs/decisions.md``).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ player 1's main deck, then player 2's), and these zones (E1 ids ``<zone>_<player
 Shared zones: ``revealed`` (cards revealed by an effect, public) and ``processing`` (an Option while
 it resolves).
 
-**Setup** (official General Rules; sources in ``../shared/reference/digimon/README.md``): each main deck
+**Setup** (the official Digimon Card Game General Rules): each main deck
 is shuffled with the game's key, the top 5 cards become the security stack face down, the next 5 the
 opening hand (the rules put hand before security or security first depending on the source; both
 deal the same random distribution, so one order is chosen); each Digi-Egg deck is shuffled; memory
@@ -53,7 +53,7 @@ side. Passing sets it to 3 on the opponent's side. Gains above 10 are lost. [End
 rows resolve when the turn would end; if they bring the gauge back to the player's side the turn
 goes on, and they do not fire again that turn.
 
-**Attacks** (reference "Attack order", G7): declare (suspend the attacker; the target is the
+**Attacks** (official General Rules 11-1-3, G7): declare (suspend the attacker; the target is the
 player, 12, or a suspended opponent Digimon), [When Attacking] rows, block timing (the defender
 decides; skipped when no Digimon of theirs can block; a block fires the attacker's [When
 Blocked] rows), then the battle (lower DP deleted, equal DP both; <Retaliation>; <Piercing>
@@ -73,8 +73,8 @@ and the turn it entered (so a Digimon played this turn still cannot attack).
 
 **Mulligan** (G10, official): after the deal the first player, then the second, keeps the opening
 hand or shuffles it back into the deck and draws 5 new cards, once each: a SelectEffectChoice
-(1000 keep, 1001 redraw; ``Selection.stage`` = mulligan). Security is dealt before (the sources
-disagree on the order; ``../shared/reference/digimon/README.md``), so a redraw leaves it as it is.
+(1000 keep, 1001 redraw; ``Selection.stage`` = mulligan). Security is dealt before (rules
+summaries disagree on the order; both deal the same distribution), so a redraw leaves it as it is.
 ``mulligan=False`` is the spec's setup (the game starts in the Breeding phase).
 
 **Simultaneous triggers** (G10, official): effects that trigger together resolve the turn
@@ -161,7 +161,7 @@ BREEDING_SLOT = A.FIELD_SLOTS  # per-slot arrays: 12 battle-area slots, then the
 NUM_SLOTS = A.FIELD_SLOTS + 1
 # The battle-area slots among the permanent slots. A Digimon in the breeding area is out of reach
 # of effects: its own effects do not activate and other cards' effects neither count, target nor
-# modify it (reference "Breeding area"; the official rule), so every effect reads this mask.
+# modify it (the official General Rules), so every effect reads this mask.
 IN_BATTLE_AREA = np.arange(NUM_SLOTS) < A.FIELD_SLOTS
 ONGOING = -1
 END_REASONS = ("none", "security_attack", "deck_out", "simultaneous_loss", "illegal_action")
@@ -2036,7 +2036,7 @@ class DigimonRules:
     def _dna_merge(self, state: DigimonState, player, first, second) -> DigimonState:
         """The DNA digivolution: the second material's stack goes onto the first's, the DNA card
         on top, in the first's slot; pay the DNA cost, unsuspend, draw 1, [When Digivolving].
-        The result may attack this turn (the reference's unverified point, DCGO's reading)."""
+        The result may attack this turn (unverified; the DCGO simulator's reading)."""
         card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
         board = zones.move_all(
             self.layout, state.board, slot_zone(player, second), slot_zone(player, first)
