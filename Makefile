@@ -8,7 +8,7 @@ GAME   ?=
 # pytest workers: the CI machine has 2 cores.
 WORKERS ?= 2
 
-.PHONY: test train bench lint clean venv mutation browser wheel-check
+.PHONY: test train bench lint clean venv mutation browser wheel-check docs
 
 venv: $(STAMP)
 
@@ -24,7 +24,7 @@ $(TRAIN_STAMP): pyproject.toml constraints.txt
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,research]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,research,docs]'
 	touch $(STAMP)
 
 # Headless Chromium for the replay viewer's test (Debian packages; apt-get needs root or sudo).
@@ -45,13 +45,17 @@ train: $(TRAIN_STAMP)
 wheel-check: $(STAMP)
 	PYTHON=$(PYTHON) bash tools/wheel_check.sh
 
+# The documentation site (mkdocs.yml, docs/) into site/, warnings as errors.
+docs: $(STAMP)
+	$(PY) -m mkdocs build --strict
+
 bench: $(STAMP)
 	$(PY) benchmarks/throughput.py --env duel --batch 1024 --compare-pgx
 
 # Mutation testing (not CI: hours on 2 cores; resumable). MUTATION_ARGS e.g. "core/zones --jobs 2".
 MUTATION_STAMP := $(VENV)/.installed-mutation
 $(MUTATION_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,research,mutation]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,research,docs,mutation]'
 	touch $(MUTATION_STAMP)
 
 mutation: $(MUTATION_STAMP)

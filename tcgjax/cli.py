@@ -37,11 +37,11 @@ import tcgjax
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError, TcgjaxError
 from tcgjax.core.files import DuplicateKeyError, json_loads, yaml_loads
+from tcgjax.core.first_use import announced
 from tcgjax.wrappers import random_legal_action
 
 __all__ = ["main"]
 
-OPPONENTS = ("random", "heuristic")
 QUIT = ("q", "quit")
 #: ``jax.random.PRNGKey`` keeps the low 32 bits of a seed (2**32 is seed 0 again) and overflows
 #: past 64: ``--seed`` is an integer in ``[0, SEED_LIMIT)``.
@@ -167,20 +167,27 @@ def _status(picture) -> str:
 
 @functools.lru_cache(maxsize=16)
 def _jitted_init(env: Env):
-    return jax.jit(env.init)
+    return announced(jax.jit(env.init), f"{env.id}'s init")
 
 
 @functools.lru_cache(maxsize=16)
 def _policy(env: Env, opponent: str):
     """The jitted ``(state, key) -> action`` of ``opponent`` for ``env`` (one game)."""
     if opponent == "random":
-        return jax.jit(lambda state, key: random_legal_action(key, state.legal_action_mask))
+        return announced(
+            jax.jit(lambda state, key: random_legal_action(key, state.legal_action_mask)),
+            "the random policy",
+        )
     from tcgjax.train.opponents import heuristic_policy  # here: it imports every game's rules
+    from tcgjax.train.policies import load_policy
 
     try:
-        return jax.jit(heuristic_policy(env))
+        if opponent == "heuristic":
+            return announced(jax.jit(heuristic_policy(env)), f"{env.id}'s heuristic player")
+        policy = load_policy(opponent, env)  # "baseline" or a run directory
+        return announced(jax.jit(policy), f"{env.id}'s trained agent ({opponent})")
     except TcgjaxError as exc:
-        raise CliError(f"--opponent heuristic: {exc}") from None
+        raise CliError(f"--opponent {opponent}: {exc}") from None
 
 
 def _read_move(names: dict[str, int | None], seat: int) -> int | None:
@@ -396,10 +403,12 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, choices=(1, 2), default=1, help="your seat (default 1)")
     play.add_argument(
         "--opponent",
-        choices=OPPONENTS,
+        metavar="OPPONENT",
         default="random",
-        help="the policy of the other seat: uniformly random legal moves, or the game's scripted "
-        "heuristic (tcgjax.train.opponents); default random",
+        help="the policy of the other seat: random (uniformly random legal moves), heuristic "
+        "(the game's scripted player, tcgjax.train.opponents), baseline (the game's shipped "
+        "trained agent, tcgjax.train.policies) or RUN_DIR (a run directory of python -m "
+        "tcgjax.train: its latest checkpoint); default random",
     )
     play.add_argument(
         "--seed",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import weakref
 
 from tcgjax.core.env import Env
 from tcgjax.core.errors import ConfigError
@@ -36,6 +37,10 @@ def available_envs() -> tuple[str, ...]:
 def make(env_id: str, **options) -> Env:
     """Build the env ``env_id`` with keyword ``options`` (e.g. ``illegal_action="lose"``).
 
+    Envs are immutable, so the same id and options give the same object while it is in use
+    (anything still holds it): the compiled programs cached per env (``checked_step``, replays,
+    the wrappers, the CLI) are reused, never compiled a second time in the process.
+
     Raises:
       ConfigError: an env id that is not a registered id (or not a string), or an option the
         env does not accept (names it and lists the accepted ones), or an invalid option value.
@@ -61,4 +66,45 @@ def make(env_id: str, **options) -> Env:
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ConfigError(f"env {env_id!r}: unknown option {unknown[0]!r}; accepted: {accepted}")
-    return cls(**options)
+    key = _options_key(env_id, options)
+    if key is None:  # an option value that cannot be a dict key (a NumPy array, ...)
+        return cls(**options)
+    env = _MADE.get(key)
+    if env is None or type(env) is not cls:
+        env = cls(**options)
+        # The same env asked for with its defaults spelled out (a replay's options) is the same.
+        full = _options_key(env_id, dict(getattr(env, "options", options)))
+        if full is not None:
+            known = _MADE.get(full)
+            env = known if known is not None and type(known) is cls else env
+            _remember(full, env)
+        _remember(key, env)
+    return env
+
+
+def _remember(key: tuple, env: Env) -> None:
+    _MADE[key] = env
+
+
+# An env is an immutable description of its game, so make() with the same id and options returns
+# the same object while it is in use: every per-env cache (checked_step's and the replays' jitted
+# programs, the wrappers', the CLI's) then serves it, and replaying a recorded game compiles
+# nothing again. Weak values: an env nobody holds any more is forgotten (a notebook's display of
+# states, tcgjax.core.render.display_env, counts the live envs of a game).
+_MADE: weakref.WeakValueDictionary[tuple, Env] = weakref.WeakValueDictionary()
+
+
+def _frozen(value):
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((repr(k), _frozen(v)) for k, v in value.items())))
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, tuple(_frozen(v) for v in value))
+    hash(value)  # TypeError for anything else unhashable
+    return (type(value).__name__, value)
+
+
+def _options_key(env_id: str, options: dict) -> tuple | None:
+    try:
+        return (env_id, _frozen(options))
+    except TypeError:
+        return None

@@ -330,6 +330,15 @@ def test_play_q_quits_with_1(monkeypatch):
     assert code == 1 and "game abandoned (quit)" in out
 
 
+def test_play_against_the_shipped_baseline_and_a_missing_run(monkeypatch, capsys):
+    code, out, human = play(monkeypatch, ["--viewer-only", "--seed", "2", "--opponent", "baseline"])
+    assert code == 0 and human.typed == []
+    assert "the baseline policy plays both seats" in out and "result: " in out
+    assert cli.main(["play", "duel", "--opponent", "no/such/run"]) == 2
+    err = capsys.readouterr().err
+    assert "--opponent no/such/run" in err and "neither 'baseline' nor a run directory" in err
+
+
 def test_play_viewer_only_reads_no_input(monkeypatch):
     code, out, human = play(monkeypatch, ["--viewer-only", "--seed", "2"])
     assert code == 0 and human.typed == []

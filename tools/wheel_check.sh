@@ -29,7 +29,8 @@ tops = sorted({n.split("/")[0] for n in names if not n.split("/")[0].endswith(".
 assert tops == ["tcgjax"], f"top-level names in the wheel: {tops}"
 for needed in ("tcgjax/py.typed", "tcgjax/train/run.py", "tcgjax/configs/ppo/duel.yaml",
                "tcgjax/configs/sweeps/designs_duel.yaml", "tcgjax/bench.py",
-               "tcgjax/games/digimon/cards/starter.yaml", "tcgjax/games/deployment/scenarios/small.yaml"):
+               "tcgjax/games/digimon/cards/starter.yaml", "tcgjax/games/deployment/scenarios/small.yaml",
+               "tcgjax/train/baselines/digimon/params.msgpack", "tcgjax/train/baselines/duel/eval.txt"):
     assert needed in names, f"the wheel lacks {needed}"
 print(f"wheel: {len(names)} files, top level {tops}")
 EOF
@@ -67,6 +68,7 @@ set -o pipefail
 test -s game.json
 tcgjax replay game.json -o game.html
 test -s game.html
+tcgjax play duel --opponent baseline --viewer-only --seed 1 | tail -1   # the shipped agent
 tcgjax bench --env duel --batch 8 --steps 4 --repeats 1 --results bench.md
 grep -q "| duel | 8 | 4 |" bench.md
 

@@ -62,6 +62,11 @@ class NetworkPolicy:
     greedy: bool = struct.field(pytree_node=False, default=True)
     masked: bool = struct.field(pytree_node=False, default=True)
 
+    # Identity, not the fields' values (its parameters are arrays): so that ``jax.jit(policy)``
+    # works like on any function, cached per policy object.
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+
     def __call__(self, state: State, key: jax.Array) -> jax.Array:
         mask = state.legal_action_mask if self.masked else None
         logits, _ = self.network.apply(self.params, state.observation, mask)

@@ -11,6 +11,7 @@ from tcgjax.core import errors
 from tcgjax.core.board import player_id
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError
+from tcgjax.core.first_use import announced
 from tcgjax.core.serialization import _show
 
 __all__ = ["checked_step", "check_action", "rule_error", "action_id"]
@@ -18,7 +19,11 @@ __all__ = ["checked_step", "check_action", "rule_error", "action_id"]
 
 @functools.lru_cache(maxsize=32)
 def _compiled(env: Env):
-    return jax.jit(env.action_error), jax.jit(env.step)
+    """``(action_error, step)`` jitted once per env; their first calls say they compile."""
+    return (
+        announced(jax.jit(env.action_error), f"{env.id}'s rule check"),
+        announced(jax.jit(env.step), f"{env.id}'s step"),
+    )
 
 
 def rule_error(env: Env, code: int, what: str) -> IllegalActionError:

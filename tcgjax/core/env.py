@@ -226,6 +226,57 @@ class Env(abc.ABC):
         host = jax.tree.map(np.asarray, state)
         return self._picture(host, None if viewer is None else int(viewer))
 
+    def render_grid(
+        self, states: State, viewer: int | None = None, *, columns: int = 4, limit: int = 16
+    ):
+        """A picture of the first ``limit`` games of a batch, ``columns`` to a row (host-side):
+        the batch-grid picture Pgx users know from ``save_svg`` of a batched state.
+
+        Args:
+          states: a ``State`` with one batch axis (``[B]`` leading every leaf), concrete.
+          viewer: as in :meth:`render`, for every game.
+          columns: games per row (a positive int).
+          limit: how many games of the batch are drawn, from the first (a positive int).
+
+        Returns:
+          a :class:`tcgjax.core.render.Picture`; its text lists each game under ``game i``.
+
+        Raises:
+          ValueError: not a batch of one axis, or ``columns``/``limit`` not positive ints;
+            ``PlayerError`` for a bad viewer.
+        """
+        from tcgjax.core.render import grid_picture
+
+        shape = np.shape(states.terminated)
+        if len(shape) != 1:
+            raise ValueError(
+                f"env {self.id!r}: render_grid takes a batch of games (one batch axis); this "
+                f"state has batch shape {shape}"
+            )
+        for name, value in (("columns", columns), ("limit", limit)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"render_grid({name}={value!r}): expected a positive int")
+        self._check_viewer(viewer)
+        count = min(shape[0], limit)
+        host = jax.tree.map(np.asarray, states)
+        pictures = [
+            self._picture(jax.tree.map(lambda x, i=i: x[i], host), viewer) for i in range(count)
+        ]
+        labels = [f"game {i}" for i in range(count)]
+        return grid_picture(pictures, min(columns, count), labels)
+
+    def save_svg(self, state: State, path, viewer: int | None = None, **grid) -> None:
+        """Write ``state`` as SVG to ``path``: one game (:meth:`render`) or, for a batch, the grid
+        of :meth:`render_grid` (``columns``, ``limit`` keywords): what ``pgx.save_svg`` does."""
+        if np.ndim(state.terminated) == 0:
+            if grid:
+                raise ValueError(f"save_svg: {sorted(grid)} apply to a batch of games only")
+            picture = self.render(state, viewer)
+        else:
+            picture = self.render_grid(state, viewer, **grid)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(picture.svg)
+
     def _check_one_game(self, state: State, viewer, caller: str) -> None:
         """Raise ``ValueError`` for a batch of games, then check ``viewer`` (host-side calls
         that take one game: render, describe_action)."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "ZoneView",
     "SideView",
     "card_board_picture",
+    "grid_picture",
     "register_display",
     "display_env",
     "card_definition",
@@ -84,6 +86,41 @@ class Picture:
         body = self.svg if os.fspath(path).lower().endswith(".svg") else self.text + "\n"
         with open(path, "w", encoding="utf-8") as f:
             f.write(body)
+
+
+_SIZE = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)"[^>]*?\bheight="([0-9.]+)"')
+
+
+def grid_picture(pictures: Sequence[Picture], columns: int, labels: Sequence[str]) -> Picture:
+    """Many games in one picture, ``columns`` to a row in reading order (Pgx's batch pictures):
+    each game's SVG nested at its place, each text after its ``label`` line."""
+    if not pictures:
+        raise ValueError("grid_picture: no pictures")
+    sizes = []
+    for picture in pictures:
+        match = _SIZE.search(picture.svg)
+        if match is None:
+            raise ValueError("grid_picture: an SVG without a width and height")
+        sizes.append((float(match.group(1)), float(match.group(2))))
+    cell_w = max(w for w, _ in sizes)
+    cell_h = max(h for _, h in sizes)
+    gap = 8.0
+    rows = -(-len(pictures) // columns)
+    width = columns * cell_w + (columns - 1) * gap
+    height = rows * cell_h + (rows - 1) * gap
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" '
+        f'viewBox="0 0 {width:g} {height:g}">'
+    ]
+    for i, picture in enumerate(pictures):
+        x, y = (i % columns) * (cell_w + gap), (i // columns) * (cell_h + gap)
+        body = picture.svg.replace("<svg ", f'<svg x="{x:g}" y="{y:g}" ', 1)
+        parts.append(body[body.index("<svg ") :].strip())
+    parts.append("</svg>")
+    text = "\n\n".join(
+        f"{label}\n{picture.text}" for label, picture in zip(labels, pictures, strict=True)
+    )
+    return Picture(svg="\n".join(parts) + "\n", text=text)
 
 
 class Svg:

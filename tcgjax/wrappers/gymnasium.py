@@ -48,6 +48,7 @@ through (``opponent=``, ``agent_seat=``, and the game's own options such as ``de
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -64,6 +65,7 @@ from tcgjax.core import errors
 from tcgjax.core.checked import action_id
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import ConfigError, IllegalActionError, TcgjaxError
+from tcgjax.core.first_use import announced
 from tcgjax.core.tree import when_some
 from tcgjax.registry import available_envs
 from tcgjax.registry import make as make_env
@@ -129,22 +131,30 @@ def observation_space(env: Env) -> spaces.Dict:
 def opponent_policy(env: Env, opponent: str | Policy) -> Policy:
     """The opponent as a pure policy ``(state, key) -> int32[]`` for one game of ``env``.
 
+    ``"baseline"`` is the game's shipped trained agent and any other string a run directory of
+    ``python -m tcgjax.train`` (:func:`tcgjax.train.policies.load_policy`).
+
     Raises:
-      ConfigError: ``opponent`` is neither ``"random"``, ``"heuristic"`` nor a callable.
+      ConfigError: ``opponent`` is neither ``"random"``, ``"heuristic"``, ``"baseline"``, a run
+        directory nor a callable, or a trained agent that cannot be loaded for this env.
     """
     if callable(opponent):
         return opponent
-    from tcgjax.train import (
-        opponents,  # installed with tcgjax; imported lazily (it pulls in the games)
-    )
+    # Imported here: they pull in every game's rules and the trainer.
+    from tcgjax.train import opponents
+    from tcgjax.train.policies import load_policy
 
     factories = {"random": opponents.random_policy, "heuristic": opponents.heuristic_policy}
-    if not isinstance(opponent, str) or opponent not in factories:
+    if not isinstance(opponent, str) or not (
+        opponent in factories or opponent == "baseline" or os.path.isdir(opponent)
+    ):
         raise ConfigError(
-            f"env {env.id!r}: opponent={opponent!r} must be 'random', 'heuristic' or a callable "
-            "(state, key) -> action"
+            f"env {env.id!r}: opponent={opponent!r} must be 'random', 'heuristic', 'baseline', a "
+            "run directory or a callable (state, key) -> action"
         )
-    return factories[opponent](env)
+    if opponent in factories:
+        return factories[opponent](env)
+    return load_policy(opponent, env)
 
 
 def _check_seat(env: Env, agent_seat) -> int:
@@ -252,7 +262,7 @@ class _Seat:
 @functools.lru_cache(maxsize=32)
 def jitted_init(env: Env):
     """``jax.jit(env.init)``, one per env (shared by the Gymnasium and PettingZoo wrappers)."""
-    return jax.jit(env.init)
+    return announced(jax.jit(env.init), f"{env.id}'s init")
 
 
 @functools.lru_cache(maxsize=32)
@@ -263,7 +273,9 @@ def _compiled_seat(env: Env, opponent: Policy, batched: bool):
     then advances every game in one loop."""
     seat_fns = _Seat(env, opponent)
     if not batched:
-        return jitted_init(env), jax.jit(seat_fns.advance)
+        return jitted_init(env), announced(
+            jax.jit(seat_fns.advance), f"{env.id}'s step with its opponent"
+        )
 
     def vector_advance(states: State, actions, key, needs_reset, seat):
         num = actions.shape[0]
@@ -278,7 +290,8 @@ def _compiled_seat(env: Env, opponent: Policy, batched: bool):
             states, actions, step_keys, ~needs_reset, seat
         )
 
-    return None, jax.jit(vector_advance)  # the vector env starts from placeholders (reset)
+    # The vector env starts from placeholders (reset).
+    return None, announced(jax.jit(vector_advance), f"{env.id}'s batched step with its opponent")
 
 
 def _host(x, dtype=None) -> np.ndarray:

@@ -41,6 +41,7 @@ from pettingzoo import AECEnv
 from tcgjax.core.checked import _compiled, action_id
 from tcgjax.core.env import Env, State
 from tcgjax.core.errors import ConfigError, IllegalActionError, PlayerError
+from tcgjax.core.first_use import announced
 from tcgjax.core.serialization import _show
 from tcgjax.registry import make as make_env
 from tcgjax.wrappers.gymnasium import ResetNeededError, jitted_init, observation_space
@@ -56,7 +57,7 @@ def agent_name(seat: int) -> str:
 
 @functools.lru_cache(maxsize=32)
 def _jitted_observe(game: Env):
-    return jax.jit(game.observe)
+    return announced(jax.jit(game.observe), f"{game.id}'s observation")
 
 
 class TcgjaxAECEnv(AECEnv):

@@ -174,3 +174,34 @@ def test_the_pictures_equal_their_snapshots(env, state, picture_snapshot):
     # cards) for both viewers and the omniscient one.
     for viewer in (None, 0, 1):
         picture_snapshot(env.render(state, viewer=viewer), f"duel_viewer_{viewer}")
+
+
+def test_a_batch_draws_as_a_grid_of_its_games(env, tmp_path):
+    """``env.render_grid`` / ``env.save_svg`` of a batch (Pgx's ``save_svg`` of a batched state):
+    each game's picture nested at its place in reading order, within the grid's size."""
+    keys = jax.random.split(jax.random.PRNGKey(5), 5)
+    batch = jax.jit(jax.vmap(env.init))(keys)
+    one = [env.render(jax.tree.map(lambda x, i=i: x[i], batch), viewer=1) for i in range(5)]
+    grid = env.render_grid(batch, viewer=1, columns=2, limit=3)
+    root = ET.fromstring(grid.svg)
+    cells = [c for c in root if c.tag.endswith("svg")]
+    width = float(one[0].svg.split('width="')[1].split('"')[0])
+    height = float(one[0].svg.split('height="')[1].split('"')[0])
+    assert [(float(c.get("x")), float(c.get("y"))) for c in cells] == [
+        (0, 0), (width + 8, 0), (0, height + 8),
+    ]  # fmt: skip
+    assert (float(root.get("width")), float(root.get("height"))) == (2 * width + 8, 2 * height + 8)
+    for i, cell in enumerate(cells):  # game i's own picture, unchanged, at its place
+        placed = f'<svg x="{cell.get("x")}" y="{cell.get("y")}" '
+        assert one[i].svg.replace("<svg ", placed, 1).strip() in grid.svg
+    assert grid.text.split("\n\n") == [f"game {i}\n{one[i].text}" for i in range(3)]
+    env.save_svg(batch, tmp_path / "grid.svg", viewer=1, columns=2, limit=3)
+    assert (tmp_path / "grid.svg").read_text() == grid.svg
+    env.save_svg(jax.tree.map(lambda x: x[0], batch), tmp_path / "one.svg", viewer=1)
+    assert (tmp_path / "one.svg").read_text() == one[0].svg
+    with pytest.raises(ValueError, match="columns"):
+        env.render_grid(batch, columns=0)
+    with pytest.raises(ValueError, match="batch"):
+        env.render_grid(jax.tree.map(lambda x: x[0], batch))
+    with pytest.raises(ValueError, match="batch of games only"):
+        env.save_svg(jax.tree.map(lambda x: x[0], batch), tmp_path / "x.svg", columns=2)

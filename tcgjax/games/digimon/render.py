@@ -15,6 +15,7 @@ import jax
 import numpy as np
 
 from tcgjax.core import render
+from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import rules as R
 from tcgjax.games.digimon.cards import COLORS, KINDS
 
@@ -80,7 +81,13 @@ def picture(env, state, viewer: int | None) -> render.Picture:
             f"attack: player {active + 1}'s slot {int(game.attacker) + 1} -> {aim} ({stage}), "
             f"{int(game.checks_left)} security check(s) left"
         )
-    header += render.selection_lines(layout, board, game.selection)
+    if int(game.selection.card) >= 0 and int(game.selection.stage) == A.CHOICE_MULLIGAN:
+        # The record points at a card of the decider's hand only to say who decides (rules,
+        # _ask_mulligan): name the decision, never that card (hidden from the other player).
+        decider = int(board.owner[int(game.selection.card)])
+        header.append(f"mulligan: player {decider + 1} keeps the opening hand or redraws 5")
+    else:
+        header += render.selection_lines(layout, board, game.selection)
     phase = layout.phases[int(board.phase)]
     return render.card_board_picture(
         layout,

@@ -3,12 +3,14 @@ permanents, the memory gauge, hidden cards for a viewer, the result of a finishe
 
 import xml.etree.ElementTree as ET
 
+import jax
 import jax.numpy as jnp
 import pytest
 
 import tcgjax
 from tcgjax.core import render
 from tcgjax.core.env import State
+from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import rules as R
 from tcgjax.games.digimon.scenario import build_state
 
@@ -117,3 +119,17 @@ def test_a_pending_choice_names_its_card_in_the_header(env, situation):
         name = render.card_definition(env.rules.layout, situation.board, card)["name"]
         assert f"choosing for {name}: 2 choice(s) left" in text.splitlines()[:4], text
     assert "choosing for" not in env.render(_state(situation)).text  # nothing pending
+
+
+def test_the_mulligan_header_names_the_decision_not_a_hidden_hand_card(env):
+    """The mulligan's record points at a card of the decider's hand only to say who decides; the
+    header names the decision, so the other player's picture never shows that hidden card."""
+    deal = env.init(jax.random.PRNGKey(0))  # both players still to decide (G10)
+    selection = deal.game.selection
+    assert int(selection.stage) == A.CHOICE_MULLIGAN and int(selection.card) >= 0
+    decider = int(deal.game.board.owner[int(selection.card)])
+    hidden = render.card_definition(env.rules.layout, deal.game.board, int(selection.card))["name"]
+    for viewer in (None, 0, 1):
+        header = env.render(deal, viewer=viewer).text.splitlines()[:4]
+        assert f"mulligan: player {decider + 1} keeps the opening hand or redraws 5" in header
+        assert not any(hidden in line for line in header), header

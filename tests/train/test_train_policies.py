@@ -1,0 +1,121 @@
+"""Trained agents as policies (``tcgjax.train.policies``): a run directory and the shipped
+baselines load as pure ``(state, key) -> action`` functions that play legal moves under
+``jit``/``vmap``; a baseline folder round-trips from a run; an altered file, a missing source or
+another env's options are refused by name; the CLI and the Gymnasium wrapper take them as
+opponents."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import jax
+import numpy as np
+import pytest
+from train_testlib import TINY
+
+import tcgjax
+from tcgjax.core.errors import ConfigError
+from tcgjax.train import policies, run
+from tcgjax.train.evaluate import evaluate_against
+from tcgjax.train.opponents import random_policy
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    runs = tmp_path_factory.mktemp("runs")
+    return run.main(["--env", "duel", f"run_dir={runs}", *TINY])
+
+
+def _first_moves(env, policy, games=8):
+    """The policy's action in ``games`` fresh games, through jit(vmap(policy)), and their masks."""
+    states = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(3), games))
+    keys = jax.random.split(jax.random.PRNGKey(4), games)
+    return np.asarray(jax.jit(jax.vmap(policy))(states, keys)), np.asarray(states.legal_action_mask)
+
+
+def test_every_game_ships_a_baseline_that_plays_legal_moves():
+    assert policies.baselines() == ("deployment", "digimon", "duel", "pokemon")
+    for env_id in policies.baselines():
+        env = tcgjax.make(env_id)  # the default options: a turn limit may differ from training
+        policy = policies.load_policy("baseline", env)
+        actions, masks = _first_moves(env, policy)
+        assert masks[np.arange(len(actions)), actions].all(), env_id
+        table = open(os.path.join(policies.BASELINE_DIR, env_id, "eval.txt")).read()
+        assert table.startswith("opponent") and "heuristic" in table
+
+
+def test_the_duel_baseline_beats_the_random_player():
+    """What its eval.txt records (96% over 2000 games), on 64 fresh games."""
+    env = tcgjax.make("duel")
+    policy = policies.load_policy("baseline", env)
+    row = evaluate_against(env, policy, {"random": random_policy(env)}, jax.random.key(7), 64)
+    assert row["random"]["win_rate"] >= 0.8, row
+
+
+def test_a_run_directory_loads_as_its_latest_checkpoint(run_dir):
+    env = tcgjax.make("duel")
+    policy = policies.load_policy(run_dir)
+    actions, masks = _first_moves(env, policy)
+    assert masks[np.arange(len(actions)), actions].all()
+    sampled = policies.load_policy(run_dir, env, greedy=False)
+    assert sampled.greedy is False and policy.greedy is True
+
+
+def test_a_baseline_folder_round_trips_and_refuses_an_altered_file(run_dir, tmp_path, monkeypatch):
+    monkeypatch.setattr(policies, "BASELINE_DIR", str(tmp_path))
+    policies.export_baseline(run_dir, str(tmp_path / "duel"))
+    assert "run_dir: runs" in (tmp_path / "duel" / "config.yaml").read_text()
+    env = tcgjax.make("duel")
+    from_run = policies.load_policy(run_dir, env)
+    from_baseline = policies.load_policy("baseline", env)
+    for a, b in zip(
+        jax.tree.leaves(from_run.params), jax.tree.leaves(from_baseline.params), strict=True
+    ):
+        assert np.array_equal(a, b)
+    params = tmp_path / "duel" / "params.msgpack"
+    data = bytearray(params.read_bytes())
+    data[-5] ^= 0xFF
+    params.write_bytes(bytes(data))
+    with pytest.raises(ConfigError, match=r"\['params.msgpack'\] do not match digest.json"):
+        policies.load_policy("baseline", env)
+
+
+def test_bad_sources_and_other_envs_are_refused_by_name(run_dir, tmp_path):
+    with pytest.raises(ConfigError, match="neither 'baseline' nor a run directory"):
+        policies.load_policy(str(tmp_path / "missing"))
+    with pytest.raises(ConfigError, match="needs env="):
+        policies.load_policy("baseline")
+    assert policies.load_policy(run_dir, tcgjax.make("duel", max_steps=31))  # same layouts
+    with pytest.raises(ConfigError, match="trained on 'duel'"):
+        policies.load_policy(run_dir, tcgjax.make("deployment"))
+    with pytest.raises(ConfigError, match="trained on 'pokemon'"):
+        policies.load_policy("baseline", tcgjax.make("pokemon", encoding="v1"))
+    with pytest.raises(ConfigError, match="expected 'baseline' or a run directory"):
+        policies.load_policy(5)
+
+
+def test_gymnasium_takes_a_baseline_or_a_run_directory_as_opponent(run_dir):
+    from tcgjax.wrappers.gymnasium import TcgjaxEnv
+
+    for opponent in ("baseline", run_dir):
+        env = TcgjaxEnv("duel", opponent=opponent, agent_seat=1)
+        observation, info = env.reset(seed=0)
+        assert info["action_mask"].any()
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        assert info["error"] == 0
+    with pytest.raises(ConfigError, match="must be 'random', 'heuristic', 'baseline'"):
+        TcgjaxEnv("duel", opponent="nobody")
+
+
+def test_the_digest_lists_exactly_the_baseline_files():
+    for env_id in policies.baselines():
+        folder = os.path.join(policies.BASELINE_DIR, env_id)
+        with open(os.path.join(folder, "digest.json")) as fh:
+            assert sorted(json.load(fh)) == ["config.yaml", "eval.txt", "params.msgpack"]
+        assert sorted(os.listdir(folder)) == [
+            "config.yaml",
+            "digest.json",
+            "eval.txt",
+            "params.msgpack",
+        ]
