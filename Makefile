@@ -24,7 +24,7 @@ $(TRAIN_STAMP): pyproject.toml constraints.txt
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,research,docs]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,research,docs,serve]'
 	touch $(STAMP)
 
 # Headless Chromium for the replay viewer's test (Debian packages; apt-get needs root or sudo).
@@ -55,7 +55,7 @@ bench: $(STAMP)
 # Mutation testing (not CI: hours on 2 cores; resumable). MUTATION_ARGS e.g. "core/zones --jobs 2".
 MUTATION_STAMP := $(VENV)/.installed-mutation
 $(MUTATION_STAMP): $(STAMP)
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,research,docs,mutation]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,bench,train,ecosystem,sb3,browser,notebooks,research,docs,serve,mutation]'
 	touch $(MUTATION_STAMP)
 
 mutation: $(MUTATION_STAMP)

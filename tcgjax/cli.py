@@ -4,6 +4,7 @@
   every move is named in the position it is made in (``Env.describe_action``), for your seat;
 * ``tcgjax render STATE.json``: draw a JSON state (``tcgjax.to_json``) as SVG or text;
 * ``tcgjax replay REPLAY.json -o OUT.html``: the replay viewer page of a recorded game;
+* ``tcgjax serve``: play against an agent in the browser (:mod:`tcgjax.serve`);
 * ``tcgjax bench ...``: the throughput harness (:mod:`tcgjax.bench`);
 * ``tcgjax --version``: the installed version.
 
@@ -460,6 +461,16 @@ def _parser() -> argparse.ArgumentParser:
         help="do not check the replay's final digest (a replay without one needs this)",
     )
 
+    serve = sub.add_parser(
+        "serve",
+        help="play against an agent in the browser (a local web app; the serve extra)",
+        description="Start the local web app of tcgjax.serve: pick a game, a seat and an "
+        "opponent (random, heuristic, baseline or a run directory) and play by clicking the legal "
+        "moves; the move log and a replay download are on the page.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+
     sub.add_parser(
         "bench",
         help="the throughput harness (tcgjax.bench; `tcgjax bench --help`)",
@@ -468,7 +479,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-_COMMANDS = {"play": _cmd_play, "render": _cmd_render, "replay": _cmd_replay}
+def _cmd_serve(args: argparse.Namespace) -> int:
+    if not 0 < args.port < 65536:
+        raise CliError(f"--port {args.port}: must be from 1 to 65535")
+    try:
+        from tcgjax.serve import serve
+    except ImportError as exc:  # the serve extra (starlette, uvicorn) is not installed
+        raise CliError(f"needs the serve extra (pip install 'tcgjax[serve]'): {exc}") from None
+    serve(args.host, args.port)
+    return 0
+
+
+_COMMANDS = {"play": _cmd_play, "render": _cmd_render, "replay": _cmd_replay, "serve": _cmd_serve}
 
 
 def main(argv: list[str] | None = None) -> int:

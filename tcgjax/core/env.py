@@ -151,6 +151,74 @@ class Env(abc.ABC):
     def observation_shape(self) -> tuple[int, ...]:
         return self.observation_layout.shape
 
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-entry bounds of the observations this env gives: ``(low, high)``.
+
+        Every ``observe(state, player)`` (so every ``State.observation``) of a state reachable
+        from ``init`` by play satisfies ``low <= observation <= high`` entry by entry; the
+        Gymnasium and PettingZoo wrappers use them as the bounds of their ``Box``, and
+        ``api_test`` checks them on every state it meets. A game declares them slice by slice
+        of its :class:`~tcgjax.core.observation.ObservationLayout` (``_observation_bound_table``)
+        from what its rules guarantee: counts by deck and zone sizes, card ids by the card
+        definitions, ``-1.0`` for a hidden card, HP and damage by the card registry. An entry the
+        game cannot bound is ``-inf`` / ``+inf`` on that side (the core default: every entry).
+        The bounds are of the player's view: ``observe_omniscient`` may show card ids where
+        ``observe`` shows ``-1.0``, and a situation built by hand (a scenario, a JSON state) may
+        hold values play never reaches (e.g. a turn past the deck-out).
+
+        Each finite bound is moved outward by about 2**-20 of its size (at least the smallest
+        normal float32), so that a value the game computes in float32 (a product by a
+        reciprocal) is never an ulp beyond it, and ``low < high`` in every entry (Gymnasium's
+        checker warns on a ``Box`` entry whose bounds are equal, such as a padding entry that is
+        always 0).
+
+        Host-side; computed once per env and cached (envs are immutable).
+
+        Returns:
+          ``(low, high)``: read-only ``float32[O]`` NumPy arrays, ``O`` the observation size
+          (``observation_shape``).
+
+        Raises:
+          ConfigError: the game's table names a slice its layout does not have, gives a bound
+            of the wrong shape or NaN, or a low above its high.
+        """
+        cached = self.__dict__.get("_observation_bounds")
+        if cached is not None:
+            return cached
+        layout = self.observation_layout
+        low = np.full(layout.size, -np.inf)
+        high = np.full(layout.size, np.inf)
+        for name, (lo, hi) in self._observation_bound_table().items():
+            if name not in layout.slices:
+                raise errors.ConfigError(
+                    f"env {self.id!r}: observation bounds for an unknown slice {name!r}; the "
+                    f"layout has {list(layout.slices)}"
+                )
+            start, shape, _ = layout.slices[name]
+            end = start + int(np.prod(shape, dtype=np.int64))
+            try:
+                low[start:end] = np.broadcast_to(np.asarray(lo, np.float64), shape).reshape(-1)
+                high[start:end] = np.broadcast_to(np.asarray(hi, np.float64), shape).reshape(-1)
+            except ValueError as exc:
+                raise errors.ConfigError(
+                    f"env {self.id!r}: observation bounds of slice {name!r} do not fit its shape "
+                    f"{list(shape)}: {exc}"
+                ) from None
+        bad = np.flatnonzero(np.isnan(low) | np.isnan(high) | (low > high))
+        if bad.size:
+            i = int(bad[0])
+            raise errors.ConfigError(
+                f"env {self.id!r}: observation bounds of entry {i}: [{low[i]}, {high[i]}]"
+            )
+        tiny = float(np.finfo(np.float32).tiny)
+        slack_low = np.maximum(np.abs(np.where(np.isfinite(low), low, 0.0)) * 2.0**-20, tiny)
+        slack_high = np.maximum(np.abs(np.where(np.isfinite(high), high, 0.0)) * 2.0**-20, tiny)
+        bounds = ((low - slack_low).astype(np.float32), (high + slack_high).astype(np.float32))
+        for array in bounds:
+            array.setflags(write=False)
+        self.__dict__["_observation_bounds"] = bounds
+        return bounds
+
     def action_name(self, action: int) -> str:
         """The phase-free name of an action id: its range and offset in the action layout
         (``play[0]``, ``attack[2->player]``), the same in every state.
@@ -551,6 +619,13 @@ class Env(abc.ABC):
     @abc.abstractmethod
     def _observe(self, game: Any, player: jax.Array) -> jax.Array:
         """float32[O] from ``player``'s point of view."""
+
+    def _observation_bound_table(self) -> dict[str, tuple[Any, Any]]:
+        """The game's bounds of its observation, for :meth:`observation_bounds`: ``{slice name:
+        (low, high)}`` over the slices of ``observation_layout``, each bound a number or an
+        array that broadcasts to the slice's shape (``±inf`` where the game cannot bound an
+        entry). A slice left out is unbounded. Default: ``{}`` (every entry unbounded)."""
+        return {}
 
     @abc.abstractmethod
     def _current_player(self, game: Any) -> jax.Array:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import os
 import re
 import weakref
@@ -52,9 +53,12 @@ __all__ = [
     "selection_lines",
     "host_jit",
     "PLAYER_COLORS",
+    "PAGE_COLOR",
     "PLAYER_STROKES",
 ]
 
+#: The page behind every picture (SVG and rasterized).
+PAGE_COLOR = "#fbfbf8"
 #: Fill of each player's side and units, and their darker outlines (player 1, player 2).
 PLAYER_COLORS = ("#dbe8f7", "#f7dcdc")
 PLAYER_STROKES = ("#2f5f9e", "#9e2f2f")
@@ -80,6 +84,36 @@ class Picture:
 
     def __str__(self) -> str:
         return self.text
+
+    def rgb(self, size: tuple[int, int] | None = None) -> np.ndarray:
+        """The SVG rasterized (resvg, through the ``resvg-py`` package of the ``ecosystem`` extra)
+        into ``uint8[H, W, 3]``.
+
+        ``size``: ``(H, W)`` of the result: the picture is scaled down to fit it if larger
+        (keeping its proportions) and placed top-left on the page colour; default its own size.
+        """
+        try:
+            import resvg_py
+        except ImportError as exc:
+            raise ImportError(
+                "Picture.rgb needs resvg-py (pip install 'tcgjax[ecosystem]')"
+            ) from exc
+        from PIL import Image
+
+        match = _SIZE.search(self.svg)
+        width, height = (float(match.group(1)), float(match.group(2))) if match else (0.0, 0.0)
+        zoom = 1.0
+        if size is not None and width and height:
+            zoom = min(1.0, size[1] / width, size[0] / height)
+        png = resvg_py.svg_to_bytes(svg_string=self.svg, background=PAGE_COLOR, zoom=zoom)
+        image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+        if size is None:
+            return image
+        page = np.empty((*size, 3), np.uint8)
+        page[:] = [int(PAGE_COLOR[i : i + 2], 16) for i in (1, 3, 5)]
+        h, w = min(size[0], image.shape[0]), min(size[1], image.shape[1])
+        page[:h, :w] = image[:h, :w]
+        return page
 
     def save(self, path: str | os.PathLike) -> None:
         """Writes the SVG (suffix ``.svg``, any case) or the text (any other suffix) to ``path``."""
@@ -204,7 +238,7 @@ class Svg:
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width:.0f}" '
             f'height="{self.height:.0f}" viewBox="0 0 {self.width:.0f} {self.height:.0f}">'
         )
-        background = '<rect width="100%" height="100%" fill="#fbfbf8"/>'
+        background = f'<rect width="100%" height="100%" fill="{PAGE_COLOR}"/>'
         return "\n".join([head, background, *self._parts, "</svg>"])
 
 

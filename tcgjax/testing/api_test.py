@@ -7,6 +7,7 @@ It plays random legal games, single (host loop through :class:`tcgjax.replay.Rec
 * ``action_error`` is 0 exactly where the mask is True (one source of truth for legality);
 * the cached mask and observation are what ``legal_action_mask`` and ``observe`` give now;
 * rewards are finite, zero outside terminal steps... and sum to zero for two players;
+* every observation (and another seat's view) lies within ``env.observation_bounds()``;
 * illegal and out-of-range actions under ``"reject"`` leave the state unchanged but ``error``;
 * terminal states are absorbing (any action: same state, zero rewards);
 * no retracing (``chex.assert_max_traces`` on the batched step, one compiled single-game step);
@@ -35,7 +36,13 @@ from tcgjax.core.env import Env, State
 from tcgjax.core.serialization import from_json, to_json
 from tcgjax.wrappers import random_legal_action, reset_if_done
 
-__all__ = ["api_test", "ApiTestReport", "assert_states_equal", "assert_card_conservation"]
+__all__ = [
+    "api_test",
+    "ApiTestReport",
+    "assert_states_equal",
+    "assert_card_conservation",
+    "assert_observations_in_bounds",
+]
 
 
 @dataclasses.dataclass
@@ -87,6 +94,31 @@ def assert_card_conservation(env: Env, state: State, initial: State | None = Non
         )
 
 
+def assert_observations_in_bounds(env: Env, observations, what: str = "observation") -> None:
+    """Every observation (``[..., O]``, host or device) lies within ``env.observation_bounds()``;
+    else an ``AssertionError`` naming the first entry out of bounds (a NaN is out): its batch
+    position, its index, the layout slice it belongs to (and where in the slice), its value and
+    the bounds."""
+    obs = np.asarray(observations, np.float32)
+    low, high = env.observation_bounds()
+    outside = ~((obs >= low) & (obs <= high))
+    if not outside.any():
+        return
+    where = tuple(int(i) for i in np.argwhere(outside)[0])
+    entry = where[-1]
+    name, at = "?", ""
+    for slice_name, (start, shape, _) in env.observation_layout.slices.items():
+        if start <= entry < start + int(np.prod(shape, dtype=np.int64)):
+            name = slice_name
+            at = str([int(i) for i in np.unravel_index(entry - start, shape)])
+            break
+    batch = f" {list(where[:-1])}" if len(where) > 1 else ""
+    raise AssertionError(
+        f"{env.id}: {what}{batch} entry {entry} (slice {name!r} {at}) = {float(obs[where]):.9g} "
+        f"is outside its bounds [{float(low[entry]):.9g}, {float(high[entry]):.9g}]"
+    )
+
+
 def _check_pictures(env: Env, state: State) -> int:
     """``env.render`` of one state for every viewer: an SVG document, a text, deterministic."""
     for viewer in (None, *range(env.num_players)):
@@ -119,6 +151,7 @@ def _check_state(env: Env, s: State, batch: tuple[int, ...] = ()) -> None:
     rewards = np.asarray(s.rewards)
     assert np.isfinite(rewards).all(), f"{env.id}: non-finite rewards {rewards}"
     assert np.isfinite(np.asarray(s.observation)).all(), f"{env.id}: non-finite observation"
+    assert_observations_in_bounds(env, s.observation)
     if num_p == 2 and env.zero_sum:
         np.testing.assert_allclose(rewards.sum(-1), 0.0, atol=1e-6, err_msg="not zero-sum")
     done = np.asarray(s.terminated | s.truncated)
@@ -218,6 +251,10 @@ def api_test(
             np.asarray(observe_fn(state, state.current_player)),
             err_msg=f"{env.id}: the cached observation is not observe(state, current_player)",
         )
+        # Another seat's view (what PettingZoo shows it) lies within the bounds too (an int32
+        # like current_player: the same compiled observe).
+        other = np.int32((int(state.current_player) + 1) % env.num_players)
+        assert_observations_in_bounds(env, observe_fn(state, other), "another seat's observation")
         game_codes = np.asarray(game_errors_fn(state.game, all_actions))
         np.testing.assert_array_equal(
             game_codes == 0,

@@ -119,10 +119,13 @@ def gymnasium_id(env_id: str) -> str:
 
 
 def observation_space(env: Env) -> spaces.Dict:
-    """``Dict(observation=Box(float32[O]), action_mask=MultiBinary(A))`` for one seat of ``env``."""
+    """``Dict(observation=Box(float32[O]), action_mask=MultiBinary(A))`` for one seat of ``env``;
+    the ``Box`` bounds are ``env.observation_bounds()`` (finite where the game bounds an entry,
+    ``±inf`` where it does not)."""
+    low, high = env.observation_bounds()
     return spaces.Dict(
         {
-            "observation": spaces.Box(-np.inf, np.inf, env.observation_shape, np.float32),
+            "observation": spaces.Box(low, high, env.observation_shape, np.float32),
             "action_mask": spaces.MultiBinary(env.num_actions),
         }
     )
@@ -364,13 +367,15 @@ class TcgjaxEnv(gymnasium.Env):
       env_id: a tcgjax game id (:func:`tcgjax.available_envs`) or an ``Env`` already made.
       opponent: ``"random"`` (default), ``"heuristic"`` or a pure policy ``(state, key) -> action``.
       agent_seat: the seat the agent plays (0 default).
-      render_mode: None, or ``"ansi"``: :meth:`render` returns the game's text picture from the
+      render_mode: None, ``"ansi"``: :meth:`render` returns the game's text picture from the
         agent's seat (``env.render(state, viewer=agent_seat)``: the opponent's hidden cards face
-        down); ``game.render(wrapper.state)`` gives the SVG.
+        down), or ``"rgb_array"``: the same picture rasterized, ``uint8[H, W, 3]``
+        (:meth:`tcgjax.core.render.Picture.rgb`; every frame of an env the size of its first, so
+        Gymnasium's ``RecordVideo`` can write them); ``game.render(wrapper.state)`` gives the SVG.
       **env_options: passed to :func:`tcgjax.make` (e.g. ``decks=``, ``illegal_action=``).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -388,6 +393,7 @@ class TcgjaxEnv(gymnasium.Env):
         self._seat = jnp.int32(self.agent_seat)
         self._key: jax.Array | None = None
         self._last: SeatStep | None = None
+        self._frame_size: tuple[int, int] | None = None
 
     @property
     def state(self) -> State:
@@ -396,12 +402,17 @@ class TcgjaxEnv(gymnasium.Env):
             raise ResetNeededError(f"env {self.game.id!r}: call reset() before reading the state")
         return self._last.state
 
-    def render(self) -> str | None:
-        """The text picture of the game from the agent's seat (``render_mode="ansi"``), else
-        None."""
-        if self.render_mode != "ansi":
+    def render(self) -> str | np.ndarray | None:
+        """The picture of the game from the agent's seat: its text (``render_mode="ansi"``), its
+        pixels ``uint8[H, W, 3]`` (``"rgb_array"``), else None."""
+        if self.render_mode is None:
             return None
-        return self.game.render(self.state, viewer=self.agent_seat).text
+        picture = self.game.render(self.state, viewer=self.agent_seat)
+        if self.render_mode == "ansi":
+            return picture.text
+        frame = picture.rgb(self._frame_size)
+        self._frame_size = frame.shape[:2]  # later frames fit this size (one video size)
+        return frame
 
     def _output(self, result: SeatStep):
         observation = _observation_of(self.game, result)

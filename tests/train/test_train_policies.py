@@ -23,8 +23,10 @@ from tcgjax.train.opponents import random_policy
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
+    """A tiny deployment run: the config of the other run tests, so its compiled update and
+    evaluation load from the persistent compilation cache."""
     runs = tmp_path_factory.mktemp("runs")
-    return run.main(["--env", "duel", f"run_dir={runs}", *TINY])
+    return run.main(["--env", "deployment", f"run_dir={runs}", *TINY])
 
 
 def _first_moves(env, policy, games=8):
@@ -54,7 +56,7 @@ def test_the_duel_baseline_beats_the_random_player():
 
 
 def test_a_run_directory_loads_as_its_latest_checkpoint(run_dir):
-    env = tcgjax.make("duel")
+    env = tcgjax.make("deployment")
     policy = policies.load_policy(run_dir)
     actions, masks = _first_moves(env, policy)
     assert masks[np.arange(len(actions)), actions].all()
@@ -64,16 +66,16 @@ def test_a_run_directory_loads_as_its_latest_checkpoint(run_dir):
 
 def test_a_baseline_folder_round_trips_and_refuses_an_altered_file(run_dir, tmp_path, monkeypatch):
     monkeypatch.setattr(policies, "BASELINE_DIR", str(tmp_path))
-    policies.export_baseline(run_dir, str(tmp_path / "duel"))
-    assert "run_dir: runs" in (tmp_path / "duel" / "config.yaml").read_text()
-    env = tcgjax.make("duel")
+    policies.export_baseline(run_dir, str(tmp_path / "deployment"))
+    assert "run_dir: runs" in (tmp_path / "deployment" / "config.yaml").read_text()
+    env = tcgjax.make("deployment")
     from_run = policies.load_policy(run_dir, env)
     from_baseline = policies.load_policy("baseline", env)
     for a, b in zip(
         jax.tree.leaves(from_run.params), jax.tree.leaves(from_baseline.params), strict=True
     ):
         assert np.array_equal(a, b)
-    params = tmp_path / "duel" / "params.msgpack"
+    params = tmp_path / "deployment" / "params.msgpack"
     data = bytearray(params.read_bytes())
     data[-5] ^= 0xFF
     params.write_bytes(bytes(data))
@@ -86,9 +88,9 @@ def test_bad_sources_and_other_envs_are_refused_by_name(run_dir, tmp_path):
         policies.load_policy(str(tmp_path / "missing"))
     with pytest.raises(ConfigError, match="needs env="):
         policies.load_policy("baseline")
-    assert policies.load_policy(run_dir, tcgjax.make("duel", max_steps=31))  # same layouts
-    with pytest.raises(ConfigError, match="trained on 'duel'"):
-        policies.load_policy(run_dir, tcgjax.make("deployment"))
+    assert policies.load_policy(run_dir, tcgjax.make("deployment", max_steps=31))  # same layouts
+    with pytest.raises(ConfigError, match="trained on 'deployment'"):
+        policies.load_policy(run_dir, tcgjax.make("duel"))
     with pytest.raises(ConfigError, match="trained on 'pokemon'"):
         policies.load_policy("baseline", tcgjax.make("pokemon", encoding="v1"))
     with pytest.raises(ConfigError, match="expected 'baseline' or a run directory"):
@@ -99,13 +101,13 @@ def test_gymnasium_takes_a_baseline_or_a_run_directory_as_opponent(run_dir):
     from tcgjax.wrappers.gymnasium import TcgjaxEnv
 
     for opponent in ("baseline", run_dir):
-        env = TcgjaxEnv("duel", opponent=opponent, agent_seat=1)
+        env = TcgjaxEnv("deployment", opponent=opponent, agent_seat=1)
         observation, info = env.reset(seed=0)
         assert info["action_mask"].any()
         _, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
         assert info["error"] == 0
     with pytest.raises(ConfigError, match="must be 'random', 'heuristic', 'baseline'"):
-        TcgjaxEnv("duel", opponent="nobody")
+        TcgjaxEnv("deployment", opponent="nobody")
 
 
 def test_the_digest_lists_exactly_the_baseline_files():

@@ -161,6 +161,13 @@ class DeploymentEnv(Env):
     def _picture(self, state: State, viewer: int | None):
         return render.picture(self, state, viewer)
 
+    def _observation_bound_table(self) -> dict:
+        """Every slice in [0, 1] (see ``Env.observation_bounds``): one-hots and flags, and the
+        normalised unit features, which the rules keep within their scale: hp in [0, max_hp],
+        moves_left in [0, move], col and row on the board (0 while not deployed), turn in
+        [0, max_turns] (the turn limit clamps it back to max_turns)."""
+        return {name: (0.0, 1.0) for name in self.observation_layout.slices}
+
     def _observe(self, game: R.DeploymentState, player: jax.Array) -> jax.Array:
         s, t, rules = self.scenario, self.rules.t, self.rules
         U, H = s.max_unit_slots, s.num_hexes

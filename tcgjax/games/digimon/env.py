@@ -1,5 +1,5 @@
 """The Digimon env: a thin adapter from :class:`~tcgjax.games.digimon.rules.DigimonRules` to the core
-``Env`` template (work in progress: see the game's README for what the rules cover so far).
+``Env`` template, registered as ``digimon`` (the game's README says what the rules cover).
 
 ``observation`` is ``board_state_tensor(state, current_player, view="player")`` (981 floats), the
 mask is the spec's 2120-id mask, ``current_player`` is the player who decides (the defender during
@@ -176,6 +176,9 @@ class DigimonEnv(Env):
     def _observe_acting(self, game, player, mask) -> jax.Array:
         # The selection block's count of valid choices is read off the mask of the step.
         return O.board_state_tensor(self.rules, game, player, "player", legal=mask)
+
+    def _observation_bound_table(self) -> dict:
+        return O.bound_table(self.rules)  # the observation module's, for these decks
 
     def _forfeit(self, game, loser):
         return self.rules.forfeit(game, loser)

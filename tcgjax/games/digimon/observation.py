@@ -119,6 +119,109 @@ INPUT_SCALE = _input_scale()
 VIEWS = ("player", "omniscient")
 
 
+def bound_table(rules) -> dict[str, tuple]:
+    """``{slice: (low, high)}`` of the ``view="player"`` tensor (``Env.observation_bounds``),
+    from the rules' limits, the two decks and the card registry. Card ids are definition
+    indices of the decks' cards (0 = padding); a card the observer cannot see is ``-1.0`` (the
+    opponent's hand and both security stacks are always hidden: ``[-1, 0]``; the omniscient
+    view shows their ids). A stack holds only its owner's cards (the rules' invariant "each
+    card in a zone of its owner"), so a sum over a stack is bounded by the larger deck's.
+
+    Unbounded: the turn count's high (``global`` entry 0): there is no turn limit by default,
+    and the deck-out does not bound it (effects put cards back into a deck).
+    """
+    from tcgjax.games.digimon import actions as A
+    from tcgjax.games.digimon import rules as R
+
+    c = rules.cards.numpy
+    decks = [[rules.cards.index(n) for n in (*eggs, *main)] for eggs, main in rules.decks]
+    defs = np.unique(np.concatenate(decks))
+    max_id = float(defs.max())
+    max_cards = max(rules.cards_per_player)
+    op = np.asarray(c["effects.op"])
+    live = np.arange(op.shape[1])[None, :] < np.asarray(c["effects.num_rows"])[:, None]
+    target, trigger = np.asarray(c["effects.target"]), np.asarray(c["effects.trigger"])
+    amount = np.asarray(c["effects.amount"], np.int64)
+    # A continuous row's amount times at most (sources // 2) when it counts per two sources.
+    per_two = np.asarray(c["effects.amount_per"]) == R.PER_TWO_SOURCES
+    scaled = amount * np.where(per_two, (max_cards - 1) // 2, 1)
+    dp_rows = live & (trigger == R.TRIGGER_CONTINUOUS) & (op == R.OP_DP)
+    self_rows = dp_rows & (target == R.TARGET_SELF)
+    aura_rows = dp_rows & (target == R.TARGET_ALL_OWN)  # a Tamer's aura: all own Digimon
+    self_high = np.where(self_rows, np.maximum(scaled, 0), 0).sum(axis=1)  # [N]
+    self_low = np.where(self_rows, np.minimum(scaled, 0), 0).sum(axis=1)
+    aura_high = np.where(aura_rows, np.maximum(scaled, 0), 0).sum(axis=1)
+    # Timed DP modifiers: a row's amount, at most LASTING_SIZE of them in force at once (a row
+    # for the Security Digimon is a modifier of another kind, never a permanent's DP).
+    timed_rows = live & (op == R.OP_DP) & (target != R.TARGET_SECURITY)
+    timed = np.where(timed_rows, amount, 0)[defs]
+    # A permanent's DP: max(printed + every modifier, 0); a card's contribution: its own rows.
+    printed = float(np.asarray(c["dp"])[defs].max())
+    dp_high = (
+        printed
+        + max(float(self_high[d].sum() + aura_high[d].sum()) for d in map(np.asarray, decks))
+        + R.LASTING_SIZE * max(float(timed.max()), 0.0)
+    )
+    opt = live & ((np.asarray(c["effects.flags"]).astype(np.int64) & R.FLAG_OPT) != 0)
+    opt_high = MAX_SOURCES * float(opt.sum(axis=1)[defs].max())  # over the 8 shown sources
+
+    slot_low, slot_high = np.zeros(SLOT_SIZE), np.zeros(SLOT_SIZE)
+    header = {  # linked_count is always 0 ([TS]: none in the shipped cards)
+        "card_id": max_id,
+        "dp": dp_high,
+        "suspended": 1.0,
+        "opt_total": opt_high,
+        "opt_used": opt_high,
+        "source_count": float(max_cards),
+    }
+    for name, high in header.items():
+        slot_high[HEADER.index(name)] = high
+    for k in range(MAX_SOURCES):
+        first = len(HEADER) + k * len(SOURCE_FIELDS)
+        slot_high[first + SOURCE_FIELDS.index("card_id")] = max_id
+        # -1: no once-per-turn row; else the share still available this turn.
+        slot_low[first + SOURCE_FIELDS.index("opt_state")] = -1.0
+        slot_high[first + SOURCE_FIELDS.index("opt_state")] = 1.0
+        slot_low[first + SOURCE_FIELDS.index("dp_contribution")] = min(self_low[defs].min(), 0)
+        slot_high[first + SOURCE_FIELDS.index("dp_contribution")] = max(self_high[defs].max(), 0)
+    # The breeding area is out of every effect's reach (``rules.permanents``: its DP is the
+    # printed one, its cards' continuous rows are not in force) and never suspended.
+    breeding_low, breeding_high = slot_low.copy(), slot_high.copy()
+    breeding_high[HEADER.index("dp")] = printed
+    breeding_high[HEADER.index("suspended")] = 0.0
+    contribution = len(HEADER) + np.arange(MAX_SOURCES) * len(SOURCE_FIELDS)
+    contribution += SOURCE_FIELDS.index("dp_contribution")
+    breeding_low[contribution] = breeding_high[contribution] = 0.0
+    glob_low, glob_high = np.zeros(10), np.zeros(10)
+    glob_low[0], glob_high[0] = 1.0, np.inf  # the turn: at least 1 (the rules' invariant)
+    glob_high[1] = len(A.PHASES) - 1  # a GamePhase value
+    glob_low[2], glob_high[2] = -R.MEMORY_LIMIT, R.MEMORY_LIMIT  # memory, from either side
+    # Valid choices of a selection: at most the ids of ``rules.selection_choices``' ranges
+    # (hand 0-29, 30-59, own and opponent's battle slots, trash, branches, sources).
+    choices = (
+        A.HAND_SLOTS + 30 + 2 * A.FIELD_SLOTS + R.TRASH_SLOTS + R.QUEUE_SIZE
+        + A.FIELD_SLOTS * A.SOURCE_STRIDE
+    )  # fmt: skip
+    ids = (0.0, max_id)
+    hidden = (HIDDEN, 0.0)
+    return {
+        "global": (glob_low, glob_high),
+        "my_field": (slot_low, slot_high),
+        "opponent_field": (slot_low, slot_high),
+        "my_hand": ids,
+        "opponent_hand": hidden,
+        "my_trash": ids,
+        "opponent_trash": ids,
+        "my_security": hidden,
+        "opponent_security": hidden,
+        "my_breeding": (breeding_low, breeding_high),
+        "opponent_breeding": (breeding_low, breeding_high),
+        "revealed": ids,
+        # The selection phase, the valid choices, the selecting player (1 or 2), 0, 0.
+        "selection": (0.0, [len(A.PHASES) - 1, choices, 2.0, 0.0, 0.0]),
+    }
+
+
 # The card-id lists of the tensor: (slice name, zone, whose: 0 the observer's, 1 the
 # opponent's, None a shared zone). Filled by one scatter of the C cards (``_zone_lists``).
 _LISTS = (

@@ -135,6 +135,33 @@ class DuelEnv(Env):
     def _validate_game(self, game: DuelState) -> None:
         self.rules.validate(game)
 
+    def _observation_bound_table(self) -> dict:
+        """Every slice bounded (see ``Env.observation_bounds``), from the rules' limits and the
+        decklist's cards (``cards.yaml``)."""
+        table = self.rules.cards.numpy
+        deck = np.asarray(self.rules.deck)
+        power, cost = table["power"][deck], table["cost"][deck]
+        creature_power = power[table["kind"][deck] == rules.CREATURE]
+        cards = len(rules.DECKLIST)
+        # No card returns to a deck: after the opening hand each turn's draw empties it, and
+        # player 1 (who draws on the odd turns, from turn 1) decks out on their 10th turn.
+        last_turn = 2 * (cards - rules.OPENING_HAND) + 1
+        return {
+            # Nothing heals; a play or an attack that takes a player to 0 or less ends the game
+            # at once, so life is at least 1 - the strongest card's power.
+            "life": ((1 - power.max()) / rules.START_LIFE, 1.0),
+            "mana": (0.0, 1.0),  # 0 <= mana <= max_mana <= MAX_MANA
+            "my_turn": (0.0, 1.0),
+            "turn": (1 / 30, last_turn / 30),
+            # present, cost/5, power/6, is_creature: 0 for an empty position.
+            "hand": (0.0, [1.0, cost.max() / 5, power.max() / 6, 1.0]),
+            "hand_counts": (0.0, 1.0),  # the hand holds at most HAND_SIZE
+            "deck_counts": (0.0, (cards - rules.OPENING_HAND) / cards),  # dealt before turn 1
+            # present, power/6 (creatures only), exhausted.
+            "boards": (0.0, [1.0, creature_power.max() / 6, 1.0]),
+            "discard_counts": (0.0, 1.0),  # at most the decklist
+        }
+
     def _observe(self, game: DuelState, player: jax.Array) -> jax.Array:
         board, layout, cards = game.board, self.board_layout, self.rules.cards
         seats = jnp.stack([player, 1 - player])  # me, opponent

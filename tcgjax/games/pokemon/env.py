@@ -136,6 +136,9 @@ class PokemonEnv(Env):
     def _observe(self, game, player) -> jax.Array:
         return self.observer.observe(game, player)
 
+    def _observation_bound_table(self) -> dict:
+        return self.observer.bound_table()  # the observation module's, for this encoding
+
     def _forfeit(self, game, loser):
         return self.rules.forfeit(game, loser)
 

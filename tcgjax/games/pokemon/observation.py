@@ -108,6 +108,93 @@ class Observer:
         card_type[np.arange(len(rules.cards)), first_type] = units > 0
         self.energy_card_type = jnp.asarray(card_type.astype(np.float32))
 
+    def bound_table(self) -> dict[str, tuple[np.ndarray | float, np.ndarray | float]]:
+        """``{slice: (low, high)}`` of :meth:`observe` (``Env.observation_bounds``), from the two
+        decks and the card registry: a slot holds only its owner's cards (the rules' invariant
+        "every card in a zone of its owner"), and either seat may be the observer, so a bound
+        over one player's cards is the larger (or smaller) of the two decks'.
+
+        Unbounded: the remaining HP's low (``board`` column ``HP``, both encodings). While an
+        attack waits on a choice its damage is already on the Defending Pokémon, up to any
+        amount over its HP (the Knock Out comes when the attack finishes: the damage invariant
+        of ``rules.validate``), and the attack's total (printed damage, modifier rows per damage
+        counter or Energy, Weakness) is not bounded here.
+        """
+        rules = self.rules
+        c = rules.cards.numpy
+        n = len(rules.cards)
+        defs = np.asarray(rules.card_definitions, np.int64).reshape(2, R.DECK_SIZE)
+        copies = np.stack([np.bincount(d, minlength=n) for d in defs])  # [2 decks, N]
+        in_decks = copies.max(axis=0) > 0
+        kind = np.asarray(c["kind"])
+        pokemon = (kind == KINDS.index("pokemon")) & in_decks
+        special = kind == KINDS.index("special_energy")
+        energy = special | (kind == KINDS.index("basic_energy"))
+        energy_copies = copies * energy  # [2, N]: each deck's Energy cards, all attachable
+
+        def most(per_deck):  # the larger deck's value (per entry)
+            return np.max(per_deck, axis=0)
+
+        provides = np.asarray(c["provides"], np.int64)  # [N, 11]
+        modifier = np.asarray(c["damage_modifier"], np.int64)
+        bonus = np.maximum(np.asarray(rules.hp_bonus)[:, 0], 0)  # a passive HP bonus (Orthworm)
+        max_hp = float(np.max(np.where(pokemon, c["hp"] + bonus, 0)))
+        static = np.asarray(self.static)[pokemon]  # the deck Pokémon's rows (0 when empty)
+        width = E.V21_DIMS if self.encoding == "v2.1" else E.V1_DIMS
+        low, high = np.zeros(width), np.zeros(width)
+        if self.encoding == "v2.1":
+            at = E.feature_slices(E.V21_FEATURES)
+            cut = np.cumsum([0] + [w for name, w in E.V21_FEATURES if name in E.STATIC_FEATURES])
+            for i, name in enumerate(E.STATIC_FEATURES):
+                column = static[:, cut[i] : cut[i + 1]]
+                low[at[name]] = np.minimum(column.min(axis=0, initial=0.0), 0.0)
+                high[at[name]] = np.maximum(column.max(axis=0, initial=0.0), 0.0)
+            high[at["occupied"]] = 1.0
+            low[at["HP"]], high[at["HP"]] = -np.inf, max_hp / E.HP_SCALE
+            high[at["MaxHP"]] = max_hp / E.HP_SCALE
+            high[at["effectiveEnergy"]] = most(energy_copies @ provides)
+            high[at["specialEnergyCount"]] = most(copies @ special)
+            extra = np.where(special, provides.sum(axis=1) - 1, 0)
+            high[at["specialProvidesExtra"]] = most(copies @ extra)
+            low[at["specialDamageMod"]] = (
+                np.min(energy_copies @ np.minimum(modifier, 0)) / E.DAMAGE_SCALE
+            )
+            high[at["specialDamageMod"]] = most(energy_copies @ np.maximum(modifier, 0))
+            high[at["specialDamageMod"]] /= E.DAMAGE_SCALE
+        else:
+            at = E.feature_slices(E.V1_FEATURES)
+            # -1 for an empty (or face-down) slot, else the Pokémon's registry index.
+            low[at["cardIndex"]] = -1.0
+            high[at["cardIndex"]] = float(np.flatnonzero(pokemon).max())
+            low[at["HP"]], high[at["HP"]] = -np.inf, max_hp
+            high[at["MaxHP"]] = max_hp
+            card_type = np.asarray(self.energy_card_type, np.int64)  # once, under its first type
+            high[at["energy"]] = most(energy_copies @ card_type)
+        per_definition = (0.0, most(copies).astype(np.float64))  # at most a deck's copies
+        # The choices left of a selection: a row's count or the cards it looks at (at least 1).
+        rows = lambda name: np.asarray(c[f"effects.{name}"])[in_decks]  # noqa: E731
+        max_left = max(1, int(rows("count").max(initial=0)), int(rows("look").max(initial=0)))
+        turn_high = np.ones(10)
+        turn_high[2] = rules.max_turns + 1  # the turn limit ends the game as turn max + 1 begins
+        turn_low = np.zeros(10)
+        turn_low[2] = 1.0  # setup is turn 1 (the rules' invariant on the turn number)
+        selection_high = np.ones(len(OPS) + SELECTION_STAGES + 1)
+        selection_high[-1] = max_left
+        return {
+            "board": (low, high),
+            "my_hand": per_definition,
+            "my_looking": per_definition,
+            "my_discard": per_definition,
+            "opponent_discard": per_definition,
+            # Deck and hand: at most a player's 60 cards; Prize cards: at most 6.
+            "counts": (0.0, [R.DECK_SIZE, R.DECK_SIZE, R.PRIZES] * 2),
+            "conditions": (0.0, 1.0),
+            "slot_flags": (0.0, 1.0),
+            "turn": (turn_low, turn_high),
+            "phase": (0.0, 1.0),
+            "selection": (0.0, selection_high),
+        }
+
     def board(self, state: R.PokemonState, player) -> tuple[jax.Array, jax.Array]:
         """``(float32[12, W], shown bool[12])``: the board encoding seen by ``player`` (int32[]),
         the player's slots first (P1); a slot whose Pokémon ``player`` can't see is empty."""

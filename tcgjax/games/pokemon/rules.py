@@ -3,10 +3,10 @@
 Pure rules (no RL import). Sources: the official Pokémon TCG rulebook (its rules cited as R-numbers
 below) and the spec decisions P1-P6 (this game's README says where each applies).
 
-**Stage.** This module is stage 2 of issue #9: every rule of the game *except the effect rows of
-cards* (Trainers, the extra effects of attacks, Abilities), which the effect interpreter of the next
-stage runs. Until then an attack does its printed damage only, and playing a Trainer or using an
-Ability is refused with a rule error that says so; the game is not registered as an env.
+**Scope.** This module holds every rule of the game; the effect rows of cards (Trainers, the extra
+effects of attacks, Abilities) are run by the effect interpreter in ``effects.py``, which an
+attack, a played Trainer or an activated Ability hands its card's rows to. The game is registered
+as the env ``pokemon`` (``env.py``).
 
 **Board.** Each player owns 60 cards (card indices: player 1's deck list expanded in card-id order,
 then player 2's) and these zones (E1 ids ``<zone>_<player>``):
@@ -17,7 +17,7 @@ then player 2's) and these zones (E1 ids ``<zone>_<player>``):
   Bench), a public ordered pile: the Pokémon card, the cards it evolved from below it, and the
   attached Energy. The slot's *Pokémon* is its topmost Pokémon card.
 
-One shared zone, ``processing``, holds a Trainer while it resolves (the next stage).
+One shared zone, ``processing``, holds a Trainer while its effect rows resolve.
 
 Per slot (``[2, 6]``, player-major, slot 0 the Active): the damage on the Pokémon and the turn it
 came into play or last evolved. Per player: the Special Conditions of the Active Pokémon (only an

@@ -296,10 +296,12 @@ def test_viewer_only_changes_the_title(deployment_env, positions):
 def test_repr_svg_is_the_rendered_svg(deployment_env, positions, monkeypatch):
     assert type(deployment_env).game_state_type is R.DeploymentState
     # Envs of other scenarios made by other tests may still be alive: start from a clean registry,
-    # in which making an env registers it (Env.__init__ reads game_state_type).
+    # in which constructing an env registers it (Env.__init__ reads game_state_type). A new
+    # object: tcgjax.make would return the live deployment_env, registered before the reset.
     monkeypatch.setattr(core_render, "_DISPLAY", {})
     assert positions["skirmish"]._repr_svg_() is None
-    env = tcgjax.make("deployment")
+    env = type(deployment_env)(**deployment_env.options)
+    assert env is not deployment_env
     for name in ("init", "skirmish", "won"):
         state = positions[name]
         assert state._repr_svg_() == env.render(state).svg == deployment_env.render(state).svg

@@ -36,6 +36,8 @@ def situations(duel_env):
       'decked_out', player 2 active on turn 2).
     * ``forfeit``: ``mid`` after player 1, the player to act, forfeits (an illegal action under
       ``illegal_action="lose"``: winner player 2).
+    * ``decked_p1``: the mirror of ``decked``: player 2 ends turn 2, player 1 draws from an empty
+      deck (winner player 2, 'decked_out', player 1 active on turn 3).
     """
     env = duel_env
     step = jax.jit(env.step)
@@ -55,7 +57,18 @@ def situations(duel_env):
         build_state(env, [{"deck": ["spark"]}, {"deck": []}]), R.ACTIONS.encode("end_turn"), KEY
     )
     forfeit = env.rules.forfeit(mid.game, jnp.int32(0))
-    out = {"mid": mid.game, "life_won": life_won.game, "decked": decked.game, "forfeit": forfeit}
+    decked_p1 = step(
+        build_state(env, [{"deck": []}, {"deck": ["spark"]}], active=1),
+        R.ACTIONS.encode("end_turn"),
+        KEY,
+    )
+    out = {
+        "mid": mid.game,
+        "life_won": life_won.game,
+        "decked": decked.game,
+        "forfeit": forfeit,
+        "decked_p1": decked_p1.game,
+    }
     return jax.device_get(out)
 
 
@@ -173,6 +186,11 @@ CASES = [
      lambda r, s: _attr(s, 0, R.LIFE, 0)),
     ("players.playerN.attributes.max_mana", "max_mana within", "mid",
      lambda r, s: _attr(s, 0, R.MAX_MANA_ATTR, 6)),
+    # Either player's (the check runs over both), and the range's lower end.
+    ("players.playerN.attributes.max_mana", "max_mana within", "mid",
+     lambda r, s: _attr(s, 1, R.MAX_MANA_ATTR, 6)),
+    ("players.playerN.attributes.max_mana", "max_mana within", "mid",
+     lambda r, s: _attr(s, 0, R.MAX_MANA_ATTR, -1)),
     ("players.playerN.attributes.mana", "mana within", "mid",
      lambda r, s: _attr(s, 0, R.MANA, 4)),
     ("players.playerN.attributes.mana", "mana within", "mid",
@@ -184,6 +202,11 @@ CASES = [
     ("cards.card_NNN.visibilityOverride", "no visibility override", "mid",
      lambda r, s: _set(s, "visibility", _cards(s, "hand", 0)[0], 0)),
     ("game.end_reason", "'life': the loser has", "mid", lambda r, s: _game(s, 0, R.END_LIFE)),
+    # The loser at exactly 1 life, and player 2 as the winner (the loser is player 1).
+    ("game.end_reason", "'life': the loser has", "mid",
+     lambda r, s: _attr(_game(s, 0, R.END_LIFE), 1, R.LIFE, 1)),
+    ("game.end_reason", "'life': the loser has", "decked_p1",
+     lambda r, s: _game(s, 1, R.END_LIFE)),
     # Player 1 (active) as the loser of a deck-out with 2 cards left in their deck.
     ("game.end_reason", "'decked_out': the loser's deck", "mid",
      lambda r, s: _game(s, 1, R.END_DECKED)),
@@ -259,6 +282,10 @@ def test_situations_break_nothing(rules, situations):
     assert int(situations["life_won"].end_reason) == R.END_LIFE
     assert int(situations["decked"].end_reason) == R.END_DECKED
     assert int(situations["forfeit"].end_reason) == R.END_ILLEGAL
+    assert (int(situations["decked_p1"].end_reason), int(situations["decked_p1"].winner)) == (
+        R.END_DECKED,
+        1,
+    )
 
 
 def test_cases_cover_every_row(rules):
@@ -295,6 +322,14 @@ def test_the_field_named_is_the_broken_instance(rules, situations):
     with pytest.raises(tcgjax.InvalidStateError) as info:
         rules.validate(_attr(s, 1, R.LIFE, 0))
     assert info.value.field == "players.player2.attributes.life"
+
+
+def test_the_first_card_with_a_visibility_override_is_named(rules, situations):
+    s = situations["mid"]
+    first, second = sorted(_cards(s, "hand", 0))[:2]
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(_set(_set(s, "visibility", second, 0), "visibility", first, 0))
+    assert info.value.field == f"cards.card_{first + 1:03d}.visibilityOverride"
 
 
 def test_the_first_broken_instance_is_named(rules, situations):
