@@ -17,13 +17,7 @@ GAMES=${GAMES:-digimon pokemon}
 mkdir -p "$OUT/baselines" "$RUNS"
 LOG="$OUT/log.txt"
 export PYTHONUNBUFFERED=1 TCGJAX_CACHE_DIR=/tmp/jax_cache
-if [ -d .whl ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target /tmp/site .whl/*.whl >>"$LOG" 2>&1 || { tail -20 "$LOG"; exit 1; }
-    export PYTHONPATH=/tmp/site:$PWD
-else
-    export PYTHONPATH=$PWD
-fi
+. "$(dirname "$0")/gpu_wheels.sh"  # the wheels the image lacks, PYTHONPATH
 python3 -c "import jax, tcgjax.train.policies; print(jax.__version__, jax.devices())" 2>&1 | tee -a "$LOG"
 
 baseline() { # baseline GAME SECONDS_NEEDED [key=value ...]

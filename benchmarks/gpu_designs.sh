@@ -20,13 +20,7 @@ SWEEP=${SWEEP:-configs/sweeps/designs_digimon_gpu.yaml}
 FOLDER=${FOLDER:-runs/gpu_sweeps}
 mkdir -p "$OUT" "$FOLDER"
 export PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_MEM_FRACTION=$(python3 -c "print(round(0.9 / $JOBS, 3))")
-if [ -d .whl ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target /tmp/site .whl/*.whl || exit 1
-    export PYTHONPATH=/tmp/site:$PWD
-else
-    export PYTHONPATH=$PWD
-fi
+. "$(dirname "$0")/gpu_wheels.sh"  # the wheels the image lacks, PYTHONPATH
 pack() { tar czf "$OUT/sweep.tar.gz.part" -C "$FOLDER" . && mv "$OUT/sweep.tar.gz.part" "$OUT/sweep.tar.gz"; }
 python3 -c "import jax, flax, optax, rliable; print(jax.__version__, flax.__version__, jax.devices())"
 (while sleep 30; do pack; done) &

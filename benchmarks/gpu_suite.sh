@@ -16,13 +16,7 @@ BUDGET=${BUDGET:-540}
 mkdir -p "$OUT"
 LOG="$OUT/log.txt"
 export PYTHONUNBUFFERED=1 JAX_COMPILATION_CACHE_DIR=/tmp/jax_cache
-if [ -d .whl ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target /tmp/site .whl/*.whl >>"$LOG" 2>&1 || { tail -20 "$LOG"; exit 1; }
-    export PYTHONPATH=/tmp/site:$PWD
-else
-    export PYTHONPATH=$PWD
-fi
+. "$(dirname "$0")/gpu_wheels.sh"  # the wheels the image lacks, PYTHONPATH
 
 step() { # step SECONDS_NEEDED NAME COMMAND...
     local need=$1 name=$2

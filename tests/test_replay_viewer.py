@@ -11,16 +11,11 @@ import jax
 import numpy as np
 import pytest
 import yaml
+from browser_testlib import HOW, chromium
 
 import tcgjax
 from tcgjax.core.errors import ReplayError
 from tcgjax.replay import Recorder, frames, run, to_html
-
-CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
-HOW = (
-    "the replay viewer's browser test needs Debian's chromium and chromium-driver "
-    "(`make test` installs them: apt-get install -y chromium chromium-driver)"
-)
 
 
 @pytest.fixture(scope="module")
@@ -114,20 +109,7 @@ def test_a_tampered_replay_writes_no_page(duel_replay, tmp_path):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
-        pytest.fail(HOW)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage",
-    ):  # fmt: skip
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = chromium()
     yield driver
     driver.quit()
 

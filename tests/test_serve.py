@@ -6,17 +6,15 @@ game played to its end by clicks, a refused opponent shown on the page, the serv
 from __future__ import annotations
 
 import json
-import os
 import socket
 import threading
 import time
 
 import pytest
+from browser_testlib import chromium
 
 import tcgjax
 from tcgjax.serve import create_app
-
-CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 
 @pytest.fixture(scope="module")
@@ -109,20 +107,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    if not (os.path.exists(CHROMIUM) and os.path.exists(DRIVER)):
-        pytest.fail("the browser test needs Debian's chromium and chromium-driver (make test)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--disable-dev-shm-usage",
-    ):  # fmt: skip
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver = chromium()
     yield driver
     driver.quit()
 
