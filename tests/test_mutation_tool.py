@@ -275,3 +275,57 @@ def test_lines_of_definitions_cover_named_functions_and_classes_at_any_depth(tmp
         11,
         12,
     }
+
+
+def test_coverage_map_names_the_tests_that_run_each_line(tmp_path, monkeypatch):
+    """--by-coverage: a line maps to exactly the tests that run it; a line run at import runs the
+    whole list; a line no test runs gets none; only the changed test file runs again."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "m.py").write_text(
+        "LIMIT = 3\n"  # 1: import
+        "\n"  # 2
+        "def small(x):\n"  # 3: import (the def)
+        "    return x < LIMIT\n"  # 4: test_a, test_b
+        "\n"  # 5
+        "def big(x):\n"  # 6
+        "    if x > 100:\n"  # 7: test_b
+        "        return 'huge'\n"  # 8: no test
+        "    return 'big'\n"  # 9: test_b
+    )
+    (repo / "tests" / "test_one.py").write_text(
+        "from pkg.m import small\n\ndef test_a():\n    assert small(1)\n"
+    )
+    (repo / "tests" / "test_two.py").write_text(
+        "from pkg.m import big, small\n\n"
+        "def test_b():\n    assert not small(5) and big(7) == 'big'\n\n"
+        "def test_c():\n    assert True\n"
+    )
+    files = ["pkg/__init__.py", "pkg/m.py", "tests/test_one.py", "tests/test_two.py"]
+    monkeypatch.setattr(mutation, "REPO", str(repo))
+    monkeypatch.setattr(mutation, "WORK", str(repo / ".mutation"))
+    target = mutation.Target("pkg/m.py", ("tests/test_two.py", "tests"))
+    assert mutation._test_files(target) == ["tests/test_two.py", "tests/test_one.py"]
+    mutation._copy_tree(files, str(repo / ".mutation" / target.slug / "tree"))
+    cmap, seconds = mutation.coverage_map(target, files)
+    assert seconds > 0
+    assert mutation.tests_for_line(cmap, target, 1) is None
+    assert mutation.tests_for_line(cmap, target, 3) is None
+    assert mutation.tests_for_line(cmap, target, 4) == [
+        "tests/test_two.py::test_b",
+        "tests/test_one.py::test_a",
+    ]
+    assert mutation.tests_for_line(cmap, target, 7) == ["tests/test_two.py::test_b"]
+    assert mutation.tests_for_line(cmap, target, 8) == []
+    # Nothing changed: nothing runs again. A changed test file: only it runs again.
+    assert mutation.coverage_map(target, files)[1] == 0
+    (repo / "tests" / "test_one.py").write_text(
+        "from pkg.m import big\n\ndef test_a():\n    assert big(500) == 'huge'\n"
+    )
+    mutation._copy_tree(files, str(repo / ".mutation" / target.slug / "tree"))
+    cmap, seconds = mutation.coverage_map(target, files)
+    assert seconds > 0
+    assert mutation.tests_for_line(cmap, target, 8) == ["tests/test_one.py::test_a"]
+    assert mutation.tests_for_line(cmap, target, 4) == ["tests/test_two.py::test_b"]

@@ -36,6 +36,7 @@ Usage::
     python tools/mutation.py core/zones deployment/rules --budget-minutes 60 --jobs 2
     python tools/mutation.py games/digimon/rules --first-since 13154fb  # changed lines first
     python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants  # validator
+    python tools/mutation.py games/digimon/rules --first-in 'validate,_check_*' --by-coverage
     python tools/mutation.py --list               # targets with their tests
     python tools/mutation.py --report-only        # rewrite the report from the sessions
 """
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import dataclasses
 import fnmatch
 import hashlib
@@ -358,8 +360,154 @@ def _is_equivalent(module: str, operator: str, diff: str) -> bool:
     )
 
 
-def _run_one(target: Target, tree: str, session: str, job_id: str, timeout_s: float) -> None:
-    """Run one pending mutant (``cosmic-ray mutate-and-test``) and record its result."""
+# ----------------------------------------------------------------------------------------------
+# Tests chosen by coverage (--by-coverage)
+#
+# A mutant on a line that no test runs cannot be killed, and only the tests that run its line can
+# kill it. For host-side code that every call runs afresh (the validators: plain numpy over one
+# state), the tests that run a line are exactly what coverage records, per test (pytest-cov's
+# ``--cov-context=test``). Not so for traced code: a jitted function traces once per process, so
+# its lines are recorded against the first test that traced them only; and a line a session
+# fixture runs is recorded against the first test that set the fixture up. So the selection is
+# offered for the ``--first-in`` lines (the validator) and a line run at import (a module-level
+# table, a ``def``) runs the target's whole list.
+
+
+def _test_files(target: Target) -> list[str]:
+    """The target's test files, in its order (a folder: its ``test_*.py`` files, sorted)."""
+    out: list[str] = []
+    for entry in target.tests:
+        path = os.path.join(REPO, entry)
+        if os.path.isdir(path):
+            for root, dirs, names in os.walk(path):
+                dirs.sort()
+                out += [
+                    os.path.relpath(os.path.join(root, n), REPO)
+                    for n in sorted(names)
+                    if n.startswith("test_") and n.endswith(".py")
+                ]
+        else:
+            out.append(entry)
+    return list(dict.fromkeys(out))
+
+
+def _helpers_fingerprint(files: list[str]) -> str:
+    """What every test reads besides its own file: conftest, test libraries, test data."""
+    return _fingerprint(
+        [
+            f
+            for f in files
+            if f.startswith("tests/")
+            and not os.path.basename(f).startswith("test_")
+            and not os.path.islink(os.path.join(REPO, f))
+        ]
+    )
+
+
+def coverage_map(target: Target, files: list[str]) -> tuple[dict, float]:
+    """The target's map from module line to the tests that run it, brought up to date: the test
+    files changed since it was recorded (all of them when the module or a helper changed) run
+    once under coverage, in the target's scratch tree. Returns the map and the seconds that run
+    took (0 when nothing was stale).
+
+    The map (``.mutation/<slug>/coverage.json``): ``module`` and ``helpers`` fingerprints,
+    ``import_lines`` (run outside any test: at import or collection), and per test file its
+    fingerprint and ``lines``: line -> node ids.
+
+    Raises:
+      SystemExit: a test fails on the unmutated tree (fix it first).
+    """
+    base = os.path.join(WORK, target.slug)
+    tree, path = os.path.join(base, "tree"), os.path.join(base, "coverage.json")
+    module_fp, helpers_fp = _fingerprint([target.module]), _helpers_fingerprint(files)
+    cmap: dict = {}
+    if os.path.exists(path):
+        with open(path) as fh:
+            cmap = json.load(fh)
+    if cmap.get("module") != module_fp or cmap.get("helpers") != helpers_fp:
+        cmap = {"module": module_fp, "helpers": helpers_fp, "import_lines": [], "files": {}}
+    test_files = _test_files(target)
+    prints = {f: _fingerprint([f]) for f in test_files}
+    stale = [f for f in test_files if cmap["files"].get(f, {}).get("fp") != prints[f]]
+    if not stale:
+        return cmap, 0.0
+    _log(target.slug, f"coverage of {len(stale)} test files")
+    data_file = os.path.join(base, ".coverage")
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(data_file)
+    module_dir = os.path.dirname(os.path.join(tree, target.module))
+    started = time.monotonic()
+    done = subprocess.run(
+        [
+            _python(),
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--cov={module_dir}",
+            "--cov-context=test",
+            "--cov-report=",
+            *stale,
+        ],
+        cwd=tree,
+        env=_environ(tree) | {"COVERAGE_FILE": data_file},
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.monotonic() - started
+    if done.returncode != 0:
+        raise SystemExit(
+            f"{target.slug}: the unmutated tests fail under coverage, fix them first:\n"
+            f"{done.stdout[-4000:]}"
+        )
+    from coverage import CoverageData
+
+    data = CoverageData(basename=data_file)
+    data.read()
+    module_path = os.path.realpath(os.path.join(tree, target.module))
+    (measured,) = [f for f in data.measured_files() if os.path.realpath(f) == module_path]
+    lines: dict[str, dict[str, list[str]]] = {f: {} for f in stale}
+    import_lines = set(cmap["import_lines"])
+    for line, contexts in data.contexts_by_lineno(measured).items():
+        for context in contexts:
+            node = context.rsplit("|", 1)[0]
+            if not node:
+                import_lines.add(line)
+                continue
+            test_file = node.split("::", 1)[0]
+            if test_file in lines:
+                lines[test_file].setdefault(str(line), []).append(node)
+    for f in stale:
+        cmap["files"][f] = {"fp": prints[f], "lines": lines[f]}
+    cmap["import_lines"] = sorted(import_lines)
+    with open(path, "w") as fh:
+        json.dump(cmap, fh)
+    return cmap, seconds
+
+
+def tests_for_line(cmap: dict, target: Target, line: int) -> list[str] | None:
+    """The node ids that run ``line`` of the target's module, in the target's test order;
+    ``None`` (run the whole list) for a line run at import; empty when no test runs it."""
+    if line in set(cmap["import_lines"]):
+        return None
+    chosen: list[str] = []
+    for test_file in _test_files(target):
+        chosen += cmap["files"].get(test_file, {}).get("lines", {}).get(str(line), [])
+    return list(dict.fromkeys(chosen))
+
+
+def _run_one(
+    target: Target,
+    tree: str,
+    session: str,
+    job_id: str,
+    timeout_s: float,
+    coverage: dict | None = None,
+) -> None:
+    """Run one pending mutant (``cosmic-ray mutate-and-test``) and record its result. With a
+    ``coverage`` map (:func:`coverage_map`) only the tests that run the mutated line run
+    (:func:`tests_for_line`); a line no test runs survives without a test run."""
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
     with _open_db(session) as db:
@@ -367,6 +515,17 @@ def _run_one(target: Target, tree: str, session: str, job_id: str, timeout_s: fl
     (mutation,) = item.mutations
     tests = " ".join(target.tests)
     command = f"{_python()} -m pytest -x -q -p no:cacheprovider {tests}"
+    if coverage is not None:
+        chosen = tests_for_line(coverage, target, mutation.start_pos[0])
+        if chosen is not None and not chosen:
+            # Still through cosmic-ray, for the mutant's diff (the report shows survivors' diffs).
+            command = f"{_python()} -c pass"
+        elif chosen is not None:
+            args_file = os.path.join(WORK, target.slug, f"tests-{job_id}.txt")
+            with open(args_file, "w") as fh:
+                fh.write("\n".join(chosen) + "\n")
+            # pytest reads its arguments from @file: node ids carry brackets and spaces.
+            command = f"{_python()} -m pytest -x -q -p no:cacheprovider @{args_file}"
     try:
         done = _cosmic_ray(
             "mutate-and-test",
@@ -378,6 +537,8 @@ def _run_one(target: Target, tree: str, session: str, job_id: str, timeout_s: fl
             timeout=timeout_s,
         )
         data = json.loads(done.stdout)
+        if command.endswith(" -c pass"):
+            data["output"] = "no test runs this line"
         result = WorkResult(
             worker_outcome=WorkerOutcome(data["worker_outcome"]),
             output=data.get("output"),
@@ -389,6 +550,9 @@ def _run_one(target: Target, tree: str, session: str, job_id: str, timeout_s: fl
     except subprocess.TimeoutExpired:
         result = WorkResult(WorkerOutcome.NORMAL, "timeout", TestOutcome.KILLED)
     finally:
+        if coverage is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(WORK, target.slug, f"tests-{job_id}.txt"))
         # A timed-out run can leave the mutated file behind.
         shutil.copy2(os.path.join(REPO, target.module), os.path.join(tree, target.module))
     with _open_db(session) as db:
@@ -402,8 +566,10 @@ def _log(slug: str, message: str) -> None:
 _BASELINES: dict[frozenset[str], float] = {}
 
 
-def prepare(target: Target, files: list[str], fresh: bool) -> str:
-    """Create or refresh the target's scratch tree and session; returns the session path."""
+def prepare(target: Target, files: list[str], fresh: bool, by_coverage: bool = False) -> str:
+    """Create or refresh the target's scratch tree and session; returns the session path. With
+    ``by_coverage`` a new session's baseline is the run that records the coverage map (it runs
+    every test of the target once, as the baseline would)."""
     base = os.path.join(WORK, target.slug)
     tree, session = os.path.join(base, "tree"), os.path.join(base, "session.sqlite")
     state_path = os.path.join(base, "state.json")
@@ -443,6 +609,10 @@ def prepare(target: Target, files: list[str], fresh: bool) -> str:
         tests_key = frozenset(
             t for t in target.tests if not any(t.startswith(d + "/") for d in target.tests)
         )
+        if tests_key not in _BASELINES and by_coverage:
+            _, seconds = coverage_map(target, files)
+            if seconds:
+                _BASELINES[tests_key] = seconds
         if tests_key not in _BASELINES:
             started = time.monotonic()
             base_run = _cosmic_ray("baseline", config, cwd=tree)
@@ -536,10 +706,17 @@ def _kill_processes_in(folder: str) -> list[int]:
     return killed
 
 
-def execute(target: Target, budget_s: float | None, first_lines: set[int] = frozenset()) -> None:
+def execute(
+    target: Target,
+    budget_s: float | None,
+    first_lines: set[int] = frozenset(),
+    coverage: dict | None = None,
+) -> None:
     """Run the target's pending mutants until none is left or ``budget_s`` is spent: first the
     survivors re-opened by a change of the tests, then those on ``first_lines`` (one at a time,
-    in line order), then the rest (``cosmic-ray exec``, random order)."""
+    in line order), then the rest (``cosmic-ray exec``, random order). With a ``coverage`` map
+    the re-opened survivors and the ``first_lines`` mutants run only the tests that run their
+    line (:func:`tests_for_line`); the rest run the whole list."""
     base = os.path.join(WORK, target.slug)
     tree = os.path.join(base, "tree")
     config, session = os.path.join(base, "cosmic-ray.toml"), os.path.join(base, "session.sqlite")
@@ -563,7 +740,9 @@ def execute(target: Target, budget_s: float | None, first_lines: set[int] = froz
         if deadline is not None and time.monotonic() > deadline:
             _log(target.slug, "budget spent, stopped (run again to resume)")
             return
-        _run_one(target, tree, session, job_id, timeout_s=3 * state["baseline_s"] + 60)
+        _run_one(
+            target, tree, session, job_id, timeout_s=3 * state["baseline_s"] + 60, coverage=coverage
+        )
     if rerun:
         state.pop("rerun")
         with open(state_path, "w") as fh:
@@ -954,7 +1133,15 @@ def main(argv: list[str] | None = None) -> int:
         help="run the mutants inside these functions or classes (comma-separated) first; with "
         "--first-since, only their lines changed since REV",
     )
+    parser.add_argument(
+        "--by-coverage",
+        action="store_true",
+        help="the re-opened survivors and the --first-in mutants run only the tests that run "
+        "their line (pytest-cov contexts; sound for host-side code such as the validators)",
+    )
     args = parser.parse_args(argv)
+    if args.by_coverage and not args.first_in:
+        parser.error("--by-coverage needs --first-in: host-side functions, where it is sound")
     by_name = {t.slug: t for t in TARGETS} | {t.module: t for t in TARGETS}
     unknown = [n for n in args.targets if n not in by_name]
     if unknown:
@@ -968,7 +1155,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.report_only:
         files = _tree_files()
-        sessions = [prepare(t, files, args.fresh) for t in targets]
+        sessions = [prepare(t, files, args.fresh, args.by_coverage) for t in targets]
         del sessions
         # One deadline for the whole invocation: each target gets what is left of it.
         deadline = (
@@ -979,7 +1166,8 @@ def main(argv: list[str] | None = None) -> int:
             left = None if deadline is None else deadline - time.monotonic()
             if left is None or left > 0:
                 first = _first_lines(target, args.first_since, args.first_in)
-                execute(target, left, first)
+                cmap = coverage_map(target, files)[0] if args.by_coverage else None
+                execute(target, None if left is None else deadline - time.monotonic(), first, cmap)
 
         with ThreadPoolExecutor(args.jobs) as pool:
             list(pool.map(run, targets))
