@@ -5,6 +5,6 @@ See :mod:`tcgjax.core.replay` for the format; this module re-exports its public 
 """
 
 from tcgjax.core.replay import Recorder, digest, frames, key_to_tape, run
-from tcgjax.core.replay_html import to_html
+from tcgjax.core.replay_html import page_data, to_html
 
-__all__ = ["Recorder", "run", "frames", "key_to_tape", "digest", "to_html"]
+__all__ = ["Recorder", "run", "frames", "key_to_tape", "digest", "to_html", "page_data"]

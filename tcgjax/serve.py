@@ -3,8 +3,10 @@
 The page lets you pick a game, a seat and an opponent (``random``, ``heuristic``, ``baseline``: the
 game's shipped trained agent, or a run directory of ``python -m tcgjax.train``), then shows the
 board as your seat sees it (the opponent's hidden cards face down: ``env.render(state, viewer)``)
-with the legal moves as buttons, each named in the position (``env.describe_action``); a click
-plays it, the opponent answers until it is your turn again, and the move log grows. The recorded
+with the legal moves, each named in the position (``env.describe_action``): on the board, a card
+that a legal move names glows, and clicking it offers those moves in a menu beside it; the moves
+that name no card (end the turn, pass) and every move also stand as buttons beside the board. A
+click plays the move, the opponent answers until it is your turn again, and the move log grows. The recorded
 game downloads as a replay (``tcgjax replay`` turns it into a page).
 
 The JSON API the page uses (one game per ``id``, kept in this process's memory)::
@@ -240,6 +242,10 @@ body { font-family: sans-serif; margin: 12px; background: #f4f4ef; }
 #moves button { display: block; margin: 3px 0; text-align: left; width: 100%; }
 #log { max-height: 320px; overflow-y: auto; font-size: 13px; }
 #error { color: #a00; white-space: pre-wrap; }
+#board use.playable { cursor: pointer; filter: drop-shadow(0 0 4px #e69b00); }
+#menu { position: absolute; background: #fffef4; border: 1px solid #888; padding: 6px;
+  box-shadow: 2px 2px 6px #0004; max-width: 420px; }
+#menu button { display: block; margin: 3px 0; text-align: left; width: 100%; }
 </style></head>
 <body>
 <h2>tcgjax: play against an agent</h2>
@@ -260,8 +266,47 @@ body { font-family: sans-serif; margin: 12px; background: #f4f4ef; }
 <p><a id="replay" href="#" hidden>download the replay</a></p>
 <h4>moves</h4><ol id="log"></ol>
 </div></div>
+<div id="menu" hidden></div>
 <script>
 let game = null;
+// The legal moves that name a card, by its whole name (Greymon is not MetalGreymon).
+function names(text, name) {
+  const letter = /[A-Za-z]/;
+  for (let i = text.indexOf(name); i >= 0; i = text.indexOf(name, i + 1)) {
+    const before = i > 0 ? text[i - 1] : "", after = text[i + name.length] || "";
+    if (!letter.test(before) && !letter.test(after)) return true;
+  }
+  return false;
+}
+function namedMoves(name) { return game.moves.filter((m) => names(m.name, name)); }
+function moveButton(m, className) {
+  const b = document.createElement("button");
+  b.className = className;
+  b.dataset.action = m.action;
+  b.textContent = m.name;
+  b.onclick = async () => {
+    document.getElementById("menu").hidden = true;
+    show(await call("POST", "/api/games/" + game.id + "/moves", {action: m.action}));
+  };
+  return b;
+}
+// Click a card on the board: the moves that name it, in a menu beside it.
+function openMenu(name, event) {
+  const menu = document.getElementById("menu");
+  menu.innerHTML = "";
+  const title = document.createElement("b");
+  title.textContent = name;
+  menu.appendChild(title);
+  for (const m of namedMoves(name)) menu.appendChild(moveButton(m, "card-move"));
+  menu.style.left = (event.pageX + 8) + "px";
+  menu.style.top = (event.pageY + 8) + "px";
+  menu.hidden = false;
+  event.stopPropagation();
+}
+document.addEventListener("click", (e) => {
+  const menu = document.getElementById("menu");
+  if (!menu.contains(e.target)) menu.hidden = true;
+});
 async function call(method, url, body) {
   const response = await fetch(url, {method: method, headers: {"Content-Type": "application/json"},
                                      body: body === undefined ? undefined : JSON.stringify(body)});
@@ -273,18 +318,18 @@ function show(view) {
   if (!view) return;
   game = view;
   document.getElementById("board").innerHTML = view.svg;
+  document.getElementById("menu").hidden = true;
+  for (const card of document.querySelectorAll("#board use[data-name]")) {
+    const name = card.getAttribute("data-name");
+    if (!namedMoves(name).length) continue;
+    card.classList.add("playable");
+    card.addEventListener("click", (e) => openMenu(name, e));
+  }
   document.getElementById("status").textContent = view.status;
   document.getElementById("result").textContent = view.over ? "game over: " + view.result : "";
   const moves = document.getElementById("moves");
   moves.innerHTML = "";
-  for (const m of view.moves) {
-    const b = document.createElement("button");
-    b.className = "move";
-    b.dataset.action = m.action;
-    b.textContent = m.name;
-    b.onclick = async () => show(await call("POST", "/api/games/" + view.id + "/moves", {action: m.action}));
-    moves.appendChild(b);
-  }
+  for (const m of view.moves) moves.appendChild(moveButton(m, "move"));
   const log = document.getElementById("log");
   log.innerHTML = "";
   for (const entry of view.log) {

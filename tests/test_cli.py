@@ -145,12 +145,12 @@ def test_replay_writes_a_page_with_the_moves(recorded, tmp_path, capsys):
     path, out = tmp_path / "game.json", tmp_path / "game.html"
     path.write_text(json.dumps(recorded), encoding="utf-8")
     assert cli.main(["replay", str(path), "-o", str(out), "--viewer", "1"]) == 0
-    page = out.read_text(encoding="utf-8")
+    shown = tcgjax.replay.page_data(out)
     names = [c["payload"]["actionName"] for c in recorded["commandLog"]]
     assert len(set(names)) > 1
-    for name in names:
-        assert f'"action": "{name}"' in page
-    assert page.count('"actor": "player ') == len(names)
+    assert shown["views"] == ["player 1"]  # the CLI counts players from 1
+    assert [p["views"][0]["action"] for p in shown["positions"][1:]] == names
+    assert all(p["actor"].startswith("player ") for p in shown["positions"][1:])
     assert str(out) in capsys.readouterr().out
 
 
@@ -192,9 +192,11 @@ def test_replay_names_the_file_entry_and_field_of_a_wrong_move_name(
     path.write_text(json.dumps(edited), encoding="utf-8")
     assert cli.main(["replay", str(path), "-o", str(out)]) == 0
     # The page names the moves in their positions all the same.
-    page = out.read_text(encoding="utf-8")
-    for command in recorded["commandLog"]:
-        assert f'"action": "{command["payload"]["actionName"]}"' in page
+    shown = tcgjax.replay.page_data(out)["positions"][1:]
+    for view in range(3):
+        assert [p["views"][view]["action"] for p in shown] == [
+            c["payload"]["actionName"] for c in recorded["commandLog"]
+        ]
 
 
 def test_replay_missing_file(tmp_path, capsys):

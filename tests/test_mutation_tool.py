@@ -313,9 +313,21 @@ def test_coverage_map_names_the_tests_that_run_each_line(tmp_path, monkeypatch):
     assert seconds > 0
     assert mutation.tests_for_line(cmap, target, 1) is None
     assert mutation.tests_for_line(cmap, target, 3) is None
-    assert mutation.tests_for_line(cmap, target, 4) == [
+    assert set(mutation.tests_for_line(cmap, target, 4)) == {
         "tests/test_two.py::test_b",
         "tests/test_one.py::test_a",
+    }
+    # Quickest first, as the coverage run timed them.
+    seconds = {f: e["seconds"] for f, e in cmap["files"].items()}
+    assert set(seconds["tests/test_two.py"]) == {
+        "tests/test_two.py::test_b",
+        "tests/test_two.py::test_c",
+    }
+    cmap["files"]["tests/test_two.py"]["seconds"]["tests/test_two.py::test_b"] = 9.0
+    cmap["files"]["tests/test_one.py"]["seconds"]["tests/test_one.py::test_a"] = 1.0
+    assert mutation.tests_for_line(cmap, target, 4) == [
+        "tests/test_one.py::test_a",
+        "tests/test_two.py::test_b",
     ]
     assert mutation.tests_for_line(cmap, target, 7) == ["tests/test_two.py::test_b"]
     assert mutation.tests_for_line(cmap, target, 8) == []

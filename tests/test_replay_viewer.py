@@ -15,7 +15,7 @@ from browser_testlib import HOW, chromium
 
 import tcgjax
 from tcgjax.core.errors import ReplayError
-from tcgjax.replay import Recorder, frames, run, to_html
+from tcgjax.replay import Recorder, frames, page_data, run, to_html
 
 
 @pytest.fixture(scope="module")
@@ -41,12 +41,12 @@ def test_frames_yield_every_position_and_run_returns_the_last(duel_replay):
     assert bool(final.terminated) and int(final.step_count) == int(positions[-1][1].step_count)
 
 
-def _page_positions(path):
-    """The positions the page embeds (its POSITIONS constant)."""
-    page = open(path, encoding="utf-8").read()
-    return json.loads(
-        page.split("const POSITIONS = ", 1)[1].split(";\n", 1)[0].replace("<\\/", "</")
-    )
+def _page_positions(path, view=0):
+    """The positions the page embeds, as shown in its ``view`` (``tcgjax.replay.page_data``)."""
+    return [
+        {**{k: v for k, v in p.items() if k != "views"}, **p["views"][view]}
+        for p in page_data(path)["positions"]
+    ]
 
 
 def test_the_page_holds_every_position_and_the_result(duel_replay, tmp_path):
@@ -117,10 +117,14 @@ def browser():
 def test_the_viewer_steps_through_the_game_in_a_real_browser(duel_replay, browser, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
 
     _, replay = duel_replay
     path = to_html(replay, tmp_path / "game.html", viewer=0)
     browser.get(f"file://{path}")
+    WebDriverWait(browser, 10).until(
+        lambda b: b.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
     text = lambda element_id: browser.find_element(By.ID, element_id).text  # noqa: E731
     # The first position renders: the board's SVG is in the page, with the game's title.
     board = browser.find_element(By.CSS_SELECTOR, "#board svg")
@@ -145,6 +149,81 @@ def test_the_viewer_steps_through_the_game_in_a_real_browser(duel_replay, browse
     assert len(current) == 1 and current[0].text.endswith(text("action"))
 
 
+def test_the_view_switch_and_the_card_text_on_hover_in_a_real_browser(
+    duel_replay, browser, tmp_path
+):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    _, replay = duel_replay
+    browser.get(f"file://{to_html(replay, tmp_path / 'views.html')}")
+    WebDriverWait(browser, 10).until(
+        lambda b: b.find_element(By.TAG_NAME, "body").get_attribute("data-ready")
+    )
+    backs = lambda: browser.find_elements(By.CSS_SELECTOR, '#board use[href="#back"]')  # noqa: E731
+    assert backs() == []  # everything face up
+    views = Select(browser.find_element(By.ID, "view"))
+    assert [o.text for o in views.options] == ["everything", "player 1", "player 2"]
+    views.select_by_visible_text("player 1")
+    assert len(backs()) > 0  # player 2's hand, face down
+    # The card faces are drawn: a placed card has a size on the page.
+    card = browser.find_elements(By.CSS_SELECTOR, '#board use:not([href="#back"])')[0]
+    assert card.size["width"] > 50 and card.size["height"] > 50
+    # Hovering a face-up card shows its text.
+    ActionChains(browser).move_to_element(card).perform()
+    tip = browser.find_element(By.ID, "tip")
+    assert tip.is_displayed() and tip.text.split(" ")[0] in {
+        "Goblin",
+        "Wolf",
+        "Knight",
+        "Dragon",
+        "Spark",
+    }
+
+
 def test_how_to_install_the_browser_is_named():
     """The failure message names the packages (never a silent skip)."""
     assert "chromium" in HOW and "chromium-driver" in HOW and shutil.which("apt-get") is not None
+
+
+@pytest.fixture(scope="module")
+def digimon_replay():
+    """34 moves of a Digimon game from its start (the legal id a fixed key picks, each move)."""
+    env = tcgjax.make("digimon")
+    recorder = Recorder(env, jax.jit(env.init)(jax.random.PRNGKey(11)))
+    rng = np.random.default_rng(0)
+    for move in range(34):
+        legal = np.flatnonzero(np.asarray(recorder.state.legal_action_mask))
+        recorder.step(int(rng.choice(legal)), jax.random.PRNGKey(move))
+    return env, json.loads(json.dumps(recorder.export()))
+
+
+def test_the_page_switches_views_and_keeps_each_card_face_once(duel_replay, tmp_path):
+    env, replay = duel_replay
+    data = page_data(to_html(replay, tmp_path / "game.html", env=env))
+    assert data["views"] == ["everything", "player 1", "player 2"]
+    ids = re.findall(r'<symbol id="([^"]+)"', data["symbols"])
+    assert ids and len(ids) == len(set(ids))
+    for position in data["positions"]:
+        svgs = [view["svg"] for view in position["views"]]
+        # The positions only place the faces (no symbols, no per-card hover text of their own).
+        assert not any("<symbol" in svg or re.search(r"<use [^>]*><title>", svg) for svg in svgs)
+        assert all(set(re.findall(r'href="#([^"]+)"', svg)) <= set(ids) for svg in svgs)
+        # Everything face up in the first view; each player sees the other's hand face down.
+        backs = [svg.count('href="#back"') for svg in svgs]
+        assert backs[0] == 0 and backs[1] > 0 and backs[2] > 0
+    # A page for one viewer holds only that view: nothing hidden from them is in the file.
+    alone = page_data(to_html(replay, tmp_path / "p1.html", env=env, viewer=0))
+    assert alone["views"] == ["player 1"]
+    assert [p["views"][0] for p in alone["positions"]] == [p["views"][1] for p in data["positions"]]
+
+
+def test_a_34_move_digimon_page_is_under_200_kb(digimon_replay, tmp_path):
+    env, replay = digimon_replay
+    assert len(replay["commandLog"]) == 34
+    path = to_html(replay, tmp_path / "digimon.html", env=env)
+    size = os.path.getsize(path)
+    assert size < 200_000, size
+    data = page_data(path)
+    assert len(data["positions"]) == 35 and len(data["views"]) == 3

@@ -130,14 +130,25 @@ def test_a_game_played_to_its_end_by_clicks_in_a_real_browser(server, browser):
     browser.find_element(By.ID, "start").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#board svg"))
     assert browser.find_element(By.ID, "error").text == ""
+    on_board = 0
     for _ in range(200):
         if browser.find_element(By.ID, "result").text:
             break
-        buttons = browser.find_elements(By.CSS_SELECTOR, "button.move")
-        labels = [b.text for b in buttons]
         logged = len(browser.find_elements(By.CSS_SELECTOR, "#log li"))
-        choice = buttons[labels.index("end the turn")] if "end the turn" in labels else buttons[0]
-        choice.click()
+        # A card a legal move names glows on the board: click it, then a move of its menu (each
+        # names the card). Else (only "end the turn" is left) the button beside the board.
+        playable = browser.find_elements(By.CSS_SELECTOR, "#board use.playable")
+        if playable:
+            name = playable[0].get_attribute("data-name")
+            playable[0].click()
+            offered = browser.find_elements(By.CSS_SELECTOR, "#menu button.card-move")
+            assert offered and all(name in b.text for b in offered), (name, offered)
+            offered[0].click()
+            on_board += 1
+        else:
+            labels = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "button.move")]
+            assert labels == ["end the turn"], labels
+            browser.find_elements(By.CSS_SELECTOR, "button.move")[0].click()
         wait.until(
             lambda d, n=logged: (
                 d.find_element(By.ID, "result").text
@@ -146,6 +157,7 @@ def test_a_game_played_to_its_end_by_clicks_in_a_real_browser(server, browser):
         )
     result = browser.find_element(By.ID, "result").text
     assert result.startswith("game over: "), result
+    assert on_board > 3  # moves played by clicking their cards on the board
     entries = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")]
     assert entries and any(e.startswith("player 1: ") for e in entries)
     assert browser.find_elements(By.CSS_SELECTOR, "button.move") == []

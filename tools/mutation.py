@@ -404,6 +404,9 @@ def _helpers_fingerprint(files: list[str]) -> str:
     )
 
 
+_COVERAGE_FORMAT = 2  # 2: with each test's seconds
+
+
 def coverage_map(target: Target, files: list[str]) -> tuple[dict, float]:
     """The target's map from module line to the tests that run it, brought up to date: the test
     files changed since it was recorded (all of them when the module or a helper changed) run
@@ -424,8 +427,18 @@ def coverage_map(target: Target, files: list[str]) -> tuple[dict, float]:
     if os.path.exists(path):
         with open(path) as fh:
             cmap = json.load(fh)
-    if cmap.get("module") != module_fp or cmap.get("helpers") != helpers_fp:
-        cmap = {"module": module_fp, "helpers": helpers_fp, "import_lines": [], "files": {}}
+    if (
+        cmap.get("module") != module_fp
+        or cmap.get("helpers") != helpers_fp
+        or cmap.get("format") != _COVERAGE_FORMAT
+    ):
+        cmap = {
+            "format": _COVERAGE_FORMAT,
+            "module": module_fp,
+            "helpers": helpers_fp,
+            "import_lines": [],
+            "files": {},
+        }
     test_files = _test_files(target)
     prints = {f: _fingerprint([f]) for f in test_files}
     stale = [f for f in test_files if cmap["files"].get(f, {}).get("fp") != prints[f]]
@@ -436,6 +449,9 @@ def coverage_map(target: Target, files: list[str]) -> tuple[dict, float]:
     with contextlib.suppress(FileNotFoundError):
         os.remove(data_file)
     module_dir = os.path.dirname(os.path.join(tree, target.module))
+    durations_file = os.path.join(base, "durations.json")
+    with open(os.path.join(base, "mutation_durations.py"), "w") as fh:
+        fh.write(_DURATIONS_PLUGIN)
     started = time.monotonic()
     done = subprocess.run(
         [
@@ -445,13 +461,20 @@ def coverage_map(target: Target, files: list[str]) -> tuple[dict, float]:
             "-q",
             "-p",
             "no:cacheprovider",
+            "-p",
+            "mutation_durations",
             f"--cov={module_dir}",
             "--cov-context=test",
             "--cov-report=",
             *stale,
         ],
         cwd=tree,
-        env=_environ(tree) | {"COVERAGE_FILE": data_file},
+        env=_environ(tree)
+        | {
+            "COVERAGE_FILE": data_file,
+            "PYTHONPATH": os.pathsep.join([tree, base]),
+            "MUTATION_DURATIONS": durations_file,
+        },
         capture_output=True,
         text=True,
     )
@@ -478,8 +501,14 @@ def coverage_map(target: Target, files: list[str]) -> tuple[dict, float]:
             test_file = node.split("::", 1)[0]
             if test_file in lines:
                 lines[test_file].setdefault(str(line), []).append(node)
+    with open(durations_file) as fh:
+        durations = json.load(fh)
     for f in stale:
-        cmap["files"][f] = {"fp": prints[f], "lines": lines[f]}
+        cmap["files"][f] = {
+            "fp": prints[f],
+            "lines": lines[f],
+            "seconds": {n: round(t, 3) for n, t in durations.items() if n.startswith(f + "::")},
+        }
     cmap["import_lines"] = sorted(import_lines)
     with open(path, "w") as fh:
         json.dump(cmap, fh)
@@ -487,14 +516,35 @@ def coverage_map(target: Target, files: list[str]) -> tuple[dict, float]:
 
 
 def tests_for_line(cmap: dict, target: Target, line: int) -> list[str] | None:
-    """The node ids that run ``line`` of the target's module, in the target's test order;
-    ``None`` (run the whole list) for a line run at import; empty when no test runs it."""
+    """The node ids that run ``line`` of the target's module, quickest first (as timed by the
+    coverage run: ``pytest -x`` stops at the first that fails, so a killed mutant costs the
+    quickest test that kills it); ``None`` (run the whole list) for a line run at import; empty
+    when no test runs it."""
     if line in set(cmap["import_lines"]):
         return None
-    chosen: list[str] = []
+    chosen: dict[str, float] = {}
     for test_file in _test_files(target):
-        chosen += cmap["files"].get(test_file, {}).get("lines", {}).get(str(line), [])
-    return list(dict.fromkeys(chosen))
+        entry = cmap["files"].get(test_file, {})
+        for node in entry.get("lines", {}).get(str(line), []):
+            chosen.setdefault(node, entry.get("seconds", {}).get(node, float("inf")))
+    return sorted(chosen, key=lambda node: chosen[node])  # stable: the target's order on ties
+
+
+# Loaded into the coverage run (``-p mutation_durations``): each test's seconds (setup, call and
+# teardown), written to the file MUTATION_DURATIONS names.
+_DURATIONS_PLUGIN = """import json, os
+
+_SECONDS = {}
+
+
+def pytest_runtest_logreport(report):
+    _SECONDS[report.nodeid] = _SECONDS.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    with open(os.environ["MUTATION_DURATIONS"], "w") as fh:
+        json.dump(_SECONDS, fh)
+"""
 
 
 def _run_one(

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import io
+import math
 import os
 import re
 import weakref
@@ -37,11 +39,14 @@ from xml.sax.saxutils import escape, quoteattr
 import jax
 import numpy as np
 
+from tcgjax.core import font_metrics
 from tcgjax.core.visibility import visible_mask
 
 __all__ = [
     "Picture",
     "Svg",
+    "CardFace",
+    "Badge",
     "ZoneView",
     "SideView",
     "card_board_picture",
@@ -55,6 +60,10 @@ __all__ = [
     "PLAYER_COLORS",
     "PAGE_COLOR",
     "PLAYER_STROKES",
+    "FONT_FAMILY",
+    "text_width",
+    "text_box",
+    "fit_text",
 ]
 
 #: The page behind every picture (SVG and rasterized).
@@ -63,11 +72,89 @@ PAGE_COLOR = "#fbfbf8"
 PLAYER_COLORS = ("#dbe8f7", "#f7dcdc")
 PLAYER_STROKES = ("#2f5f9e", "#9e2f2f")
 
-CARD_W, CARD_H = 64, 88
+#: The fonts the pictures name, widest first: text is laid out with DejaVu Sans's widths
+#: (:mod:`tcgjax.core.font_metrics`), so it fits where a narrower fallback is drawn.
+FONT_FAMILY = "DejaVu Sans, Arial, Helvetica, sans-serif"
+
+
+def text_width(content: str, size: float, weight: str = "normal") -> float:
+    """The advance width of ``content`` at font ``size`` (pixels) in DejaVu Sans (no kerning,
+    which only narrows it); a character the table lacks counts as the widest."""
+    table = font_metrics.ADVANCE["bold" if weight == "bold" else "normal"]
+    return size * sum(table.get(char, font_metrics.WIDEST) for char in content)
+
+
+def text_box(
+    x: float, y: float, content: str, size: float, anchor: str = "start", weight: str = "normal"
+) -> tuple[float, float, float, float]:
+    """``(x0, y0, x1, y1)``: the box an SVG ``<text>`` at ``(x, y)`` (its baseline) covers."""
+    width = text_width(content, size, weight)
+    x0 = x - {"start": 0.0, "middle": width / 2, "end": width}[anchor]
+    return x0, y - font_metrics.ASCENT * size, x0 + width, y + font_metrics.DESCENT * size
+
+
+def fit_text(
+    content: str,
+    width: float,
+    *,
+    size: float,
+    lines: int,
+    min_size: float,
+    weight: str = "normal",
+) -> tuple[list[str], float]:
+    """``content`` wrapped at its spaces into at most ``lines`` lines no wider than ``width``,
+    at the largest font size from ``size`` down to ``min_size`` (half-pixel steps) that allows
+    it. Nothing is cut: where even ``min_size`` does not fit, a word too long for a line is split
+    with a hyphen and the lines may exceed ``lines`` (the caller makes room). Returns the lines
+    and the size."""
+    current = size
+    while current >= min_size:
+        wrapped = _wrap_measured(content, width, current, weight, split_words=False)
+        if wrapped is not None and len(wrapped) <= lines:
+            return wrapped, current
+        current -= 0.5
+    return _wrap_measured(content, width, min_size, weight, split_words=True), min_size
+
+
+def _wrap_measured(
+    content: str, width: float, size: float, weight: str, *, split_words: bool
+) -> list[str] | None:
+    out: list[str] = []
+    line = ""
+    for word in content.split():
+        candidate = f"{line} {word}" if line else word
+        if text_width(candidate, size, weight) <= width:
+            line = candidate
+            continue
+        if line:
+            out.append(line)
+        while text_width(word, size, weight) > width:
+            if not split_words:
+                return None
+            cut = 1
+            while cut + 1 < len(word) and _fits(word[: cut + 1] + "-", width, size, weight):
+                cut += 1
+            out.append(word[:cut] + "-")
+            word = word[cut:]
+        line = word
+    if line:
+        out.append(line)
+    return out
+
+
+def _fits(content: str, width: float, size: float, weight: str) -> bool:
+    return text_width(content, size, weight) <= width
+
+
+CARD_W, CARD_H = 72, 100
 GAP = 8
-STACK_OFFSET = 18  # how much of each card under a stack's top shows
-LABEL_H = 16
-HEADER_LINE_H = 18
+STRIP = 14  # how much of each card under a stack's top shows (at least: a long name takes more)
+LABEL_H = 14
+LINE_H = 16
+BADGE_R = 7
+#: The widest picture a card game draws (it fits a 1280-pixel screen): rows longer than this wrap.
+MAX_WIDTH = 1280
+MIN_WIDTH = 900
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,6 +250,7 @@ class Svg:
     def __init__(self, width: float, height: float, *, title: str = ""):
         self.width, self.height = width, height
         self._parts: list[str] = []
+        self._defs: dict[str, str] = {}
         if title:
             self._parts.append(f"<title>{escape(title)}</title>")
 
@@ -213,7 +301,18 @@ class Svg:
             stroke_width=stroke_width,
         )
 
-    def text(self, x, y, content: str, *, size=11, anchor="start", weight="normal", fill="#111"):
+    def text(
+        self,
+        x,
+        y,
+        content: str,
+        *,
+        size: float,
+        anchor="start",
+        weight="normal",
+        fill="#111",
+        class_=None,
+    ):
         attrs = self._attrs(
             x=float(x),
             y=float(y),
@@ -221,9 +320,40 @@ class Svg:
             text_anchor=anchor,
             font_weight=weight,
             fill=fill,
-            font_family="sans-serif",
+            font_family=FONT_FAMILY,
+            class_=class_,
         )
         self._parts.append(f"<text {attrs}>{escape(content)}</text>")
+
+    def define(self, ident: str, width: float, height: float, draw: Callable[[Svg], None]) -> None:
+        """A shape drawn once (``<symbol id=ident>``, ``width`` x ``height``) and placed by
+        :meth:`use` wherever it recurs (the same card face in many places and positions); the
+        replay page keeps one copy of each for all its positions."""
+        if ident in self._defs:
+            return
+        inner = Svg(width, height)
+        draw(inner)
+        box = f"0 0 {width:g} {height:g}"
+        self._defs[ident] = (
+            f'<symbol id="{ident}" viewBox="{box}" width="{width:g}" height="{height:g}">'
+            + "".join(inner._parts)
+            + "</symbol>"
+        )
+
+    def use(self, ident: str, x, y, width, height, *, tip: str = "", name: str = "") -> None:
+        """Places the symbol ``ident`` (:meth:`define`) with its top-left corner at ``(x, y)``;
+        ``name``: the card's name, as ``data-name`` (``tcgjax serve`` offers the moves that name
+        the card clicked)."""
+        self._element(
+            "use",
+            tip,
+            href=f"#{ident}",
+            x=float(x),
+            y=float(y),
+            width=width,
+            height=height,
+            data_name=name or None,
+        )
 
     def _element(self, tag: str, tip: str, **attrs: Any) -> None:
         if tip:
@@ -239,7 +369,8 @@ class Svg:
             f'height="{self.height:.0f}" viewBox="0 0 {self.width:.0f} {self.height:.0f}">'
         )
         background = f'<rect width="100%" height="100%" fill="{PAGE_COLOR}"/>'
-        return "\n".join([head, background, *self._parts, "</svg>"])
+        defs = ["<defs>", *self._defs.values(), "</defs>"] if self._defs else []
+        return "\n".join([head, *defs, background, *self._parts, "</svg>"])
 
 
 # -------------------------------------------------------------------------------------------------
@@ -247,14 +378,39 @@ class Svg:
 
 
 @dataclasses.dataclass(frozen=True)
+class CardFace:
+    """What a face-up card shows: ``name``; ``stats``, a short line (number, cost, level, HP);
+    ``color``, its fill (the card's colour or type); ``tip``, the text shown on hover (the whole
+    card: attacks with their costs, effects)."""
+
+    name: str
+    stats: str = ""
+    color: str = "#ffffff"
+    tip: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Badge:
+    """A round marker under a stack, e.g. an attached Energy: ``text`` (a letter or two) in
+    ``ink`` on ``fill``, ``tip`` on hover."""
+
+    text: str
+    fill: str
+    tip: str = ""
+    ink: str = "#ffffff"
+
+
+@dataclasses.dataclass(frozen=True)
 class ZoneView:
     """How one zone is drawn. ``style``: ``"pile"`` (its top card, face up only if the viewer sees
-    it, and the count), ``"row"`` (every card side by side), ``"stack"`` (cards overlapped, bottom
-    first, the top card whole: a Digimon or a Pokémon with what is under or attached to it).
-    ``note``: a line under the zone (DP, HP left, suspended...); ``hide_empty``: leave the zone
-    out while it holds no card (the unused battle-area slots); ``lead``: for a stack whose top
-    by position is not its identity (Energy attached on top of a Pokémon), the card drawn on top
-    (-1: the top by position)."""
+    it; the count is in the label), ``"row"`` (every card side by side, wrapping into more lines
+    where the row is full), ``"stack"`` (cards overlapped, bottom first, the top card whole: a
+    Digimon or a Pokémon with what is under it). ``note``: a line under the zone (DP, HP left...);
+    ``hide_empty``: leave the zone out while it holds no card (the unused battle-area slots);
+    ``lead``: for a stack whose top by position is not its identity, the card drawn on top (-1:
+    the top by position); ``turned``: the top card lies sideways (a suspended Digimon);
+    ``drawn_as_badges``: cards of the zone drawn as ``badges`` under the stack instead of as cards
+    (a Pokémon's Energy); ``counter``: a marker on the top card (a Pokémon's damage)."""
 
     zone: int
     label: str
@@ -262,6 +418,10 @@ class ZoneView:
     note: str = ""
     hide_empty: bool = False
     lead: int = -1
+    turned: bool = False
+    drawn_as_badges: tuple[int, ...] = ()
+    badges: tuple[Badge, ...] = ()
+    counter: str = ""
 
     def __post_init__(self):
         if self.style not in ("pile", "row", "stack"):
@@ -320,30 +480,135 @@ def _zone_cards(board: Any, view: ZoneView) -> np.ndarray:
     return cards
 
 
-def _zone_size(view: ZoneView, count: int) -> tuple[float, float]:
-    if view.style == "pile" or count == 0:
-        return CARD_W, CARD_H
-    if view.style == "row":
-        return count * CARD_W + (count - 1) * 4, CARD_H
-    return CARD_W, CARD_H + (count - 1) * STACK_OFFSET
+# A card face is one <symbol>, defined once per picture (and once per replay page) and placed by
+# <use>: "full" (name at the top, stats at the bottom), "turned" (the same, sideways) or "strip"
+# (a card under a stack: only its name shows, in the strip the card above leaves).
+NAME_SIZE, STATS_SIZE, LINE_SPACING = 10.0, 8.5, 1.2
 
 
-def _wrap(text: str, width: int, lines: int) -> list[str]:
-    words, out, line = text.split(), [], ""
-    for word in words:
-        candidate = f"{line} {word}".strip()
-        if len(candidate) <= width:
-            line = candidate
-            continue
-        if line:
-            out.append(line)
-        line = word[:width]
-    if line:
-        out.append(line)
-    if len(out) > lines:
-        out = out[:lines]
-        out[-1] = out[-1][: width - 1] + "…"
-    return out
+def _face_lines(face: CardFace, width: float, turned: bool):
+    lines = 2 if turned else 3
+    name = fit_text(face.name, width - 6, size=NAME_SIZE, lines=lines, min_size=6.5, weight="bold")
+    stats = fit_text(face.stats, width - 6, size=STATS_SIZE, lines=lines, min_size=6.0)
+    return name, stats
+
+
+def _strip_lines(face: CardFace) -> tuple[list[str], float, float]:
+    """The name of a covered card in its strip: the lines, their size and the strip's height."""
+    lines, size = fit_text(face.name, CARD_W - 6, size=9.0, lines=1, min_size=6.0, weight="bold")
+    bottom = 3 + font_metrics.ASCENT * size + (len(lines) - 1) * LINE_SPACING * size
+    return lines, size, max(float(STRIP), bottom + font_metrics.DESCENT * size + 2)
+
+
+def _face_symbol(
+    svg: Svg, face: CardFace | None, stroke: str, variant: str
+) -> tuple[str, int, int]:
+    """Defines the symbol of ``face`` (``None``: the back of a card) as ``variant``; returns its
+    id and size."""
+    width, height = (CARD_H, CARD_W) if variant == "turned" else (CARD_W, CARD_H)
+    if variant == "strip" and face is not None:
+        # Only the strip shows (and a margin the card above covers): a card under a sideways
+        # top card, which is shorter, does not stick out below it.
+        height = math.ceil(_strip_lines(face)[2]) + 6
+    if face is None:
+        ident = "back"
+
+        def draw(inner: Svg) -> None:
+            inner.rect(0.5, 0.5, width - 1, height - 1, fill="#5b6b8c", stroke="#2b3450")
+            inner.rect(6, 6, width - 12, height - 12, fill="none", stroke="#c9d2e6", rx=3)
+
+        svg.define(ident, width, height, draw)
+        return ident, width, height
+    key = repr((face.name, face.stats, face.color, face.tip, stroke, variant))
+    ident = "card-" + hashlib.sha1(key.encode()).hexdigest()[:10]
+
+    def draw(inner: Svg) -> None:
+        # The symbol carries the card's hover text too: the replay page keeps the symbols once
+        # and drops each placement's own copy.
+        inner._parts.append(f"<title>{escape(_face_tip(face))}</title>")
+        inner.rect(0.5, 0.5, width - 1, height - 1, fill=face.color, stroke=stroke, class_="card")
+        if variant == "strip":
+            lines, size, _ = _strip_lines(face)
+            for k, line in enumerate(lines):
+                y = 3 + font_metrics.ASCENT * size + k * LINE_SPACING * size
+                inner.text(3, y, line, size=size, weight="bold", class_="name")
+            return
+        (names, name_size), (stats, stats_size) = _face_lines(face, width, variant == "turned")
+        for k, line in enumerate(names):
+            y = 4 + font_metrics.ASCENT * name_size + k * LINE_SPACING * name_size
+            inner.text(3, y, line, size=name_size, weight="bold", class_="name")
+        last = height - 4 - font_metrics.DESCENT * stats_size
+        for k, line in enumerate(stats):
+            y = last - (len(stats) - 1 - k) * LINE_SPACING * stats_size
+            inner.text(3, y, line, size=stats_size, fill="#333", class_="stats")
+
+    svg.define(ident, width, height, draw)
+    return ident, width, height
+
+
+def _face_tip(face: CardFace) -> str:
+    return face.tip or f"{face.name} {face.stats}".strip()
+
+
+@dataclasses.dataclass
+class _Column:
+    """One zone placed: its label, its cards (symbol placements), badges, note and counter."""
+
+    view: ZoneView
+    cards: np.ndarray
+    width: float = 0.0
+    height: float = 0.0
+    x: float = 0.0
+    y: float = 0.0
+    # (card, x, y, variant) relative to the column's content origin (under the label)
+    placed: list = dataclasses.field(default_factory=list)
+    content_w: float = 0.0
+    content_h: float = 0.0
+    note_lines: tuple = ((), 10.0)
+
+
+def _plan_column(view, cards, faces, per_line: int) -> _Column:
+    """Where the zone's cards go (:class:`_Column`), before it is placed on the page."""
+    col = _Column(view, cards)
+    drawn = [int(c) for c in cards if int(c) not in view.drawn_as_badges]
+    if not drawn:
+        col.content_w, col.content_h = CARD_W, CARD_H
+    elif view.style == "pile":
+        col.placed = [(drawn[-1], 0.0, 0.0, "full")]
+        col.content_w, col.content_h = CARD_W, CARD_H
+    elif view.style == "row":
+        per_line = max(1, per_line)
+        for k, card in enumerate(drawn):
+            col.placed.append(
+                (card, (k % per_line) * (CARD_W + 4.0), (k // per_line) * (CARD_H + 4.0), "full")
+            )
+        columns, lines = min(len(drawn), per_line), -(-len(drawn) // per_line)
+        col.content_w = columns * (CARD_W + 4.0) - 4.0
+        col.content_h = lines * (CARD_H + 4.0) - 4.0
+    else:
+        y = 0.0
+        for card in drawn[:-1]:
+            col.placed.append((card, 0.0, y, "strip"))
+            face = faces(card)
+            y += STRIP if face is None else _strip_lines(face)[2]
+        top = "turned" if view.turned else "full"
+        col.placed.append((drawn[-1], 0.0, y, top))
+        col.content_w = CARD_H if view.turned else CARD_W
+        col.content_h = y + (CARD_W if view.turned else CARD_H)
+    label_w = text_width(f"{view.label} ({len(cards)})", 10)
+    col.width = max(col.content_w, label_w)
+    if view.note:
+        note_w = max(col.width, min(text_width(view.note, 10, "bold"), 150.0))
+        col.note_lines = fit_text(view.note, note_w, size=10, lines=2, min_size=8, weight="bold")
+        col.width = max(
+            col.width,
+            max(text_width(line, col.note_lines[1], "bold") for line in col.note_lines[0]),
+        )
+    per_badge_row = max(1, int((col.width + 3) // (2 * BADGE_R + 3)))
+    badge_rows = -(-len(view.badges) // per_badge_row)
+    note_h = len(col.note_lines[0]) * LINE_SPACING * col.note_lines[1] + 4 if view.note else 0
+    col.height = LABEL_H + col.content_h + badge_rows * (2 * BADGE_R + 3) + note_h
+    return col
 
 
 def card_board_picture(
@@ -354,10 +619,11 @@ def card_board_picture(
     title: str,
     header: Sequence[str],
     sides: Sequence[SideView],
-    card_label: Callable[[int], tuple[str, str]],
+    card_label: Callable[[int], CardFace | tuple[str, str]],
     shared: Sequence[ZoneView] = (),
 ) -> Picture:
-    """A card game's picture from its ``Board`` (host arrays of one game).
+    """A card game's picture from its ``Board`` (host arrays of one game): landscape, at most
+    :data:`MAX_WIDTH` wide, the viewer's side (hand last) at the bottom.
 
     Args:
       layout: the env's ``BoardLayout`` (zone visibility, for face-down cards).
@@ -366,8 +632,9 @@ def card_board_picture(
       title: first header line (game, turn, phase).
       header: further header lines (the memory gauge, the result...).
       sides: one :class:`SideView` per player (order free; the viewer's goes at the bottom).
-      card_label: card index -> (name, stats line) for a face-up card.
-      shared: zones that belong to no player (drawn in the middle; hidden when empty).
+      card_label: card index -> :class:`CardFace` (or ``(name, stats)``) for a face-up card.
+      shared: zones that belong to no player (drawn at the right of the header; hidden when
+        empty).
 
     Returns:
       a :class:`Picture`.
@@ -380,55 +647,94 @@ def card_board_picture(
     bottom = 0 if viewer is None else viewer
     ordered = sorted(sides, key=lambda side: side.player == bottom)  # the viewer's side last
 
+    @functools.cache
+    def face_of(card: int) -> CardFace:
+        got = card_label(card)
+        return got if isinstance(got, CardFace) else CardFace(*got)
+
+    def faces(card: int) -> CardFace | None:
+        return face_of(card) if visible[card] else None
+
     def card_text(card: int) -> str:
         if not visible[card]:
             return "(face down)"
-        name, stats = card_label(card)
-        return f"{name} ({stats})" if stats else name
+        face = face_of(card)
+        return f"{face.name} ({face.stats})" if face.stats else face.name
 
-    # ---- layout pass: every zone box's position, for both drawings
-    boxes = []  # (x, y, view, cards, player)
-    bands = []  # (y0, y1, player, summary)
-    y = GAP + HEADER_LINE_H * (1 + len(header)) + GAP
-    width = 0.0
+    inner = MAX_WIDTH - 2 * GAP
 
-    def place_rows(rows, player):
-        nonlocal y, width
-        for row in rows:
-            x, tallest = GAP, 0.0
-            for view in row:
-                cards = _zone_cards(board, view)
-                if view.hide_empty and len(cards) == 0:
-                    continue
-                w, h = _zone_size(view, len(cards))
-                boxes.append((x, y + LABEL_H, view, cards, player))
-                x += max(w, 7 * len(view.label)) + 2 * GAP
-                tallest = max(tallest, h + LABEL_H + (LABEL_H if view.note else 0))
-            width = max(width, x)
-            y += tallest + GAP
+    def plan_row(row) -> list[_Column]:
+        views = [(v, _zone_cards(board, v)) for v in row]
+        views = [(v, c) for v, c in views if not (v.hide_empty and len(c) == 0)]
+        fixed = [_plan_column(v, c, faces, 1) for v, c in views if v.style != "row"]
+        rows_n = sum(v.style == "row" for v, _ in views)
+        share = (inner - sum(c.width for c in fixed) - 2 * GAP * (len(views) - 1)) / max(rows_n, 1)
+        per_line = int((share + 4) // (CARD_W + 4))
+        return [
+            _plan_column(v, c, faces, per_line) if v.style == "row" else fixed.pop(0)
+            for v, c in views
+        ]
 
+    def place_row(columns: list[_Column], x: float, y: float) -> float:
+        """Places the columns left to right from ``(x, y)``; returns the row's height."""
+        for col in columns:
+            col.x, col.y = x, y
+            x += col.width + 2 * GAP
+        return max((c.height for c in columns), default=0.0)
+
+    # ---- header: the title and lines at the left, the shared zones at the right
+    shared_cols = plan_row(shared)
+    shared_w = sum(c.width for c in shared_cols) + 2 * GAP * len(shared_cols)
+    text_w = inner - shared_w
+    header_lines = [(title, 14.0, "bold")]
+    for line in header:
+        wrapped, size = fit_text(line, text_w, size=12, lines=2, min_size=9)
+        header_lines += [(part, size, "normal") for part in wrapped]
+    # Each baseline one line's descent, a 2-pixel lead and the next line's ascent below the last.
+    header_ys, line_y, descent = [], GAP, 0.0
+    for _, size, _ in header_lines:
+        line_y += descent + 2 + font_metrics.ASCENT * size
+        header_ys.append(line_y)
+        descent = font_metrics.DESCENT * size
+    header_h = line_y + descent - GAP
+    shared_h = place_row(shared_cols, 0.0, GAP) if shared_cols else 0.0
+    y = GAP + max(header_h, shared_h) + GAP
+
+    bands, all_columns = [], []
     for i, side in enumerate(ordered):
         start = y
-        y += HEADER_LINE_H
+        y += LINE_H + 4
         # The side at the top shows its rows from the table's edge inwards, as seen across it.
         rows = side.rows if i == len(ordered) - 1 else tuple(reversed(side.rows))
-        place_rows(rows, side.player)
+        for row in rows:
+            columns = plan_row(row)
+            if not columns:
+                continue
+            y += place_row(columns, GAP, y) + GAP
+            all_columns += [(col, side.player) for col in columns]
         bands.append((start, y, side.player, side.summary))
         y += GAP
-        if i == 0 and shared:
-            place_rows((tuple(shared),), None)
-    width = max(width, 480.0)
+    width = max(
+        [MIN_WIDTH]
+        + [col.x + col.width + GAP for col, _ in all_columns]
+        + [GAP + text_width(t, size, w) + GAP + shared_w for t, size, w in header_lines]
+    )
+    # The shared zones sit at the right edge of the header.
+    x = width - GAP - shared_w + 2 * GAP
+    for col in shared_cols:
+        col.x = x
+        x += col.width + 2 * GAP
+    all_columns += [(col, None) for col in shared_cols]
+
     svg = Svg(width, y + GAP, title=title)
-    svg.text(GAP, GAP + 13, title, size=14, weight="bold")
-    for k, line in enumerate(header):
-        svg.text(GAP, GAP + 13 + HEADER_LINE_H * (k + 1), line, size=12)
+    for (text, size, weight), line_y in zip(header_lines, header_ys, strict=True):
+        svg.text(GAP, line_y, text, size=size, weight=weight)
     for y0, y1, player, summary in bands:
         svg.rect(2, y0, width - 4, y1 - y0, fill=PLAYER_COLORS[player], stroke="none", rx=8)
         name = f"player {player + 1}" + (" (viewer)" if viewer == player else "")
         svg.text(GAP, y0 + 14, f"{name}: {summary}" if summary else name, size=12, weight="bold")
-    for x, y0, view, cards, player in boxes:
-        svg.text(x, y0 - 4, f"{view.label} ({len(cards)})", size=10, fill="#333")
-        _draw_zone(svg, x, y0, view, cards, visible, card_label, player)
+    for col, player in all_columns:
+        _draw_column(svg, col, faces, player)
 
     # ---- text
     lines = [title, *header]
@@ -466,43 +772,40 @@ def _zone_text(view: ZoneView, cards, visible, card_text) -> str:
     return f"{head}: {body}{note}"
 
 
-def _draw_card(svg: Svg, x, y, card: int, face_up: bool, card_label, player) -> None:
-    if not face_up:
-        svg.rect(x, y, CARD_W, CARD_H, fill="#5b6b8c", stroke="#2b3450", tip="face down")
-        svg.rect(x + 6, y + 6, CARD_W - 12, CARD_H - 12, fill="none", stroke="#c9d2e6", rx=3)
-        return
-    name, stats = card_label(card)
+def _draw_column(svg: Svg, col: _Column, faces, player) -> None:
+    view = col.view
+    svg.text(col.x, col.y + 10, f"{view.label} ({len(col.cards)})", size=10, fill="#333")
+    x0, y0 = col.x, col.y + LABEL_H
     stroke = "#444" if player is None else PLAYER_STROKES[player]
-    svg.rect(x, y, CARD_W, CARD_H, fill="#ffffff", stroke=stroke, tip=f"{name} {stats}".strip())
-    for k, line in enumerate(_wrap(name, 10, 3)):
-        svg.text(x + 4, y + 13 + 11 * k, line, size=9.5, weight="bold")
-    for k, line in enumerate(_wrap(stats, 11, 3)):
-        svg.text(x + 4, y + CARD_H - 30 + 10 * k, line, size=8.5, fill="#333")
-
-
-def _draw_zone(svg: Svg, x, y, view: ZoneView, cards, visible, card_label, player) -> None:
-    if len(cards) == 0:
-        svg.rect(x, y, CARD_W, CARD_H, fill="none", stroke="#999", rx=4, tip=f"{view.label}: empty")
-    elif view.style == "pile":
-        top = int(cards[-1])
-        _draw_card(svg, x, y, top, bool(visible[top]), card_label, player)
-        svg.circle(x + CARD_W - 6, y + CARD_H - 6, 10, fill="#fff", stroke="#333")
+    if not col.placed:
+        svg.rect(x0, y0, CARD_W, CARD_H, fill="none", stroke="#999", tip=f"{view.label}: empty")
+    for card, dx, dy, variant in col.placed:
+        face = faces(card)
+        ident, w, h = _face_symbol(svg, face, stroke, "full" if face is None else variant)
+        tip = "face down" if face is None else _face_tip(face)
+        svg.use(ident, x0 + dx, y0 + dy, w, h, tip=tip, name="" if face is None else face.name)
+    if view.counter and col.placed:
+        _, dx, dy, variant = col.placed[-1]
+        w, h = (CARD_H, CARD_W) if variant == "turned" else (CARD_W, CARD_H)
+        box_w = text_width(view.counter, 10, "bold") + 8
+        cx, cy = x0 + dx + w / 2, y0 + dy + h / 2
+        svg.rect(cx - box_w / 2, cy - 7, box_w, 14, fill="#c0392b", stroke="#7b1d14", rx=7)
+        svg.text(cx, cy + 3.5, view.counter, size=10, anchor="middle", weight="bold", fill="#fff")
+    y = y0 + col.content_h + 2
+    per_row = max(1, int((col.width + 3) // (2 * BADGE_R + 3)))
+    for k, badge in enumerate(view.badges):
+        bx = x0 + BADGE_R + (k % per_row) * (2 * BADGE_R + 3)
+        by = y + BADGE_R + (k // per_row) * (2 * BADGE_R + 3)
+        svg.circle(bx, by, BADGE_R, fill=badge.fill, stroke="#333", tip=badge.tip)
+        svg.text(bx, by + 3, badge.text, size=8, anchor="middle", weight="bold", fill=badge.ink)
+    if view.badges:
+        y += -(-len(view.badges) // per_row) * (2 * BADGE_R + 3)
+    lines, size = col.note_lines
+    for k, line in enumerate(lines):
         svg.text(
-            x + CARD_W - 6, y + CARD_H - 2, str(len(cards)), size=10, anchor="middle", weight="bold"
-        )
-    elif view.style == "row":
-        for k, card in enumerate(cards):
-            _draw_card(
-                svg, x + k * (CARD_W + 4), y, int(card), bool(visible[card]), card_label, player
-            )
-    else:
-        for k, card in enumerate(cards):
-            _draw_card(
-                svg, x, y + k * STACK_OFFSET, int(card), bool(visible[card]), card_label, player
-            )
-    if view.note:
-        w, h = _zone_size(view, len(cards))
-        svg.text(x, y + h + 12, view.note, size=10, weight="bold", fill="#222")
+            x0, y + 2 + font_metrics.ASCENT * size + k * LINE_SPACING * size, line,
+            size=size, weight="bold", fill="#222",
+        )  # fmt: skip
 
 
 # -------------------------------------------------------------------------------------------------

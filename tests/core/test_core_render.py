@@ -93,15 +93,15 @@ def test_the_svg_is_a_document_with_the_viewers_side_at_the_bottom(env, state):
         them = next(t for k, t in titles.items() if k and k.startswith(f"player {2 - viewer}"))
         assert float(me.get("y")) > float(them.get("y"))
     face_down = [
-        r for r in ET.fromstring(env.render(state, viewer=0).svg).iter(f"{SVG}rect")
-        if r.find(f"{SVG}title") is not None and r.find(f"{SVG}title").text == "face down"
+        u for u in ET.fromstring(env.render(state, viewer=0).svg).iter(f"{SVG}use")
+        if u.get("href") == "#back" and u.find(f"{SVG}title").text == "face down"
     ]  # fmt: skip
     assert len(face_down) == 2  # player 2's hand card and player 1's deck (player 2's is empty)
 
 
 def test_text_in_the_svg_is_escaped(env, state):
     svg = render.Svg(10, 10, title="a <b> & c")
-    svg.text(0, 0, "x < y & z")
+    svg.text(0, 0, "x < y & z", size=11)
     root = ET.fromstring(svg.to_string())
     assert root.find(f"{SVG}title").text == "a <b> & c"
     assert "x < y & z" in _texts(svg.to_string())

@@ -1,12 +1,13 @@
 """The Digimon picture (``env.render(state, viewer)``): both players' areas as on the table.
 
-Per player, from the middle of the table outwards: the battle area (each Digimon or Tamer as its
-stack, digivolution cards under the top card, with its DP as the rules compute it and whether it
-is suspended), then the breeding area, security stack, deck, Digi-Egg deck and trash (piles:
-their top card when the viewer may see it, and their counts), then the hand. The header shows the
-turn, the phase, the memory gauge (-10..10, from player 1's side in the drawing), an attack in
-progress and a pending selection. A viewer sees their own hand and nothing hidden of the
-opponent (the core visibility module decides, as for the observation).
+Per player, from the middle of the table outwards: the breeding area and the battle area (each
+Digimon or Tamer as its stack, digivolution cards under the top card, with its DP as the rules
+compute it; a suspended one turned sideways), then the security stack, deck, Digi-Egg deck and
+trash (piles: their top card when the viewer may see it, and their counts) and the hand. Cards are
+filled with their colour; hovering one shows its costs and text. The header shows the turn, the
+phase, the memory gauge (-10..10, from player 1's side in the drawing), an attack in progress and
+a pending selection. A viewer sees their own hand and nothing hidden of the opponent (the core
+visibility module decides, as for the observation).
 """
 
 from __future__ import annotations
@@ -28,18 +29,23 @@ def picture(env, state, viewer: int | None) -> render.Picture:
     board = game.board
     perm = jax.tree.map(np.asarray, render.host_jit(env.rules.permanents)(game))
 
-    def label(card: int) -> tuple[str, str]:
+    def label(card: int) -> render.CardFace:
         row = render.card_definition(layout, board, card)
         kind = KINDS[row["kind"]]
-        colors = "/".join(c for i, c in enumerate(COLORS) if row["colors"] >> i & 1)
-        stats = [layout.cards.ids[int(board.definition[card])], colors]
+        colors = [c for i, c in enumerate(COLORS) if row["colors"] >> i & 1]
+        stats = [layout.cards.ids[int(board.definition[card])], "/".join(colors)]
         if kind in ("digimon", "digi_egg"):
             stats.append(f"Lv{row['level']}")
         if kind == "digimon":
             stats.append(f"{row['dp']} DP")
         elif kind != "digi_egg":
             stats.append(kind)
-        return row["name"], " ".join(stats)
+        return render.CardFace(
+            row["name"],
+            " ".join(stats),
+            color=CARD_COLORS[colors[0]] if colors else "#ffffff",
+            tip=_card_tip(row, kind, " ".join(stats)),
+        )
 
     def slot_note(p: int, slot: int) -> str:
         if perm.size[p, slot] == 0:
@@ -55,19 +61,28 @@ def picture(env, state, viewer: int | None) -> render.Picture:
         zone = {name: int(R.zone_of(name, p)) for name in R.PLAYER_ZONES}
         battle = tuple(
             render.ZoneView(
-                int(R.SLOT_ZONES[p, s]), f"slot {s + 1}", "stack", slot_note(p, s), hide_empty=True
+                int(R.SLOT_ZONES[p, s]),
+                f"slot {s + 1}",
+                "stack",
+                slot_note(p, s),
+                hide_empty=True,
+                turned=bool(game.suspended[p, s]),  # suspended: turned sideways, as on the table
             )
             for s in range(R.BREEDING_SLOT)
         )
+        breeding = render.ZoneView(
+            zone["breeding"], "breeding", "stack", slot_note(p, R.BREEDING_SLOT)
+        )
         piles = (
-            render.ZoneView(zone["breeding"], "breeding", "stack", slot_note(p, R.BREEDING_SLOT)),
             render.ZoneView(zone["security"], "security", "pile"),
             render.ZoneView(zone["deck"], "deck", "pile"),
             render.ZoneView(zone["eggs"], "Digi-Eggs", "pile"),
             render.ZoneView(zone["trash"], "trash", "pile"),
+            render.ZoneView(zone["hand"], "hand"),
         )
-        hand = (render.ZoneView(zone["hand"], "hand"),)
-        return render.SideView(p, rows=(battle, piles, hand))
+        # Two rows, for a landscape picture: the battle area with the breeding area at its
+        # left, then the piles and the hand.
+        return render.SideView(p, rows=((breeding, *battle), piles))
 
     header = [render.status_line(state, int(game.winner), R.END_REASONS[int(game.end_reason)])]
     active = int(board.active_player)
@@ -104,6 +119,33 @@ def picture(env, state, viewer: int | None) -> render.Picture:
             ),
         ),
     )
+
+
+#: The fill of a card of each colour (its first colour where it has two).
+CARD_COLORS = {
+    "red": "#f8d3cd",
+    "blue": "#d2e4f6",
+    "yellow": "#f8efbf",
+    "green": "#d3efd6",
+    "black": "#d6d6d6",
+    "purple": "#e5d6f1",
+    "white": "#ffffff",
+}
+
+
+def _card_tip(row, kind: str, stats: str) -> str:
+    """The hover text of a card: name, numbers, costs and its text (our paraphrase)."""
+    parts = [f"{row['name']} ({stats})"]
+    if row["play_cost"] >= 0:
+        parts.append(
+            f"play cost {row['play_cost']}" if kind != "option" else f"use cost {row['play_cost']}"
+        )
+    for digivolve in row["digivolve"]:
+        color = COLORS[digivolve["color"]] if 0 <= digivolve["color"] < len(COLORS) else "any"
+        parts.append(f"digivolve from {color} Lv{digivolve['level']}: cost {digivolve['cost']}")
+    if row["text"]:
+        parts.append(row["text"])
+    return "\n".join(parts)
 
 
 def _gauge(memory: int) -> str:

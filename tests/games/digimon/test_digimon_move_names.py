@@ -15,7 +15,7 @@ import tcgjax
 from tcgjax import cli
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.scenario import build_state
-from tcgjax.replay import Recorder, frames, run, to_html
+from tcgjax.replay import Recorder, frames, page_data, run, to_html
 
 KEY = jax.random.PRNGKey(0)
 SITUATION = [
@@ -120,11 +120,10 @@ def test_tcgjax_play_lists_the_moves_by_their_names_in_the_position(env, recorde
 def test_the_replay_page_shows_the_names_in_the_position(recorded, tmp_path):
     replay, _ = recorded
     path = to_html(replay, tmp_path / "digimon.html", viewer=1)
-    page = open(path, encoding="utf-8").read()
-    shown = json.loads(
-        page.split("const POSITIONS = ", 1)[1].split(";\n", 1)[0].replace("<\\/", "</")
-    )
-    assert [p["action"] for p in shown[1:]] == [name for _, name, _, _ in SCRIPT]
+    data = page_data(path)
+    assert data["views"] == ["player 2"]
+    shown = data["positions"]
+    assert [p["views"][0]["action"] for p in shown[1:]] == [name for _, name, _, _ in SCRIPT]
     actors = ["player 1"] * 4 + ["player 2", "player 1", "player 2"]
     assert [p["actor"] for p in shown[1:]] == actors
 
@@ -139,9 +138,10 @@ def test_an_older_recording_with_phase_free_names_replays_and_shows_the_new_name
     for (_, _, _, free), command in zip(SCRIPT, old["commandLog"], strict=True):
         command["payload"]["actionName"] = free
     assert int(run(old).step_count) == int(states[-1].step_count)
-    shown = open(to_html(old, tmp_path / "old.html"), encoding="utf-8").read()
-    assert '"action": "block with Grizzlymon (field 0)"' in shown
-    assert '"action": "attack[0->field0]"' not in shown
+    shown = page_data(to_html(old, tmp_path / "old.html"))["positions"]
+    names = {view["action"] for p in shown for view in p["views"]}
+    assert "block with Grizzlymon (field 0)" in names
+    assert "attack[0->field0]" not in names
     # A current recording may not carry the old name of the block.
     renamed = json.loads(json.dumps(replay))
     renamed["commandLog"][4]["payload"]["actionName"] = "attack[0->field0]"

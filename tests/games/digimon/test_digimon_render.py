@@ -94,7 +94,7 @@ def test_a_viewer_sees_security_and_the_opponents_hand_face_down(env, situation)
 def test_the_svg_is_a_document_naming_each_face_up_card(env, situation):
     root = ET.fromstring(env.render(_state(situation), viewer=0).svg)
     texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
-    assert texts[0] == "Digimon: turn 5, main phase"
+    assert root.find("{http://www.w3.org/2000/svg}text").text == "Digimon: turn 5, main phase"
     assert {"Greymon", "Agumon", "Biyomon", "Bearmon", "Tsunomon", "5000 DP"} <= set(texts)
     assert "Gomamon" not in texts
 

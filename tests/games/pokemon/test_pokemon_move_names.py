@@ -13,7 +13,7 @@ import tcgjax
 from tcgjax import cli
 from tcgjax.games.pokemon import rules as R
 from tcgjax.games.pokemon.scenario import build_state
-from tcgjax.replay import Recorder, frames, run, to_html
+from tcgjax.replay import Recorder, frames, page_data, run, to_html
 
 KEY = jax.random.PRNGKey(0)
 # Player 1's turn 3: Tynamo Active, Tadbulb on Bench 2; the deck's top 4 (the last listed is the
@@ -106,9 +106,7 @@ def test_the_replay_page_names_the_moves_for_its_viewer(recorded, tmp_path):
     replay, _ = recorded
     for viewer, column in ((0, 3), (1, 5)):
         path = to_html(replay, tmp_path / f"pokemon_{viewer}.html", viewer=viewer)
-        page = open(path, encoding="utf-8").read()
-        data = page.split("const POSITIONS = ", 1)[1].split(";\n", 1)[0].replace("<\\/", "</")
-        shown = [p["action"] for p in json.loads(data)[1:]]
+        shown = [p["views"][0]["action"] for p in page_data(path)["positions"][1:]]
         assert shown == [s[column] or s[3] for s in SCRIPT]
 
 

@@ -67,13 +67,29 @@ def test_prize_cards_are_hidden_from_both_players_and_hands_from_the_opponent(en
     assert "Meltan" in env.render(_state(situation), viewer=1).text
 
 
-def test_the_svg_draws_the_active_pokemon_last_in_its_stack(env, situation):
+def test_the_svg_draws_energy_as_typed_badges_and_damage_as_a_counter(env, situation):
     root = ET.fromstring(env.render(_state(situation), viewer=0).svg)
-    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
-    active = texts.index("Active (2)")
-    # Drawn bottom first: the attached Energy ("Basic Lightning Energy", wrapped), then Tynamo.
-    assert texts.index("Basic", active) < texts.index("Tynamo", active)
-    assert "HP 10/40, asleep, poisoned" in texts
+    ns = "{http://www.w3.org/2000/svg}"
+    body = list(root)  # drawing order (the card faces are symbols in <defs>, placed by <use>)
+    active = next(k for k, e in enumerate(body) if e.tag == f"{ns}text" and e.text == "Active (2)")
+    after = body[active:]
+    # The Energy is no card of the stack: one Tynamo card, then its Lightning Energy as a yellow
+    # "L" badge naming the card on hover, the 30 damage on the card, and the note.
+    uses = [e for e in after if e.tag == f"{ns}use"]
+    assert uses[0].find(f"{ns}title").text.startswith("Tynamo (sv3-67)")
+    badge = next(e for e in after if e.tag == f"{ns}circle")
+    assert badge.find(f"{ns}title").text == "Basic Lightning Energy"
+    assert badge.get("fill") == "#f2c200"
+    texts = [e.text for e in after if e.tag == f"{ns}text"]
+    # The note wraps under its column rather than run into the Bench's.
+    assert texts[:5] == ["Active (2)", "30", "L", "HP 10/40, asleep,", "poisoned"]
+    # Hover text: each attack with its cost (one letter per Energy) and damage.
+    tynamo = uses[0].find(f"{ns}title").text
+    assert tynamo.splitlines()[1:] == [
+        "basic lightning Pokémon, 40 HP, retreat 1",
+        "[L] Static Shock 10",
+        "[LC] Tiny Bolt 30",
+    ]
 
 
 def test_the_pictures_equal_their_snapshots(env, situation, picture_snapshot):
