@@ -39,7 +39,6 @@ from tcgjax.core.env import Env, State
 from tcgjax.core.errors import IllegalActionError, TcgjaxError
 from tcgjax.core.files import DuplicateKeyError, json_loads, yaml_loads
 from tcgjax.core.first_use import announced
-from tcgjax.wrappers import random_legal_action
 
 __all__ = ["main"]
 
@@ -174,21 +173,14 @@ def _jitted_init(env: Env):
 @functools.lru_cache(maxsize=16)
 def _policy(env: Env, opponent: str):
     """The jitted ``(state, key) -> action`` of ``opponent`` for ``env`` (one game)."""
-    if opponent == "random":
-        return announced(
-            jax.jit(lambda state, key: random_legal_action(key, state.legal_action_mask)),
-            "the random policy",
-        )
-    from tcgjax.train.opponents import heuristic_policy  # here: it imports every game's rules
-    from tcgjax.train.policies import load_policy
+    from tcgjax.train.policies import opponent_policy  # here: it imports every game's rules
 
     try:
-        if opponent == "heuristic":
-            return announced(jax.jit(heuristic_policy(env)), f"{env.id}'s heuristic player")
-        policy = load_policy(opponent, env)  # "baseline" or a run directory
-        return announced(jax.jit(policy), f"{env.id}'s trained agent ({opponent})")
+        policy = opponent_policy(env, opponent)
     except TcgjaxError as exc:
         raise CliError(f"--opponent {opponent}: {exc}") from None
+    what = {"random": "the random policy", "heuristic": f"{env.id}'s heuristic player"}
+    return announced(jax.jit(policy), what.get(opponent, f"{env.id}'s trained agent ({opponent})"))
 
 
 def _read_move(names: dict[str, int | None], seat: int) -> int | None:

@@ -22,11 +22,14 @@ GITHUB = "tcgjax/tcgjax"
 SETUP = """import os, sys
 
 if "google.colab" in sys.modules:  # on Colab: install tcgjax first (a CPU or GPU runtime both work)
-    import subprocess
+    import glob, subprocess
 
+    # A wheel uploaded to the session's files (`python -m build` writes dist/tcgjax-*.whl) is
+    # installed; else the published repository.
+    wheels = sorted(glob.glob("/content/tcgjax-*.whl"))
+    source = f"file://{wheels[-1]}" if wheels else "git+https://github.com/GITHUB"
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "tcgjax[train,ecosystem] @ git+https://github.com/GITHUB"],
+        [sys.executable, "-m", "pip", "install", "-q", f"tcgjax[train,ecosystem] @ {source}"],
         check=True,
     )
 # CI executes every notebook with small settings (tests/test_notebooks.py); run it as it is for

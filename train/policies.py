@@ -44,7 +44,7 @@ from tcgjax.train import checkpoint
 from tcgjax.train.config import PPOConfig, load_config
 from tcgjax.train.evaluate import NetworkPolicy, network_policy
 
-__all__ = ["load_policy", "baselines", "export_baseline", "BASELINE_DIR"]
+__all__ = ["load_policy", "opponent_policy", "baselines", "export_baseline", "BASELINE_DIR"]
 
 BASELINE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "baselines")
 _BASELINE_FILES = ("config.yaml", "params.msgpack", "eval.txt")
@@ -160,6 +160,38 @@ def _from_baseline(env_id: str) -> tuple[Any, Any, PPOConfig, Env]:
             )
     params = jax.tree.map(jnp.asarray, params)
     return network, params, config, env
+
+
+def opponent_policy(env: Env, opponent: Any) -> Any:
+    """An opponent as a pure one-game policy ``(state, key) -> int32[] action`` for ``env``: the
+    one place the CLI, ``tcgjax serve`` and the wrappers resolve ``opponent``.
+
+    ``"random"`` (uniform over the legal actions), ``"heuristic"`` (the game's scripted player),
+    ``"baseline"`` (the game's shipped trained agent), a run directory of ``python -m
+    tcgjax.train`` (:func:`load_policy`), or a callable, returned as it is.
+
+    Raises:
+      ConfigError: anything else, or a trained agent that cannot be loaded for this env (each
+        names the opponent).
+    """
+    if callable(opponent):
+        return opponent
+    from tcgjax.train import opponents  # here: it imports every game's rules
+
+    if opponent == "random":
+        return opponents.random_policy(env)
+    if opponent == "heuristic":
+        return opponents.heuristic_policy(env)
+    known = isinstance(opponent, str | os.PathLike) and (
+        opponent == "baseline" or os.path.isdir(opponent)
+    )
+    if not known:
+        raise ConfigError(
+            f"env {env.id!r}: opponent={opponent!r} must be 'random', 'heuristic', 'baseline', a "
+            "run directory or a callable (state, key) -> action: it is neither 'baseline' nor a "
+            "run directory (no such folder)"
+        )
+    return load_policy(opponent, env)
 
 
 def load_policy(

@@ -48,7 +48,6 @@ through (``opponent=``, ``agent_seat=``, and the game's own options such as ``de
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -132,32 +131,16 @@ def observation_space(env: Env) -> spaces.Dict:
 
 
 def opponent_policy(env: Env, opponent: str | Policy) -> Policy:
-    """The opponent as a pure policy ``(state, key) -> int32[]`` for one game of ``env``.
-
-    ``"baseline"`` is the game's shipped trained agent and any other string a run directory of
-    ``python -m tcgjax.train`` (:func:`tcgjax.train.policies.load_policy`).
+    """The opponent as a pure policy ``(state, key) -> int32[]`` for one game of ``env``
+    (:func:`tcgjax.train.policies.opponent_policy`: ``"random"``, ``"heuristic"``,
+    ``"baseline"``, a run directory of ``python -m tcgjax.train``, or a callable).
 
     Raises:
-      ConfigError: ``opponent`` is neither ``"random"``, ``"heuristic"``, ``"baseline"``, a run
-        directory nor a callable, or a trained agent that cannot be loaded for this env.
+      ConfigError: anything else, or a trained agent that cannot be loaded for this env.
     """
-    if callable(opponent):
-        return opponent
-    # Imported here: they pull in every game's rules and the trainer.
-    from tcgjax.train import opponents
-    from tcgjax.train.policies import load_policy
+    from tcgjax.train.policies import opponent_policy as resolve  # pulls in the trainer
 
-    factories = {"random": opponents.random_policy, "heuristic": opponents.heuristic_policy}
-    if not isinstance(opponent, str) or not (
-        opponent in factories or opponent == "baseline" or os.path.isdir(opponent)
-    ):
-        raise ConfigError(
-            f"env {env.id!r}: opponent={opponent!r} must be 'random', 'heuristic', 'baseline', a "
-            "run directory or a callable (state, key) -> action"
-        )
-    if opponent in factories:
-        return factories[opponent](env)
-    return load_policy(opponent, env)
+    return resolve(env, opponent)
 
 
 def _check_seat(env: Env, agent_seat) -> int:
