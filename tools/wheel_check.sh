@@ -3,8 +3,9 @@
 # (python -m build), installs the wheel into a fresh virtualenv in a temporary folder outside the
 # checkout, and there runs what the README promises: the quickstart (taken from README.md), the
 # CLI (--version, a game of `tcgjax play` with piped moves, its replay page, `tcgjax bench`), a
-# tiny training run (python -m tcgjax.train, with a shipped config read from the package data)
-# and the quickstart notebook. Nothing of the checkout is on the path there: an import that only
+# tiny training run (python -m tcgjax.train, with a shipped config read from the package data),
+# the web app (`tcgjax serve`: a game against the shipped baseline through its JSON API) and the
+# quickstart notebook. Nothing of the checkout is on the path there: an import that only
 # works from a source tree fails here.
 #
 #   PYTHON=python3.12 make wheel-check     # another interpreter (default: python3.11)
@@ -44,7 +45,7 @@ CONSTRAINTS=()
 if [ "$("$VPY" -c 'import sys; print(sys.version_info[:2] == (3, 11))')" = True ]; then
   CONSTRAINTS=(-c "$REPO/constraints.txt")
 fi
-"$VPY" -m pip install --quiet "${CONSTRAINTS[@]}" "$WHEEL[train,notebooks]"
+"$VPY" -m pip install --quiet "${CONSTRAINTS[@]}" "$WHEEL[train,notebooks,serve]"
 
 cd "$WORK"   # outside the checkout: only the installed package can be imported
 export PATH="$WORK/venv/bin:$PATH" TCGJAX_CACHE_DIR="$WORK/jax_cache" MPLBACKEND=Agg
@@ -78,6 +79,39 @@ python -m tcgjax.train --env duel run_dir="$WORK/runs" num_envs=16 num_steps=8 \
   eval_every=2 checkpoint_every=2
 ls -d "$WORK"/runs/duel-*/checkpoints "$WORK"/runs/duel-*/eval.txt
 "$VPY" -c 'from tcgjax.train.sweep import load_sweep; print("sweep", load_sweep("designs_duel").name)'
+
+say "the web app (tcgjax serve), a game against the shipped baseline through its API"
+PORT=$("$VPY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+tcgjax serve --port "$PORT" >serve.log 2>&1 &
+SERVER=$!
+"$VPY" - "$PORT" <<'EOF'
+import json, sys, time, urllib.request
+base = f"http://127.0.0.1:{sys.argv[1]}"
+def call(method, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return response.read().decode()
+for _ in range(120):
+    try:
+        page = call("GET", "/")
+        break
+    except OSError:
+        time.sleep(0.5)
+assert "tcgjax: play" in page, page[:200]
+view = json.loads(call("POST", "/api/games",
+                       {"env": "duel", "seat": 1, "opponent": "baseline", "seed": 0}))
+moves = 0
+while not view["over"] and moves < 200:
+    move = next((m for m in view["moves"] if m["name"] == "end the turn"), view["moves"][0])
+    view = json.loads(call("POST", f"/api/games/{view['id']}/moves", {"action": move["action"]}))
+    moves += 1
+assert view["over"] and view["svg"].startswith("<svg"), view["status"]
+replay = json.loads(call("GET", f"/api/games/{view['id']}/replay"))
+print(f"served a game of {len(replay['commandLog'])} moves: {view['result']}")
+EOF
+kill "$SERVER"
 
 say "the quickstart notebook"
 cp "$REPO/notebooks/01_quickstart.ipynb" .
