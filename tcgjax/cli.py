@@ -376,8 +376,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tcgjax",
         description="tcgjax from the command line: play a game in the terminal, draw a JSON "
-        "state, turn a replay into a page, time an env.",
-        epilog="Exit status: 0 success, 1 a game quit before its end, 2 an error.",
+        "state, turn a replay into a page, check a deck, time an env.",
+        epilog="Exit status: 0 success, 1 a game quit before its end (or an illegal deck), 2 an "
+        "error.",
     )
     parser.add_argument("--version", action="version", version=f"tcgjax {tcgjax.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -463,6 +464,18 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
 
+    deck = sub.add_parser(
+        "deck",
+        help="check a deck: legal, and every card known",
+        description="Check a deck (a YAML deck file, a deck list as players write it: a .txt "
+        "file with one card a line, '4 Agumon ST1-03' or Pokémon TCG Live's export, or a shipped "
+        "deck's name): its size, copies, Digi-Egg deck or Basic Pokémon, and that every card is "
+        "one tcgjax plays. Lists every problem. Exit status 0 for a legal deck, 1 otherwise.",
+    )
+    deck.add_argument("action", choices=("check",), help="what to do (check)")
+    deck.add_argument("deck", metavar="FILE", help="the deck file, list or shipped name")
+    deck.add_argument("--game", required=True, choices=DECK_GAMES, help="the card game")
+
     sub.add_parser(
         "bench",
         help="the throughput harness (tcgjax.bench; `tcgjax bench --help`)",
@@ -482,7 +495,38 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"play": _cmd_play, "render": _cmd_render, "replay": _cmd_replay, "serve": _cmd_serve}
+DECK_GAMES = ("digimon", "pokemon")
+
+
+def _cmd_deck(args: argparse.Namespace) -> int:
+    """``tcgjax deck check FILE --game G``: every problem of the deck, or that it is legal."""
+    import importlib
+
+    decks = importlib.import_module(f"tcgjax.games.{args.game}.decks")
+    registry = tcgjax.make(args.game).board_layout.cards
+    problems = decks.deck_problems(args.deck, registry)
+    if problems:
+        print(f"{args.deck}: not a legal {args.game} deck ({len(problems)} problem(s)):")
+        for problem in problems:
+            print(f"  - {problem}")
+        return 1
+    deck = decks.load_deck(args.deck, registry)
+    sizes = (
+        f"{len(deck.main)} cards and {len(deck.eggs)} Digi-Eggs"
+        if args.game == "digimon"
+        else f"{len(deck.cards)} cards"
+    )
+    print(f"{args.deck}: a legal {args.game} deck, {deck.name!r}: {sizes}, every card known")
+    return 0
+
+
+_COMMANDS = {
+    "play": _cmd_play,
+    "render": _cmd_render,
+    "replay": _cmd_replay,
+    "serve": _cmd_serve,
+    "deck": _cmd_deck,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

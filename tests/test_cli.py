@@ -623,3 +623,36 @@ def test_bench_refuses_numbers_jax_cannot_hold(flag, value, capsys):
     assert cli.main(argv) == 2  # refused by the harness's parser, before any work
     err = capsys.readouterr().err
     assert "Traceback" not in err and "usage: tcgjax bench" in err and flag in err, err
+
+
+# --------------------------------------------------------------------------------------------------
+# deck check
+
+
+def test_deck_check_says_a_legal_list_is_legal(capsys):
+    deck = os.path.join(os.path.dirname(__file__), "games/pokemon/data/tapu_koko_ptcgl.txt")
+    assert cli.main(["deck", "check", deck, "--game", "pokemon"]) == 0
+    out = capsys.readouterr().out
+    assert "a legal pokemon deck" in out and "60 cards, every card known" in out
+    assert cli.main(["deck", "check", "st2", "--game", "digimon"]) == 0
+    assert "50 cards and 4 Digi-Eggs" in capsys.readouterr().out
+
+
+def test_deck_check_lists_every_problem_and_exits_1(tmp_path, capsys):
+    listed = os.path.join(os.path.dirname(__file__), "games/digimon/data/st1_deck_list.txt")
+    with open(listed, encoding="utf-8") as fh:
+        text = fh.read().replace("2 Gaia Force ST1-16", "6 Gaia Force ST1-16")
+    path = tmp_path / "too_many.txt"
+    path.write_text(text, encoding="utf-8")
+    assert cli.main(["deck", "check", str(path), "--game", "digimon"]) == 1
+    out = capsys.readouterr().out
+    assert "not a legal digimon deck (2 problem(s))" in out
+    assert "main: 54 cards; a main deck has 50" in out and "ST1-16: 6 copies" in out
+    path.write_text(text.replace("4 Agumon ST1-03", "4 Agumon ST1-33"), encoding="utf-8")
+    assert cli.main(["deck", "check", str(path), "--game", "digimon"]) == 1
+    assert "unknown cards" in capsys.readouterr().out
+
+
+def test_deck_check_needs_a_card_game(capsys):
+    assert cli.main(["deck", "check", "st1", "--game", "duel"]) == 2
+    assert "invalid choice: 'duel'" in capsys.readouterr().err

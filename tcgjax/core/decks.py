@@ -1,16 +1,22 @@
-"""Deck files, shared by the card games: reading, the ``{card id: copies}`` sections, copy limits.
+"""Deck files, shared by the card games: reading, the ``{card id: copies}`` sections, copy limits,
+and deck lists as players write them.
 
 A deck is a YAML file (or a mapping) whose sections map card ids of a :class:`CardRegistry` to a
-positive number of copies. Each game states its own sections and rules (sizes, what may go where)
-and builds on these helpers, so every game reports a bad deck the same way: a
-:class:`~tcgjax.core.errors.ConfigError` naming the source (the file, or ``<deck dict>``), the
-entry and the field.
+positive number of copies, or a deck list: the text players exchange, one card a line
+(``4 Agumon ST1-03``, ``4 Nemona SVI 180``) under optional section headers (``Digi-Egg deck``,
+``Pokémon: 12``), from a ``.txt`` file or a string. Each game states its own sections, its list's
+line format (:class:`DeckListFormat`) and its rules (sizes, what may go where) and builds on these
+helpers, so every game reports a bad deck the same way: a :class:`~tcgjax.core.errors.ConfigError`
+naming the source (the file, ``<deck dict>`` or ``<deck list>``), the entry (or the list's line)
+and the field.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -19,39 +25,157 @@ from tcgjax.core.cards import CardRegistry
 from tcgjax.core.errors import ConfigError
 from tcgjax.core.files import DuplicateKeyError, yaml_loads
 
-__all__ = ["read_deck", "deck_section", "check_deck_keys", "check_copies"]
+__all__ = [
+    "read_deck",
+    "deck_section",
+    "check_deck_keys",
+    "check_copies",
+    "copy_problems",
+    "ListedCard",
+    "DeckListFormat",
+    "read_deck_list",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class ListedCard:
+    """One card line of a deck list: ``count`` copies of the card ``code`` (as the list writes it:
+    ``ST1-03``, ``SVI 180``) named ``name``, under the header ``section`` (``""`` before any),
+    at 1-based ``line``."""
+
+    count: int
+    name: str
+    code: str
+    section: str
+    line: int
+
+
+@dataclasses.dataclass(frozen=True)
+class DeckListFormat:
+    """How a game's deck lists are written. ``lines``: regular expressions of a card line, each
+    with the groups ``count``, ``name`` and ``code``, tried in order; ``sections``: header (lower
+    case, without a trailing count) -> section name; ``to_data``: ``(source, cards)`` -> the deck
+    as the game's YAML mapping (it resolves each code to a card id, naming the line of one it
+    cannot); ``example``: a card line, for error messages."""
+
+    lines: tuple[re.Pattern, ...]
+    sections: Mapping[str, str]
+    to_data: Callable[[str, list[ListedCard]], dict[str, Any]]
+    example: str
+
+
+_HEADER = re.compile(
+    r"^(?P<head>[^\d:()]+?)\s*(?:\(\s*(?P<paren>\d+)\s*\))?\s*:?\s*(?P<count>\d+)?\s*$"
+)
+_TOTAL = re.compile(r"^total(?: cards)?\s*:?\s*(?P<total>\d+)\s*$", re.I)
+
+
+def read_deck_list(text: str, source: str, fmt: DeckListFormat) -> list[ListedCard]:
+    """The card lines of a deck list, in order. Empty lines and comments (``#``, ``//``) are
+    skipped; a header line (``Pokémon: 12``, ``Digi-Egg deck``) starts a section, and the cards
+    under it must add up to its count when it gives one; a ``Total Cards: 60`` line must equal
+    the whole list's count.
+
+    Raises:
+      ConfigError: ``<source>: line N: ...`` for a line that is neither a card, a known header
+        nor a comment, a count that is not a positive integer, or totals that do not add up.
+    """
+    cards: list[ListedCard] = []
+    section, expected = "", None
+
+    def close(line_no: int) -> None:
+        if expected is not None:
+            got = sum(c.count for c in cards if c.section == section)
+            if got != expected[0]:
+                raise ConfigError(
+                    f"{source}: line {expected[1]}: the header {section!r} counts {expected[0]} "
+                    f"cards; the lines under it add up to {got}"
+                )
+
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(("#", "//")):
+            continue
+        total = _TOTAL.match(line)
+        if total:
+            close(number)
+            expected = None
+            listed = sum(c.count for c in cards)
+            if int(total["total"]) != listed:
+                raise ConfigError(
+                    f"{source}: line {number}: {line!r} but the list has {listed} cards"
+                )
+            continue
+        header = _HEADER.match(line)
+        if header and header["head"].strip().lower() in fmt.sections:
+            close(number)
+            section = fmt.sections[header["head"].strip().lower()]
+            count = header["count"] or header["paren"]
+            expected = None if count is None else (int(count), number)
+            continue
+        match = next((m for m in (p.match(line) for p in fmt.lines) if m), None)
+        if match is None:
+            raise ConfigError(
+                f"{source}: line {number}: {line!r} is not a card line like {fmt.example!r}, a "
+                f"section header ({', '.join(sorted(fmt.sections))}) or a comment"
+            )
+        count = int(match["count"])
+        if count <= 0:
+            raise ConfigError(f"{source}: line {number}: {line!r}: the count must be positive")
+        cards.append(ListedCard(count, match["name"].strip(), match["code"], section, number))
+    close(len(text.splitlines()))
+    if not cards:
+        raise ConfigError(f"{source}: no card lines (like {fmt.example!r})")
+    return cards
 
 
 def read_deck(
-    deck: Any, shipped_dir: str, shipped: Sequence[str], *, required: Sequence[str] = ()
+    deck: Any,
+    shipped_dir: str,
+    shipped: Sequence[str],
+    *,
+    required: Sequence[str] = (),
+    deck_list: DeckListFormat | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """``(source, data)`` of a deck given as a shipped id, a path to a YAML file, or a mapping.
+    """``(source, data)`` of a deck given as a shipped id, a path to a YAML file, a mapping, or
+    (with ``deck_list``) a deck list: a ``.txt`` file or a string of several lines.
 
     Args:
-      deck: a shipped deck id (``shipped``, read from ``<shipped_dir>/<id>.yaml``), a path, or a
-        mapping (its source is ``"<deck dict>"``).
+      deck: a shipped deck id (``shipped``, read from ``<shipped_dir>/<id>.yaml``), a path, a
+        mapping (its source is ``"<deck dict>"``) or a deck list (``"<deck list>"``).
       required: the top-level keys the deck must have; any other key is an error
         (:func:`check_deck_keys`).
+      deck_list: the game's deck-list format; a list is read into the game's mapping by its
+        ``to_data``.
 
     Raises:
-      ConfigError: anything but the three accepted forms, an unreadable or non-UTF-8 file, invalid
-        YAML or a repeated key, a top level that is not a mapping, a missing or unknown key.
+      ConfigError: anything but the accepted forms (naming the shipped ids), an unreadable or
+        non-UTF-8 file, invalid YAML or a repeated key, a top level that is not a mapping, a
+        missing or unknown key, a malformed deck list (naming its line).
     """
+    forms = "a shipped deck id {}, a path to a YAML file{} or a mapping".format(
+        tuple(shipped), ", a deck list (.txt file or text)" if deck_list else ""
+    )
     if isinstance(deck, Mapping):
         source, data = "<deck dict>", dict(deck)
     elif isinstance(deck, bytes) or not isinstance(deck, str | os.PathLike):
-        raise ConfigError(
-            f"deck {deck!r}: expected a shipped deck id {tuple(shipped)}, a path to a YAML file or "
-            f"a mapping, got {type(deck).__name__}"
-        )
+        raise ConfigError(f"deck {deck!r}: expected {forms}, got {type(deck).__name__}")
+    elif deck_list is not None and isinstance(deck, str) and "\n" in deck.strip():
+        source = "<deck list>"
+        data = deck_list.to_data(source, read_deck_list(deck, source, deck_list))
     else:
         path = os.fspath(deck)
         if path in shipped:
             path = os.path.join(shipped_dir, f"{path}.yaml")
+        elif not os.path.splitext(path)[1] and not os.path.exists(path):
+            raise ConfigError(f"deck {path!r}: no such file, nor a shipped deck; expected {forms}")
         source = os.path.normpath(path)
         try:
             with open(path, encoding="utf-8") as fh:
-                data = yaml_loads(fh.read())
+                text = fh.read()
+            if deck_list is not None and path.lower().endswith(".txt"):
+                return source, deck_list.to_data(source, read_deck_list(text, source, deck_list))
+            data = yaml_loads(text)
         except OSError as exc:
             raise ConfigError(f"{source}: cannot read deck: {exc.strerror}") from exc
         except (UnicodeDecodeError, DuplicateKeyError) as exc:
@@ -95,7 +219,7 @@ def deck_section(source: str, section: str, value: Any, registry: CardRegistry) 
     return cards
 
 
-def check_copies(
+def copy_problems(
     source: str,
     cards: Iterable[str],
     limit: int,
@@ -103,16 +227,20 @@ def check_copies(
     key: Callable[[str], str] = lambda card_id: card_id,
     exempt: Callable[[str], bool] = lambda card_id: False,
     what: str = "card id",
-) -> None:
-    """At most ``limit`` cards of the deck share ``key`` (the card id, or e.g. the card's name when
-    different printings count together); cards for which ``exempt`` holds are not counted (basic
-    Energy). Raises ``ConfigError`` naming the key and its count."""
+) -> Iterator[str]:
+    """Each ``key`` (the card id, or e.g. the card's name when different printings count
+    together) that more than ``limit`` cards of the deck share, as a message naming it and its
+    count; cards for which ``exempt`` holds are not counted (basic Energy)."""
     counts: dict[str, int] = {}
     for card_id in cards:
         if not exempt(card_id):
             counts[key(card_id)] = counts.get(key(card_id), 0) + 1
     for name in sorted(counts):
         if counts[name] > limit:
-            raise ConfigError(
-                f"{source}: {name}: {counts[name]} copies; at most {limit} of one {what}"
-            )
+            yield f"{source}: {name}: {counts[name]} copies; at most {limit} of one {what}"
+
+
+def check_copies(source: str, cards: Iterable[str], limit: int, **kwargs: Any) -> None:
+    """Raises ``ConfigError`` with the first of :func:`copy_problems`, if any."""
+    for problem in copy_problems(source, cards, limit, **kwargs):
+        raise ConfigError(problem)

@@ -1,23 +1,37 @@
-"""Digimon decks: YAML files ``{name, eggs: {number: copies}, main: {number: copies}}``, validated.
+"""Digimon decks: YAML files ``{name, eggs: {number: copies}, main: {number: copies}}``, or deck
+lists as players write them, validated.
 
 Official deck rules (the official Digimon Card Game General Rules): a main deck
 of exactly 50 cards, a Digi-Egg deck of 0 to 5 Digi-Eggs, at most 4 copies of one card number
 (both decks together), Digi-Eggs only in the Digi-Egg deck. Shipped: ``st1`` (ST-1 Gaia Red) and
 ``st2`` (ST-2 Cocytus Blue), as sold (decision G6; design decisions are in ``docs/decisions.md``).
+
+A deck list (a ``.txt`` file or a string of lines) has one card a line, ``4 Agumon ST1-03`` (or
+``4 ST1-03 Agumon``; ``4x`` too), optionally under the headers ``Digi-Egg deck`` and ``Main deck``
+(``Digi-Eggs``, ``Eggs``, ``Main`` also); without headers a Digi-Egg goes to the Digi-Egg deck.
+The name must be the card's (so a typo in a number is caught); ``#`` and ``//`` start comments.
+:func:`deck_problems` lists everything wrong with a deck at once (``tcgjax deck check``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from tcgjax.core.cards import CardRegistry
-from tcgjax.core.decks import check_copies, deck_section, read_deck
+from tcgjax.core.decks import (
+    DeckListFormat,
+    ListedCard,
+    copy_problems,
+    deck_section,
+    read_deck,
+)
 from tcgjax.core.errors import ConfigError
 
-__all__ = ["Deck", "DECKS_DIR", "SHIPPED_DECKS", "load_deck"]
+__all__ = ["Deck", "DECKS_DIR", "SHIPPED_DECKS", "load_deck", "deck_problems", "deck_list_format"]
 
 DECKS_DIR = os.path.join(os.path.dirname(__file__), "decks")
 SHIPPED_DECKS = ("st1", "st2")
@@ -34,33 +48,110 @@ class Deck:
     main: tuple[str, ...]
 
 
+def deck_list_format(registry: CardRegistry) -> DeckListFormat:
+    """The Digimon deck-list format (module docstring), resolving numbers against ``registry``."""
+    from tcgjax.games.digimon.cards import DIGI_EGG
+
+    number = r"(?P<code>[A-Z]+\d*-\d+[A-Z]?)"
+    lines = (
+        re.compile(rf"^(?P<count>\d+)x?\s+(?P<name>.+?)\s+{number}$"),
+        re.compile(rf"^(?P<count>\d+)x?\s+{number}\s+(?P<name>.+)$"),
+    )
+    sections = {"digi-egg deck": "eggs", "digi-eggs": "eggs", "digi-egg": "eggs", "eggs": "eggs",
+                "egg deck": "eggs", "main deck": "main", "main": "main"}  # fmt: skip
+    kinds = registry.numpy["kind"]
+
+    def to_data(source: str, cards: list[ListedCard]) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": _list_name(source), "eggs": {}, "main": {}}
+        unknown = []
+        for card in cards:
+            if card.code not in registry.ids[1:]:
+                unknown.append(f"line {card.line}: {card.code} ({card.name})")
+                continue
+            printed = registry.definition(card.code)["name"]
+            if printed.casefold() != card.name.casefold():
+                raise ConfigError(
+                    f"{source}: line {card.line}: {card.code} is {printed}, not {card.name}"
+                )
+            section = card.section or (
+                "eggs" if kinds[registry.index(card.code)] == DIGI_EGG else "main"
+            )
+            data[section][card.code] = data[section].get(card.code, 0) + card.count
+        if unknown:
+            raise ConfigError(
+                f"{source}: unknown cards (not in {registry.source}): {'; '.join(unknown)}"
+            )
+        return data
+
+    return DeckListFormat(lines, sections, to_data, example="4 Agumon ST1-03")
+
+
+def _list_name(source: str) -> str:
+    """A deck list's name: its file's name without the suffix (``<deck list>`` for a string)."""
+    return source if source.startswith("<") else os.path.splitext(os.path.basename(source))[0]
+
+
 def load_deck(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistry) -> Deck:
     """Load and validate a deck against ``registry`` (file reading and sections:
     :mod:`tcgjax.core.decks`).
 
     Args:
-      deck: a shipped deck id (``"st1"``, ``"st2"``), a path to a YAML file, or a mapping.
+      deck: a shipped deck id (``"st1"``, ``"st2"``), a path to a YAML file or a deck list
+        (``.txt``), a deck list as a string, or a mapping.
       registry: the card database the deck's numbers refer to.
 
     Raises:
-      ConfigError: naming the source (file or ``<deck dict>``), the entry and the field.
+      ConfigError: naming the source (file, ``<deck dict>`` or ``<deck list>``), the entry (or
+        line) and the field: the first problem :func:`deck_problems` finds.
     """
-    from tcgjax.games.digimon.cards import DIGI_EGG
+    deck_or_problems = _checked(deck, registry)
+    if isinstance(deck_or_problems, Deck):
+        return deck_or_problems
+    raise ConfigError(deck_or_problems[0])
 
-    source, data = read_deck(deck, DECKS_DIR, SHIPPED_DECKS, required=("name", "eggs", "main"))
+
+def deck_problems(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistry) -> list[str]:
+    """Everything that makes ``deck`` unplayable, each a message naming the entry (empty: a legal
+    deck). A deck that cannot be read (a malformed file or list, unknown cards) gives that one
+    message."""
+    try:
+        deck_or_problems = _checked(deck, registry)
+    except ConfigError as exc:
+        return [str(exc)]
+    return [] if isinstance(deck_or_problems, Deck) else deck_or_problems
+
+
+def _checked(deck, registry: CardRegistry) -> Deck | list[str]:
+    source, data = read_deck(
+        deck,
+        DECKS_DIR,
+        SHIPPED_DECKS,
+        required=("name", "eggs", "main"),
+        deck_list=deck_list_format(registry),
+    )
     eggs = deck_section(source, "eggs", data["eggs"], registry)
     main = deck_section(source, "main", data["main"], registry)
-    if len(main) != MAIN_SIZE:
-        raise ConfigError(f"{source}: main: {len(main)} cards; a main deck has {MAIN_SIZE}")
-    if len(eggs) > MAX_EGGS:
-        raise ConfigError(f"{source}: eggs: {len(eggs)} Digi-Eggs; at most {MAX_EGGS}")
-    kinds = registry.numpy["kind"]
-    for number in set(eggs):
-        if kinds[registry.index(number)] != DIGI_EGG:
-            raise ConfigError(f"{source}: eggs.{number}: not a Digi-Egg")
-    for number in set(main):
-        if kinds[registry.index(number)] == DIGI_EGG:
-            raise ConfigError(f"{source}: main.{number}: a Digi-Egg belongs in eggs")
-    # The limit counts both decks together.
-    check_copies(source, eggs + main, MAX_COPIES, what="card number")
+    problems = list(_problems(source, eggs, main, registry))
+    if problems:
+        return problems
     return Deck(name=data["name"], source=source, eggs=tuple(eggs), main=tuple(main))
+
+
+def _problems(
+    source: str, eggs: list[str], main: list[str], registry: CardRegistry
+) -> Iterator[str]:
+    from tcgjax.games.digimon.cards import DIGI_EGG
+
+    if len(main) != MAIN_SIZE:
+        yield f"{source}: main: {len(main)} cards; a main deck has {MAIN_SIZE}"
+    if len(eggs) > MAX_EGGS:
+        yield f"{source}: eggs: {len(eggs)} Digi-Eggs; at most {MAX_EGGS}"
+    kinds = registry.numpy["kind"]
+    for number in sorted(set(eggs)):
+        if kinds[registry.index(number)] != DIGI_EGG:
+            yield f"{source}: eggs.{number}: not a Digi-Egg"
+    for number in sorted(set(main)):
+        if kinds[registry.index(number)] == DIGI_EGG:
+            yield f"{source}: main.{number}: a Digi-Egg belongs in eggs"
+    # The limit counts both decks together.
+    yield from copy_problems(source, eggs + main, MAX_COPIES, what="card number")
