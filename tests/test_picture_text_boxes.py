@@ -268,7 +268,9 @@ def test_a_suspended_digimon_lies_sideways():
     env = tcgjax.make("digimon")
     picture = env.render(_state(_digimon_crowded(env)))
     root, items = drawing(picture.svg)
-    sizes = [(round(c[2] - c[0]), round(c[3] - c[1])) for c in {i["card"] for i in items if i["card"]}]
+    sizes = [
+        (round(c[2] - c[0]), round(c[3] - c[1])) for c in {i["card"] for i in items if i["card"]}
+    ]
     turned = [s for s in sizes if s == (render.CARD_H, render.CARD_W)]
     upright = [s for s in sizes if s == (render.CARD_W, render.CARD_H)]
     # Two suspended Digimon per player (slots 1 and 4 of player 1, 1 and 2 of player 2).
