@@ -150,6 +150,9 @@ def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
             "killed": WorkResult(WorkerOutcome.NORMAL, "", TestOutcome.KILLED),
             "timeout": WorkResult(WorkerOutcome.NORMAL, "timeout", TestOutcome.KILLED),
             "survived": WorkResult(WorkerOutcome.NORMAL, "", TestOutcome.SURVIVED, "-a\n+b"),
+            "survived_quick": WorkResult(
+                WorkerOutcome.NORMAL, "quick: the tests of at most 20 s", TestOutcome.SURVIVED, "-c"
+            ),
             "skipped": WorkResult(WorkerOutcome.SKIPPED, "operator not run"),
         }
         for item, result in zip(items, chosen.values(), strict=False):
@@ -165,6 +168,9 @@ def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
     got = {(m["operator"], m["occurrence"]): m["outcome"] for m in archived["mutants"]}
     assert got == {k: v for k, v in expected.items() if v != "skipped"}
     assert [m.get("diff") for m in archived["mutants"] if m["outcome"] == "survived"] == ["-a\n+b"]
+    assert [m.get("diff") for m in archived["mutants"] if m["outcome"] == "survived_quick"] == [
+        "-c"
+    ]
     # A changed module does not restore; the same module does, outcome for outcome.
     assert not mutation.restore(target, files, "another fingerprint")
     import shutil
@@ -182,8 +188,14 @@ def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
         }
     assert restored == {k: ("pending" if v == "skipped" else v) for k, v in expected.items()}
     counts = mutation.summarize(target)
-    assert (counts["killed"], counts["timeouts"], counts["survived"]) == (2, 1, 1)
+    # A quick survivor counts as a survivor (conservative) until every test has run it.
+    assert (counts["killed"], counts["timeouts"], counts["survived"]) == (2, 1, 2)
     assert not counts["stale"]
+    # A run with every test re-opens the quick survivors, and only them.
+    (quick,) = [j for j, r in results.items() if (r.output or "").startswith("quick:")]
+    assert mutation.reopen_quick_survivors(session) == [quick]
+    with mutation._open_db(session) as db:
+        assert quick not in dict(db.results) and len(dict(db.results)) == len(results) - 1
     # Outcomes of an earlier version of the module are marked as such in the report.
     (repo / "pkg" / "m.py").write_text("def f(x):\n    return x + 2\n")
     assert mutation.summarize(target)["stale"]

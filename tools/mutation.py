@@ -530,6 +530,29 @@ def tests_for_line(cmap: dict, target: Target, line: int) -> list[str] | None:
     return sorted(chosen, key=lambda node: chosen[node])  # stable: the target's order on ties
 
 
+def _seconds(cmap: dict, node: str) -> float:
+    """How long test ``node`` took in the coverage run (infinite when not timed)."""
+    entry = cmap["files"].get(node.split("::", 1)[0], {})
+    return entry.get("seconds", {}).get(node, float("inf"))
+
+
+def reopen_quick_survivors(session: str) -> list[str]:
+    """Drop the results of the quick survivors (:func:`_run_one`), so that they run again against
+    every test that runs their line; returns their job ids."""
+    import sqlite3
+
+    con = sqlite3.connect(session)
+    rows = con.execute(
+        "SELECT job_id FROM work_results WHERE UPPER(test_outcome) = 'SURVIVED' "
+        "AND output LIKE 'quick:%'"
+    ).fetchall()
+    job_ids = [job_id for (job_id,) in rows]
+    with con:
+        con.executemany("DELETE FROM work_results WHERE job_id = ?", [(j,) for j in job_ids])
+    con.close()
+    return job_ids
+
+
 # Loaded into the coverage run (``-p mutation_durations``): each test's seconds (setup, call and
 # teardown), written to the file MUTATION_DURATIONS names.
 _DURATIONS_PLUGIN = """import json, os
@@ -554,10 +577,14 @@ def _run_one(
     job_id: str,
     timeout_s: float,
     coverage: dict | None = None,
+    quick_s: float | None = None,
 ) -> None:
     """Run one pending mutant (``cosmic-ray mutate-and-test``) and record its result. With a
     ``coverage`` map (:func:`coverage_map`) only the tests that run the mutated line run
-    (:func:`tests_for_line`); a line no test runs survives without a test run."""
+    (:func:`tests_for_line`); a line no test runs survives without a test run. With ``quick_s``
+    only those of them that took at most ``quick_s`` seconds run: a mutant that survives them is
+    recorded as a *quick* survivor (output ``quick: ...``), run against the rest later; one that
+    only slower tests run stays pending."""
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
     with _open_db(session) as db:
@@ -565,8 +592,14 @@ def _run_one(
     (mutation,) = item.mutations
     tests = " ".join(target.tests)
     command = f"{_python()} -m pytest -x -q -p no:cacheprovider {tests}"
+    quick = False
     if coverage is not None:
         chosen = tests_for_line(coverage, target, mutation.start_pos[0])
+        if chosen and quick_s is not None:
+            fast = [n for n in chosen if _seconds(coverage, n) <= quick_s]
+            if not fast:
+                return  # only slow tests run this line: left for the run without quick_s
+            quick, chosen = len(fast) < len(chosen), fast
         if chosen is not None and not chosen:
             # Still through cosmic-ray, for the mutant's diff (the report shows survivors' diffs).
             command = f"{_python()} -c pass"
@@ -589,6 +622,10 @@ def _run_one(
         data = json.loads(done.stdout)
         if command.endswith(" -c pass"):
             data["output"] = "no test runs this line"
+        elif quick and data["test_outcome"] == TestOutcome.SURVIVED.value:
+            data["output"] = (
+                f"quick: the tests of at most {quick_s:g} s; {data.get('output') or ''}"
+            )
         result = WorkResult(
             worker_outcome=WorkerOutcome(data["worker_outcome"]),
             output=data.get("output"),
@@ -761,6 +798,7 @@ def execute(
     budget_s: float | None,
     first_lines: set[int] = frozenset(),
     coverage: dict | None = None,
+    quick_s: float | None = None,
 ) -> None:
     """Run the target's pending mutants until none is left or ``budget_s`` is spent: first the
     survivors re-opened by a change of the tests, then those on ``first_lines`` (one at a time,
@@ -776,6 +814,12 @@ def execute(
         state = json.load(fh)
     deadline = None if budget_s is None else time.monotonic() + budget_s
     rerun = state.get("rerun", [])
+    if coverage is not None and quick_s is None:
+        # A run with every test: the quick survivors first (the slower tests may kill them).
+        reopened = reopen_quick_survivors(session)
+        if reopened:
+            _log(target.slug, f"{len(reopened)} quick survivors run against every test, first")
+        rerun = reopened + [j for j in rerun if j not in reopened]
     with _open_db(session) as db:
         pending = list(db.pending_work_items)
     pending_ids = {item.job_id for item in pending}
@@ -791,7 +835,13 @@ def execute(
             _log(target.slug, "budget spent, stopped (run again to resume)")
             return
         _run_one(
-            target, tree, session, job_id, timeout_s=3 * state["baseline_s"] + 60, coverage=coverage
+            target,
+            tree,
+            session,
+            job_id,
+            timeout_s=3 * state["baseline_s"] + 60,
+            coverage=coverage,
+            quick_s=quick_s,
         )
     if rerun:
         state.pop("rerun")
@@ -800,6 +850,8 @@ def execute(
         _log(target.slug, f"{len(rerun)} re-opened survivors run")
     if deadline is not None:
         budget_s = max(0.0, deadline - time.monotonic())
+    if quick_s is not None:
+        return  # a quick pass runs only the first lines' mutants
     with _open_db(session) as db:
         pending = db.num_work_items - db.num_results
     if not pending:
@@ -846,7 +898,7 @@ def _outcome(result) -> str:
     if result.worker_outcome == "skipped":
         return "skipped"
     if result.test_outcome == "survived":
-        return "survived"
+        return "survived_quick" if (result.output or "").startswith("quick:") else "survived"
     return "timeout" if result.output == "timeout" else "killed"
 
 
@@ -874,7 +926,7 @@ def export(target: Target) -> None:
                 line=mutation.start_pos[0],
                 outcome=outcome,
             )
-            if outcome == "survived":
+            if outcome.startswith("survived"):
                 entry["diff"] = result.diff or ""
             mutants.append(entry)
     mutants.sort(key=lambda m: (m["operator"], m["occurrence"]))
@@ -947,13 +999,15 @@ def restore(target: Target, files: list[str], module_fp: str) -> bool:
                 continue
             if entry["outcome"] in results:
                 groups.setdefault(entry["outcome"], []).append(item.job_id)
-            elif entry["outcome"] == "survived":
-                survivors.append((item.job_id, entry.get("diff", "")))
+            elif entry["outcome"].startswith("survived"):
+                quick = entry["outcome"] == "survived_quick"
+                survivors.append((item.job_id, entry.get("diff", ""), quick))
         for outcome, job_ids in groups.items():
             db.set_multiple_results(job_ids, results[outcome])
-        for job_id, diff in survivors:
+        for job_id, diff, quick in survivors:
+            output = "quick: restored" if quick else "restored"
             db.set_result(
-                job_id, WorkResult(WorkerOutcome.NORMAL, "restored", TestOutcome.SURVIVED, diff)
+                job_id, WorkResult(WorkerOutcome.NORMAL, output, TestOutcome.SURVIVED, diff)
             )
     with open(os.path.join(base, "state.json"), "w") as fh:
         json.dump(
@@ -1024,7 +1078,7 @@ def summarize(target: Target) -> dict | None:
         counts["total"] += 1
         if outcome == "pending":
             counts["pending"] += 1
-        elif outcome == "survived":
+        elif outcome.startswith("survived"):
             if _is_equivalent(target.module, mutant["operator"], mutant["diff"]):
                 counts["equivalent"] += 1
             else:
@@ -1099,7 +1153,13 @@ def report() -> None:
         )
         if s["survivors"]:
             body = "\n\n".join(
-                f"line {v['line']}, `{v['operator']}` #{v['occurrence']}\n```diff\n"
+                f"line {v['line']}, `{v['operator']}` #{v['occurrence']}"
+                + (
+                    " (survived the quick tests; the slower ones that run its line not yet)"
+                    if v["outcome"] == "survived_quick"
+                    else ""
+                )
+                + "\n```diff\n"
                 + "\n".join(
                     ln for ln in v["diff"].splitlines() if not ln.startswith(("---", "+++"))
                 )
@@ -1189,7 +1249,17 @@ def main(argv: list[str] | None = None) -> int:
         help="the re-opened survivors and the --first-in mutants run only the tests that run "
         "their line (pytest-cov contexts; sound for host-side code such as the validators)",
     )
+    parser.add_argument(
+        "--quick-seconds",
+        type=float,
+        metavar="S",
+        default=None,
+        help="with --by-coverage: run only the tests that took at most S s; a mutant that "
+        "survives them is a quick survivor, run against every test by the next run without it",
+    )
     args = parser.parse_args(argv)
+    if args.quick_seconds is not None and not args.by_coverage:
+        parser.error("--quick-seconds needs --by-coverage")
     if args.by_coverage and not args.first_in:
         parser.error("--by-coverage needs --first-in: host-side functions, where it is sound")
     by_name = {t.slug: t for t in TARGETS} | {t.module: t for t in TARGETS}
@@ -1217,7 +1287,13 @@ def main(argv: list[str] | None = None) -> int:
             if left is None or left > 0:
                 first = _first_lines(target, args.first_since, args.first_in)
                 cmap = coverage_map(target, files)[0] if args.by_coverage else None
-                execute(target, None if left is None else deadline - time.monotonic(), first, cmap)
+                execute(
+                    target,
+                    None if left is None else deadline - time.monotonic(),
+                    first,
+                    cmap,
+                    args.quick_seconds,
+                )
 
         with ThreadPoolExecutor(args.jobs) as pool:
             list(pool.map(run, targets))
