@@ -151,7 +151,7 @@ def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
             "timeout": WorkResult(WorkerOutcome.NORMAL, "timeout", TestOutcome.KILLED),
             "survived": WorkResult(WorkerOutcome.NORMAL, "", TestOutcome.SURVIVED, "-a\n+b"),
             "survived_quick": WorkResult(
-                WorkerOutcome.NORMAL, "quick: the tests of at most 20 s", TestOutcome.SURVIVED, "-c"
+                WorkerOutcome.NORMAL, "quick: only tests/test_v.py", TestOutcome.SURVIVED, "-c"
             ),
             "skipped": WorkResult(WorkerOutcome.SKIPPED, "operator not run"),
         }

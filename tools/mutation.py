@@ -37,6 +37,8 @@ Usage::
     python tools/mutation.py games/digimon/rules --first-since 13154fb  # changed lines first
     python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants  # validator
     python tools/mutation.py games/digimon/rules --first-in 'validate,_check_*' --by-coverage
+    python tools/mutation.py games/digimon/rules --first-in 'validate,_check_*' --by-coverage \
+        --quick tests/games/digimon/test_digimon_validate.py   # the validator's own tests first
     python tools/mutation.py --list               # targets with their tests
     python tools/mutation.py --report-only        # rewrite the report from the sessions
 """
@@ -530,12 +532,6 @@ def tests_for_line(cmap: dict, target: Target, line: int) -> list[str] | None:
     return sorted(chosen, key=lambda node: chosen[node])  # stable: the target's order on ties
 
 
-def _seconds(cmap: dict, node: str) -> float:
-    """How long test ``node`` took in the coverage run (infinite when not timed)."""
-    entry = cmap["files"].get(node.split("::", 1)[0], {})
-    return entry.get("seconds", {}).get(node, float("inf"))
-
-
 def reopen_quick_survivors(session: str) -> list[str]:
     """Drop the results of the quick survivors (:func:`_run_one`), so that they run again against
     every test that runs their line; returns their job ids."""
@@ -577,14 +573,14 @@ def _run_one(
     job_id: str,
     timeout_s: float,
     coverage: dict | None = None,
-    quick_s: float | None = None,
+    quick: tuple[str, ...] | None = None,
 ) -> None:
     """Run one pending mutant (``cosmic-ray mutate-and-test``) and record its result. With a
     ``coverage`` map (:func:`coverage_map`) only the tests that run the mutated line run
-    (:func:`tests_for_line`); a line no test runs survives without a test run. With ``quick_s``
-    only those of them that took at most ``quick_s`` seconds run: a mutant that survives them is
-    recorded as a *quick* survivor (output ``quick: ...``), run against the rest later; one that
-    only slower tests run stays pending."""
+    (:func:`tests_for_line`); a line no test runs survives without a test run. With ``quick``
+    (test files) only those of them in these files run: a mutant that survives them is recorded
+    as a *quick* survivor (output ``quick: ...``), run against the rest later; one that no test
+    of these files runs stays pending."""
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
     with _open_db(session) as db:
@@ -592,14 +588,14 @@ def _run_one(
     (mutation,) = item.mutations
     tests = " ".join(target.tests)
     command = f"{_python()} -m pytest -x -q -p no:cacheprovider {tests}"
-    quick = False
+    only_quick = False
     if coverage is not None:
         chosen = tests_for_line(coverage, target, mutation.start_pos[0])
-        if chosen and quick_s is not None:
-            fast = [n for n in chosen if _seconds(coverage, n) <= quick_s]
+        if chosen and quick is not None:
+            fast = [n for n in chosen if n.split("::", 1)[0] in quick]
             if not fast:
-                return  # only slow tests run this line: left for the run without quick_s
-            quick, chosen = len(fast) < len(chosen), fast
+                return  # no quick test runs this line: left for the run with every test
+            only_quick, chosen = len(fast) < len(chosen), fast
         if chosen is not None and not chosen:
             # Still through cosmic-ray, for the mutant's diff (the report shows survivors' diffs).
             command = f"{_python()} -c pass"
@@ -622,10 +618,8 @@ def _run_one(
         data = json.loads(done.stdout)
         if command.endswith(" -c pass"):
             data["output"] = "no test runs this line"
-        elif quick and data["test_outcome"] == TestOutcome.SURVIVED.value:
-            data["output"] = (
-                f"quick: the tests of at most {quick_s:g} s; {data.get('output') or ''}"
-            )
+        elif only_quick and data["test_outcome"] == TestOutcome.SURVIVED.value:
+            data["output"] = f"quick: only {', '.join(quick)}; {data.get('output') or ''}"
         result = WorkResult(
             worker_outcome=WorkerOutcome(data["worker_outcome"]),
             output=data.get("output"),
@@ -798,7 +792,7 @@ def execute(
     budget_s: float | None,
     first_lines: set[int] = frozenset(),
     coverage: dict | None = None,
-    quick_s: float | None = None,
+    quick: tuple[str, ...] | None = None,
 ) -> None:
     """Run the target's pending mutants until none is left or ``budget_s`` is spent: first the
     survivors re-opened by a change of the tests, then those on ``first_lines`` (one at a time,
@@ -814,7 +808,7 @@ def execute(
         state = json.load(fh)
     deadline = None if budget_s is None else time.monotonic() + budget_s
     rerun = state.get("rerun", [])
-    if coverage is not None and quick_s is None:
+    if coverage is not None and quick is None:
         # A run with every test: the quick survivors first (the slower tests may kill them).
         reopened = reopen_quick_survivors(session)
         if reopened:
@@ -841,7 +835,7 @@ def execute(
             job_id,
             timeout_s=3 * state["baseline_s"] + 60,
             coverage=coverage,
-            quick_s=quick_s,
+            quick=quick,
         )
     if rerun:
         state.pop("rerun")
@@ -850,7 +844,7 @@ def execute(
         _log(target.slug, f"{len(rerun)} re-opened survivors run")
     if deadline is not None:
         budget_s = max(0.0, deadline - time.monotonic())
-    if quick_s is not None:
+    if quick is not None:
         return  # a quick pass runs only the first lines' mutants
     with _open_db(session) as db:
         pending = db.num_work_items - db.num_results
@@ -1250,16 +1244,17 @@ def main(argv: list[str] | None = None) -> int:
         "their line (pytest-cov contexts; sound for host-side code such as the validators)",
     )
     parser.add_argument(
-        "--quick-seconds",
-        type=float,
-        metavar="S",
+        "--quick",
+        metavar="TEST_FILES",
         default=None,
-        help="with --by-coverage: run only the tests that took at most S s; a mutant that "
-        "survives them is a quick survivor, run against every test by the next run without it",
+        help="with --by-coverage: run only the tests of these files (comma-separated; e.g. the "
+        "validator's own tests) that run the line; a mutant that survives them is a quick "
+        "survivor, run against every test by the next run without --quick",
     )
     args = parser.parse_args(argv)
-    if args.quick_seconds is not None and not args.by_coverage:
-        parser.error("--quick-seconds needs --by-coverage")
+    if args.quick is not None and not args.by_coverage:
+        parser.error("--quick needs --by-coverage")
+    quick = None if args.quick is None else tuple(f.strip() for f in args.quick.split(","))
     if args.by_coverage and not args.first_in:
         parser.error("--by-coverage needs --first-in: host-side functions, where it is sound")
     by_name = {t.slug: t for t in TARGETS} | {t.module: t for t in TARGETS}
@@ -1292,7 +1287,7 @@ def main(argv: list[str] | None = None) -> int:
                     None if left is None else deadline - time.monotonic(),
                     first,
                     cmap,
-                    args.quick_seconds,
+                    quick,
                 )
 
         with ThreadPoolExecutor(args.jobs) as pool:
