@@ -532,6 +532,11 @@ def tests_for_line(cmap: dict, target: Target, line: int) -> list[str] | None:
     return sorted(chosen, key=lambda node: chosen[node])  # stable: the target's order on ties
 
 
+#: The quick pass leaves out the named files' tests that took longer than this in the coverage
+#: run (a random-play sweep that validates thousands of states): they run in the full pass.
+QUICK_MAX_SECONDS = 20.0
+
+
 def reopen_quick_survivors(session: str) -> list[str]:
     """Drop the results of the quick survivors (:func:`_run_one`), so that they run again against
     every test that runs their line; returns their job ids."""
@@ -578,9 +583,10 @@ def _run_one(
     """Run one pending mutant (``cosmic-ray mutate-and-test``) and record its result. With a
     ``coverage`` map (:func:`coverage_map`) only the tests that run the mutated line run
     (:func:`tests_for_line`); a line no test runs survives without a test run. With ``quick``
-    (test files) only those of them in these files run: a mutant that survives them is recorded
-    as a *quick* survivor (output ``quick: ...``), run against the rest later; one that no test
-    of these files runs stays pending."""
+    (test files) only those of them in these files run (and none that took over
+    :data:`QUICK_MAX_SECONDS`): a mutant that survives them is recorded as a *quick* survivor
+    (output ``quick: ...``), run against the rest later; one that no such test runs stays
+    pending."""
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
     with _open_db(session) as db:
@@ -592,7 +598,12 @@ def _run_one(
     if coverage is not None:
         chosen = tests_for_line(coverage, target, mutation.start_pos[0])
         if chosen and quick is not None:
-            fast = [n for n in chosen if n.split("::", 1)[0] in quick]
+            seconds = {n: coverage["files"][n.split("::", 1)[0]]["seconds"].get(n) for n in chosen}
+            fast = [
+                n
+                for n in chosen
+                if n.split("::", 1)[0] in quick and (seconds[n] or 0.0) <= QUICK_MAX_SECONDS
+            ]
             if not fast:
                 return  # no quick test runs this line: left for the run with every test
             only_quick, chosen = len(fast) < len(chosen), fast
