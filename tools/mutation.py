@@ -36,9 +36,13 @@ Usage::
     python tools/mutation.py core/zones deployment/rules --budget-minutes 60 --jobs 2
     python tools/mutation.py games/digimon/rules --first-since 13154fb  # changed lines first
     python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants  # validator
-    python tools/mutation.py games/digimon/rules --first-in 'validate,_check_*' --by-coverage
-    python tools/mutation.py games/digimon/rules --first-in 'validate,_check_*' --by-coverage \
-        --quick tests/games/digimon/test_digimon_validate.py   # the validator's own tests first
+    python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants --by-coverage
+    python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants --by-coverage \
+        --quick tests/games/pokemon/test_pokemon_validate.py   # the validator's own tests first
+
+``--by-coverage`` is sound only for host-side code: name the validator's own functions in
+``--first-in`` (a pattern such as ``_check_*`` can also match traced rules methods, e.g. a
+``_check_step``).
     python tools/mutation.py --list               # targets with their tests
     python tools/mutation.py --report-only        # rewrite the report from the sessions
 """
