@@ -2670,7 +2670,9 @@ class _Facts(NamedTuple):
     """One state as host numpy arrays, plus what the invariants derive once.
 
     ``s``: the state (numpy leaves); ``b``: its board; ``rules``: the rules object; ``kind``,
-    ``level``, ``rows`` int[C] per card instance (its definition's kind, level, effect rows);
+    ``level``, ``rows`` int[C] per card instance (its definition's kind, level, effect rows;
+    looked up with the definition clipped into the registry, which an earlier row checks);
+    ``dna`` bool[C] a DNA card;
     ``counts`` int[Z] cards per zone; ``stacks`` [2][S] lists of card instances bottom to top
     (slot order: 12 battle slots, then the breeding area); ``empty`` bool[2, S]; ``phase`` the
     phase's name (``"?"`` out of range); ``paused`` a selection phase; ``timing`` an attack
@@ -2683,6 +2685,7 @@ class _Facts(NamedTuple):
     kind: np.ndarray
     level: np.ndarray
     rows: np.ndarray
+    dna: np.ndarray
     counts: np.ndarray
     stacks: list
     empty: np.ndarray
@@ -2701,6 +2704,7 @@ def _facts(rules: DigimonRules, state: DigimonState) -> _Facts:
     kind = np.asarray(rules.cards.numpy["kind"])[definition]
     level = np.asarray(rules.cards.numpy["level"])[definition]
     rows = np.asarray(rules.cards.numpy["effects.num_rows"])[definition]
+    dna = np.asarray(rules.cards.numpy["dna_cost"])[definition] >= 0
     counts = np.bincount(zone, minlength=layout.num_zones)
     order = np.lexsort((b.position, zone))  # by zone, then position
     sorted_zone = zone[order]
@@ -2717,6 +2721,7 @@ def _facts(rules: DigimonRules, state: DigimonState) -> _Facts:
         kind=kind,
         level=level,
         rows=rows,
+        dna=dna,
         counts=counts,
         stacks=stacks,
         empty=empty,
@@ -2729,6 +2734,19 @@ def _facts(rules: DigimonRules, state: DigimonState) -> _Facts:
 
 def _card_path(c: int, leaf: str) -> str:
     return f"cards.card_{c + 1:03d}.{leaf}"
+
+
+def _check_definitions(f: _Facts):
+    registry = f.rules.cards
+    d = f.b.definition.astype(int)
+    bad = np.flatnonzero((d < 1) | (d >= len(registry.ids)))
+    if bad.size:
+        c = int(bad[0])
+        return (
+            _card_path(c, "definitionId"),
+            f"definition {d[c]} is not a card (the registry's cards are 1..{len(registry.ids) - 1})",
+        )
+    return None
 
 
 def _check_conservation(f: _Facts):
@@ -2778,7 +2796,7 @@ def _check_battle_stacks(f: _Facts):
     Digimon and Digi-Eggs; a Digi-Egg at the bottom (or, after a DNA digivolution, at the
     bottom of the second material's cards: under a DNA card); the top card's level above every
     Digimon level under it."""
-    dna = np.asarray(f.rules.cards.numpy["dna_cost"])[f.b.definition.astype(int)] >= 0
+    dna = f.dna
     for p in range(2):
         for slot in range(A.FIELD_SLOTS):
             stack = f.stacks[p][slot]
@@ -3175,6 +3193,9 @@ def _invariants(rules: DigimonRules) -> InvariantTable:
         _row("memory", "game.memory", "memory within [-10, 10]",
              lambda f: _scalar(num(f, f.s.memory), lambda v: -MEMORY_LIMIT <= v <= MEMORY_LIMIT,
                                lambda v: f"{v} outside [-10, 10]")),
+        _row("board.definition", "cards.card_NNN.definitionId",
+             "each card instance is a card of the registry (not the padding row)",
+             _check_definitions),
         _row("board.owner board.definition", "players.playerN",
              "each player holds exactly the cards of their decks", _check_conservation),
         _row("board.owner", "cards.card_NNN.ownerId",

@@ -185,6 +185,8 @@ CASES = [
     ("game.first_player", "the first player is 0", "base",
      lambda r, s: s.replace(first_player=jnp.int8(2))),
     ("game.memory", "memory within", "base", lambda r, s: s.replace(memory=jnp.int8(-11))),
+    ("cards.card_NNN.definitionId", "each card instance is a card", "base",
+     lambda r, s: _set(s, "definition", _cards(r, s, "deck", 0)[0], len(r.cards.ids) + 3)),
     ("players.playerN", "each player holds", "base",
      lambda r, s: _set(s, "definition", _cards(r, s, "deck", 0)[0], r.cards.index("ST1-03"))),
     ("cards.card_NNN.ownerId", "each card instance is owned", "base", _swap_instances),
@@ -262,6 +264,55 @@ CASES = [
          lasting_amount=s.lasting_amount.at[0].set(1000),
          lasting_expires=s.lasting_expires.at[0].set(TURN - 1))),
 ]  # fmt: skip
+
+# Fields out of their range: the validator names the first rule broken (never an IndexError from
+# a lookup by the bad value), and every rule the state breaks is the one the range says, no other:
+# the facts clip a bad index before looking it up, so later rows see a card, a zone, a phase.
+OUT_OF_RANGE = [
+    ("definition past the registry", lambda r, s: _set(s, "definition", _deck0(r, s), 40),
+     "cards.card_NNN.definitionId",
+     [("cards.card_NNN.definitionId", "each card instance"), ("players.playerN", "each player")]),
+    ("the padding definition", lambda r, s: _set(s, "definition", _deck0(r, s), 0),
+     "cards.card_NNN.definitionId",
+     [("cards.card_NNN.definitionId", "each card instance"), ("players.playerN", "each player"),
+      ("cards.card_NNN.zoneId", "each card in a zone")]),
+    ("a negative definition", lambda r, s: _set(s, "definition", _deck0(r, s), -1),
+     "cards.card_NNN.definitionId",
+     [("cards.card_NNN.definitionId", "each card instance"), ("players.playerN", "each player"),
+      ("cards.card_NNN.zoneId", "each card in a zone")]),
+    ("a zone past the layout", lambda r, s: _set(s, "zone", _deck0(r, s), r.layout.num_zones + 2),
+     "cards.card_NNN.zoneId",
+     [("cards.card_NNN.zoneId", "each card in a zone"), ("zones.ZONE", "the positions")]),
+    ("a negative zone", lambda r, s: _set(s, "zone", _deck0(r, s), -1),
+     "cards.card_NNN.zoneId",
+     [("cards.card_NNN.zoneId", "each card in a zone"), ("zones.ZONE", "the positions")]),
+    ("the phase one past the last", lambda r, s: _board(s, phase=jnp.int8(len(A.PHASES))),
+     "turnState.phase",
+     [("turnState.phase", "phase is a GamePhase"), ("turnState.phase", "a game that goes on")]),
+    ("a negative phase", lambda r, s: _board(s, phase=jnp.int8(-1)), "turnState.phase",
+     [("turnState.phase", "phase is a GamePhase"), ("turnState.phase", "a game that goes on")]),
+    # Phase 0 ("start") is a phase, but not one a game waits in.
+    ("phase 0 in a game that goes on", lambda r, s: _board(s, phase=jnp.int8(0)),
+     "turnState.phase", [("turnState.phase", "a game that goes on")]),
+]  # fmt: skip
+
+
+def _deck0(rules, s):
+    return _cards(rules, s, "deck", 0)[0]
+
+
+@pytest.mark.parametrize("case", OUT_OF_RANGE, ids=[c[0] for c in OUT_OF_RANGE])
+def test_out_of_range_fields_are_named_never_a_lookup_error(rules, case):
+    _, breaks, field, rows = case
+    state = breaks(rules, _base(rules))
+    broken = rules.invariants.broken(rules.facts(state))
+    assert [(b.path, b.rule) for b in broken] == [
+        (path, _row(rules, path, rule).rule) for path, rule in rows
+    ]
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(state)
+    assert _path_matches(field, info.value.field), info.value.field
+
 
 # More ways to break the stack rules, each alone.
 STACK_CASES = [
