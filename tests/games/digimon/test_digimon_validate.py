@@ -314,6 +314,48 @@ def test_out_of_range_fields_are_named_never_a_lookup_error(rules, case):
     assert _path_matches(field, info.value.field), info.value.field
 
 
+def test_the_errors_name_the_exact_card_player_and_registry(rules):
+    base = _base(rules)
+    last = len(rules.cards.ids) - 1
+    first, second = _cards(rules, base, "deck", 0)[:2]
+    # One past the registry (its last card is ``last``): named, with the range, by card number.
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(_set(base, "definition", second, last + 1))
+    assert info.value.field == f"cards.card_{int(second) + 1:03d}.definitionId"
+    assert str(info.value).endswith(
+        f"definition {last + 1} is not a card (the registry's cards are 1..{last})"
+    )
+    # Two bad cards: the first is named.
+    both = _set(_set(base, "definition", second, 0), "definition", first, last + 5)
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(both)
+    assert info.value.field == f"cards.card_{int(first) + 1:03d}.definitionId"
+    rules.validate(_set(base, "definition", second, int(base.board.definition[second])))
+    # A player who holds another card than their deck's is named (players count from 1).
+    for p in (0, 1):
+        card = _cards(rules, base, "deck", p)[0]
+        other = rules.cards.index("ST2-04" if p == 0 else "ST1-03")
+        with pytest.raises(tcgjax.InvalidStateError) as info:
+            rules.validate(_set(base, "definition", card, other))
+        assert info.value.field == f"players.player{p + 1}"
+
+
+def test_a_selection_on_card_instance_0_is_pending(rules):
+    """Instance 0 (player 1's first card) as the card of a pending selection: the same situation
+    with the two instances' places exchanged is valid, and stays paused on that selection."""
+    state = _with_selection(rules, _base(rules))
+    card = int(state.selection.card)
+    assert card != 0 and int(state.board.owner[card]) == int(state.board.owner[0]) == 0
+    board = state.board
+    for field in ("definition", "zone", "position"):
+        arr = getattr(board, field)
+        board = board.replace(**{field: arr.at[0].set(arr[card]).at[card].set(arr[0])})
+    swapped = state.replace(board=board, selection=state.selection.replace(card=jnp.int16(0)))
+    assert rules.invariants.broken(rules.facts(swapped)) == []
+    rules.validate(swapped)
+    assert rules.facts(swapped).pending
+
+
 # More ways to break the stack rules, each alone.
 STACK_CASES = [
     # A Tamer under a Digimon.
