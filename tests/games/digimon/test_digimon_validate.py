@@ -283,6 +283,9 @@ OUT_OF_RANGE = [
     ("a zone past the layout", lambda r, s: _set(s, "zone", _deck0(r, s), r.layout.num_zones + 2),
      "cards.card_NNN.zoneId",
      [("cards.card_NNN.zoneId", "each card in a zone"), ("zones.ZONE", "the positions")]),
+    ("the zone one past the last", lambda r, s: _set(s, "zone", _deck0(r, s), r.layout.num_zones),
+     "cards.card_NNN.zoneId",
+     [("cards.card_NNN.zoneId", "each card in a zone"), ("zones.ZONE", "the positions")]),
     ("a negative zone", lambda r, s: _set(s, "zone", _deck0(r, s), -1),
      "cards.card_NNN.zoneId",
      [("cards.card_NNN.zoneId", "each card in a zone"), ("zones.ZONE", "the positions")]),
@@ -340,6 +343,21 @@ def test_the_errors_name_the_exact_card_player_and_registry(rules):
         assert info.value.field == f"players.player{p + 1}"
 
 
+def test_the_first_card_with_a_wrong_owner_or_zone_is_named(rules):
+    base = _base(rules)
+    swapped = _swap_instances(rules, base)
+    wrong = np.flatnonzero(np.asarray(swapped.board.owner) != np.asarray(base.board.owner))
+    assert len(wrong) == 2
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(swapped)
+    assert info.value.field == f"cards.card_{int(wrong[0]) + 1:03d}.ownerId"
+    a, b = _cards(rules, base, "deck", 0)[3], _cards(rules, base, "deck", 0)[1]
+    twice = _set(_set(base, "zone", a, 99), "zone", b, 98)
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(twice)
+    assert info.value.field == f"cards.card_{min(a, b) + 1:03d}.zoneId"
+
+
 def test_a_selection_on_card_instance_0_is_pending(rules):
     """Instance 0 (player 1's first card) as the card of a pending selection: the same situation
     with the two instances' places exchanged is valid, and stays paused on that selection."""
@@ -359,13 +377,19 @@ def test_a_selection_on_card_instance_0_is_pending(rules):
 # More ways to break the stack rules, each alone.
 STACK_CASES = [
     # A Tamer under a Digimon.
-    ("field1", lambda r, s: _on_top(r, s, _find(r, s, "ST1-07", "hand"), 0, 1)),
+    ("field1_player1", lambda r, s: _on_top(r, s, _find(r, s, "ST1-07", "hand"), 0, 1)),
     # A Level 3 on top of a Level 4.
-    ("field0", lambda r, s: _on_top(r, s, _find(r, s, "ST1-02", "security"), 0, 0)),
+    ("field0_player1", lambda r, s: _on_top(r, s, _find(r, s, "ST1-02", "security"), 0, 0)),
     # A Digi-Egg in the middle of a stack with no DNA card.
-    ("field0", lambda r, s: _swap_positions(s, *_cards(r, s, "field0", 0)[:2])),
+    ("field0_player1", lambda r, s: _swap_positions(s, *_cards(r, s, "field0", 0)[:2])),
+    # An Option alone in a slot after an empty one (every slot is checked, not up to a gap).
+    ("field3_player1", lambda r, s: _on_top(
+        r, s.replace(entered_turn=s.entered_turn.at[0, 3].set(TURN)), _find(r, s, "ST1-13", "hand"),
+        0, 3)),
+    # Player 2's stacks are checked too: a Level 3 (Bearmon) over a Level 3 (Gabumon).
+    ("field0_player2", lambda r, s: _on_top(r, s, _find(r, s, "ST2-04", "hand", 1), 1, 0)),
     # A Digi-Egg alone in the battle area.
-    ("field0", lambda r, s: _move(
+    ("field0_player1", lambda r, s: _move(
         r, _move(r, s, _cards(r, s, "field0", 0)[2], R.zone_of("trash", 0)),
         _cards(r, s, "field0", 0)[1], R.zone_of("trash", 0))),
 ]  # fmt: skip
@@ -439,7 +463,7 @@ def test_stack_rules(rules, i):
     assert [b.path for b in broken] == ["zones.fieldN_playerP"], [b.rule for b in broken]
     with pytest.raises(tcgjax.InvalidStateError) as info:
         rules.validate(state)
-    assert info.value.field == f"zones.{zone}_player1"
+    assert info.value.field == f"zones.{zone}"
 
 
 # -- 3. transient states the rules reach --------------------------------------------------------
