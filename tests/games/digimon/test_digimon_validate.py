@@ -388,6 +388,8 @@ STACK_CASES = [
         0, 3)),
     # Player 2's stacks are checked too: a Level 3 (Bearmon) over a Level 3 (Gabumon).
     ("field0_player2", lambda r, s: _on_top(r, s, _find(r, s, "ST2-04", "hand", 1), 1, 0)),
+    # A Tamer over a Digimon, two cards (a Tamer stands alone: the only rule it breaks).
+    ("field0_player2", lambda r, s: _on_top(r, s, _find(r, s, "ST2-12", "deck", 1), 1, 0)),
     # A Digi-Egg alone in the battle area.
     ("field0_player1", lambda r, s: _move(
         r, _move(r, s, _cards(r, s, "field0", 0)[2], R.zone_of("trash", 0)),
@@ -453,6 +455,31 @@ def test_each_invariant_refuses_what_breaks_it(rules, mulligan, case):
     # is still the first one reported.
     if len(broken) > 1:
         assert first is row, (path, rule, [b.rule for b in broken])
+
+
+def _empty_breeding_1(rules, s):
+    """Player 1's breeding area emptied into their trash (its entry turn cleared)."""
+    for card in _cards(rules, s, "breeding", 0)[::-1]:
+        s = _move(rules, s, card, R.zone_of("trash", 0))
+    return s.replace(entered_turn=s.entered_turn.at[0, R.BREEDING_SLOT].set(-1))
+
+
+@pytest.mark.parametrize("empty_first", [False, True], ids=["beside", "after an empty one"])
+def test_player_2s_breeding_stack_is_checked(rules, empty_first):
+    """A Digimon alone in player 2's breeding area (no Digi-Egg at the bottom), beside player 1's
+    valid breeding stack or after player 1's empty breeding area."""
+    state = _base(rules)
+    if empty_first:
+        state = _empty_breeding_1(rules, state)
+        rules.validate(state)
+    state = _move(rules, state, _find(rules, state, "ST2-04", "hand", 1), R.zone_of("breeding", 1))
+    state = state.replace(entered_turn=state.entered_turn.at[1, R.BREEDING_SLOT].set(TURN - 1))
+    broken = rules.invariants.broken(rules.facts(state))
+    assert [b.path for b in broken] == ["zones.breeding_playerP"], [b.rule for b in broken]
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(state)
+    assert info.value.field == "zones.breeding_player2"
+    assert str(info.value).endswith("a digimon at the bottom, not a Digi-Egg")
 
 
 @pytest.mark.parametrize("i", range(len(STACK_CASES)))
