@@ -464,6 +464,35 @@ def _empty_breeding_1(rules, s):
     return s.replace(entered_turn=s.entered_turn.at[0, R.BREEDING_SLOT].set(-1))
 
 
+# Player 1's breeding stack rebuilt from the bottom: (cards bottom first, by number; the problem).
+BREEDING_CASES = [
+    (["ST1-01", "ST1-05", "ST1-02"], "a Level 3 over a Level 4"),
+    (["ST1-01", "ST1-03", "ST1-02"], "a Level 3 over a Level 3"),
+    (["ST1-01", "ST1-13"], "a option above the Digi-Egg"),
+    (["ST1-12", "ST1-02"], "a tamer at the bottom, not a Digi-Egg"),
+]
+
+
+@pytest.mark.parametrize(("numbers", "problem"), BREEDING_CASES, ids=[c[1] for c in BREEDING_CASES])
+def test_the_breeding_stack_rules_name_the_card_and_levels(rules, numbers, problem):
+    state = _empty_breeding_1(rules, _base(rules))
+    for number in numbers:
+        card = next(
+            c
+            for zone in ("trash", "hand", "deck")
+            for c in _cards(rules, state, zone, 0)
+            if rules.cards.ids[int(state.board.definition[c])] == number
+        )
+        state = _move(rules, state, card, R.zone_of("breeding", 0))
+    state = state.replace(entered_turn=state.entered_turn.at[0, R.BREEDING_SLOT].set(TURN - 1))
+    broken = rules.invariants.broken(rules.facts(state))
+    assert [b.path for b in broken] == ["zones.breeding_playerP"], [b.rule for b in broken]
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(state)
+    assert info.value.field == "zones.breeding_player1"
+    assert str(info.value).endswith(problem)
+
+
 @pytest.mark.parametrize("empty_first", [False, True], ids=["beside", "after an empty one"])
 def test_player_2s_breeding_stack_is_checked(rules, empty_first):
     """A Digimon alone in player 2's breeding area (no Digi-Egg at the bottom), beside player 1's
