@@ -34,6 +34,9 @@ __all__ = [
     "ListedCard",
     "DeckListFormat",
     "read_deck_list",
+    "list_name",
+    "first_problem",
+    "all_problems",
 ]
 
 
@@ -244,3 +247,27 @@ def check_copies(source: str, cards: Iterable[str], limit: int, **kwargs: Any) -
     """Raises ``ConfigError`` with the first of :func:`copy_problems`, if any."""
     for problem in copy_problems(source, cards, limit, **kwargs):
         raise ConfigError(problem)
+
+
+def list_name(source: str) -> str:
+    """A deck list's name: its file's name without the suffix (``<deck list>`` for a string)."""
+    return source if source.startswith("<") else os.path.splitext(os.path.basename(source))[0]
+
+
+def first_problem(deck_or_problems: Any) -> Any:
+    """A game's loaded deck, or ``ConfigError`` with the first of its problems (a list of
+    messages): how each game's ``load_deck`` ends."""
+    if isinstance(deck_or_problems, list):
+        raise ConfigError(deck_or_problems[0])
+    return deck_or_problems
+
+
+def all_problems(check: Callable[[], Any]) -> list[str]:
+    """Every problem of a deck: ``check()`` returns the deck or its problems; a deck that cannot
+    be read (a malformed file or list, unknown cards) gives that one message. How each game's
+    ``deck_problems`` works."""
+    try:
+        deck_or_problems = check()
+    except ConfigError as exc:
+        return [str(exc)]
+    return deck_or_problems if isinstance(deck_or_problems, list) else []

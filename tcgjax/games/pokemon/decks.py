@@ -27,8 +27,11 @@ from tcgjax.core.cards import CardRegistry
 from tcgjax.core.decks import (
     DeckListFormat,
     ListedCard,
+    all_problems,
     copy_problems,
     deck_section,
+    first_problem,
+    list_name,
     read_deck,
 )
 from tcgjax.core.errors import ConfigError
@@ -93,7 +96,7 @@ def deck_list_format(registry: CardRegistry) -> DeckListFormat:
                 "trainers": "trainer", "energy": "energy"}  # fmt: skip
 
     def to_data(source: str, cards: list[ListedCard]) -> dict[str, Any]:
-        data: dict[str, Any] = {"name": _list_name(source), "cards": {}}
+        data: dict[str, Any] = {"name": list_name(source), "cards": {}}
         unknown = []
         for card in cards:
             code, number = card.code.split()
@@ -122,11 +125,6 @@ def deck_list_format(registry: CardRegistry) -> DeckListFormat:
     return DeckListFormat(lines, sections, to_data, example="4 Nemona SVI 180")
 
 
-def _list_name(source: str) -> str:
-    """A deck list's name: its file's name without the suffix (``<deck list>`` for a string)."""
-    return source if source.startswith("<") else os.path.splitext(os.path.basename(source))[0]
-
-
 def load_deck(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistry) -> Deck:
     """Load and validate a deck against ``registry``.
 
@@ -139,21 +137,14 @@ def load_deck(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistr
       ConfigError: naming the source (file, ``<deck dict>`` or ``<deck list>``), the entry (or
         line) and the field: the first problem :func:`deck_problems` finds.
     """
-    deck_or_problems = _checked(deck, registry)
-    if isinstance(deck_or_problems, Deck):
-        return deck_or_problems
-    raise ConfigError(deck_or_problems[0])
+    return first_problem(_checked(deck, registry))
 
 
 def deck_problems(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistry) -> list[str]:
     """Everything that makes ``deck`` unplayable, each a message naming the entry (empty: a legal
     deck). A deck that cannot be read (a malformed file or list, unknown cards) gives that one
     message."""
-    try:
-        deck_or_problems = _checked(deck, registry)
-    except ConfigError as exc:
-        return [str(exc)]
-    return [] if isinstance(deck_or_problems, Deck) else deck_or_problems
+    return all_problems(lambda: _checked(deck, registry))
 
 
 def _checked(deck, registry: CardRegistry) -> Deck | list[str]:
