@@ -522,6 +522,133 @@ def test_stack_rules(rules, i):
     assert info.value.field == f"zones.{zone}"
 
 
+# -- 2b. each rule's edge: the reachable state on it accepted, one step past it refused -----------
+
+
+def _with_instance_0(state, card):
+    """``state`` with player 1's card instance ``card`` and instance 0 (also player 1's: its
+    deck's first card) exchanged, so that ``card``'s part is played by instance 0: a check that
+    reads "no card" as a negative id must still see card 0."""
+    assert int(state.board.owner[0]) == int(state.board.owner[card]) == 0
+    board = state.board
+    for field in ("definition", "zone", "position"):
+        arr = getattr(board, field)
+        board = board.replace(**{field: arr.at[0].set(arr[card]).at[card].set(arr[0])})
+    return state.replace(board=board)
+
+
+def _option_resolving(rules, s, instance_0=False):
+    """Player 1's Option (ST1-13, played from the hand) in the processing area with its [Main]
+    row queued, as ``_play`` leaves it; ``instance_0``: the Option is card instance 0."""
+    card = _find(rules, s, "ST1-13", "hand")
+    if instance_0:
+        s, card = _with_instance_0(s, card), 0
+    s = _move(rules, s, card, rules.layout.zone_index("processing"))
+    return _queue_entry(s, 0, card, 0, slot=-1)
+
+
+def _queued(rules, s, *entries):
+    """``s`` with player 1's slot-0 Greymon's row 0 queued at each queue index in ``entries``."""
+    card = _cards(rules, s, "field0", 0)[-1]
+    for i in entries:
+        s = _queue_entry(s, i, card, 0)
+    return s
+
+
+def _free_entry(s, i, field, value):
+    """Queue entry ``i`` (free: its card is negative) with one field set."""
+    q = s.queue
+    return s.replace(queue=q.replace(**{field: getattr(q, field).at[i].set(value)}))
+
+
+# States on a rule's edge that the rules reach: each must validate.
+ACCEPTED_EDGES = [
+    # An Option resolving: one card in processing, its row queued (also as instance 0).
+    ("an Option resolving", lambda r, s: _option_resolving(r, s)),
+    ("an Option resolving as instance 0", lambda r, s: _option_resolving(r, s, instance_0=True)),
+    # Instance 0's effect queued (a queue entry's card 0 is a card, not "no entry").
+    ("instance 0's row queued", lambda r, s: _queue_entry(
+        _with_instance_0(s, _cards(r, s, "field0", 0)[-1]), 0, 0, 0)),
+    # Memory exactly 0 in Main: the turn goes on (official memory passes the turn below 0).
+    ("memory 0 in Main", lambda r, s: s.replace(memory=jnp.int8(0))),
+    ("memory 0 in Breeding", lambda r, s: _board(s.replace(memory=jnp.int8(0)),
+                                                 phase=jnp.int8(R.PHASE["breeding"]))),
+    # Memory below 0 while a triggered row still resolves (an [On Play] after an expensive play),
+    # while an Option resolves, or while an attack goes on: the turn passes only once they end.
+    ("memory -2 with a row queued", lambda r, s: _queued(r, s, 0).replace(memory=jnp.int8(-2))),
+    ("memory -2 with an Option resolving",
+     lambda r, s: _option_resolving(r, s).replace(memory=jnp.int8(-2))),
+    ("memory -2 with the game won", lambda r, s: _move(
+        r, s.replace(memory=jnp.int8(-2), winner=jnp.int8(0), end_reason=jnp.int8(R.END_SECURITY)),
+        _cards(r, s, "security", 1)[0], R.zone_of("trash", 1))),
+    # Two entries packed at the front.
+    ("two rows queued", lambda r, s: _queued(r, s, 0, 1)),
+    # A slot entered this very turn.
+    ("a Digimon entered this turn", lambda r, s: s.replace(
+        entered_turn=s.entered_turn.at[0, 0].set(TURN))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ACCEPTED_EDGES, ids=[c[0] for c in ACCEPTED_EDGES])
+def test_states_on_a_rules_edge_are_valid(rules, case):
+    _, make = case
+    state = make(rules, _base(rules))
+    assert rules.invariants.broken(rules.facts(state)) == []
+    rules.validate(state)
+
+
+def test_parity_when_the_second_player_went_first(rules):
+    """Player 2 went first: player 1 takes the even turns (turn 4 is player 1's), player 2 the
+    odd ones."""
+    players = [{"field": [["ST1-03"]]}, {"field": [["ST2-03"]]}]
+    rules.validate(build_state(rules, players, turn=4, active=0, first_player=1))
+    rules.validate(build_state(rules, players, turn=5, active=1, first_player=1))
+    wrong = build_state(rules, players, turn=4, active=0, first_player=1)
+    wrong = wrong.replace(board=wrong.board.replace(active_player=jnp.int8(1)))
+    with pytest.raises(tcgjax.InvalidStateError, match="player 1 active on turn 4"):
+        rules.validate(wrong)
+
+
+# One step past a rule's edge: (name, how, the field named, the end of the message).
+REFUSED_EDGES = [
+    ("two cards in processing", lambda r, s: _move(
+        r, _option_resolving(r, s), _find(r, s, "ST1-07", "hand"),
+        r.layout.zone_index("processing")), "zones.processing", "2 cards resolve at once"),
+    ("a Digimon in processing", lambda r, s: _move(
+        r, _queued(r, s, 0), _find(r, s, "ST1-07", "hand"), r.layout.zone_index("processing")),
+     "zones.processing", "a digimon, not an Option"),
+    ("an Option in processing, nothing queued", lambda r, s: _move(
+        r, s, _find(r, s, "ST1-13", "hand"), r.layout.zone_index("processing")),
+     "zones.processing", "an Option with nothing of it queued and no selection pending"),
+    ("memory -1 in Breeding, nothing pending", lambda r, s: _board(
+        s.replace(memory=jnp.int8(-1)), phase=jnp.int8(R.PHASE["breeding"])),
+     "game.memory", "-1 < 0 with nothing pending in the breeding phase (the turn ends)"),
+    ("an occupied slot entered on turn -1", lambda r, s: s.replace(
+        entered_turn=s.entered_turn.at[0, 0].set(-1)),
+     "game.entered_turn", f"an occupied slot's entry turn outside [0, {TURN}]"),
+    ("a gap after two packed entries", lambda r, s: _queued(r, s, 0, 2),
+     "game.queue", "an entry after an empty one (entries are packed at the front)"),
+    ("a free entry with a row", lambda r, s: _free_entry(s, 0, "row", 0),
+     "game.queue", "an empty entry not all -1"),
+    ("a free entry with a slot", lambda r, s: _free_entry(s, 0, "slot", 0),
+     "game.queue", "an empty entry not all -1"),
+    ("a free entry with a group", lambda r, s: _free_entry(s, 0, "group", 0),
+     "game.queue", "an empty entry not all -1"),
+    ("a free entry with card -2", lambda r, s: _free_entry(s, 0, "card", -2),
+     "game.queue", "an empty entry not all -1"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", REFUSED_EDGES, ids=[c[0] for c in REFUSED_EDGES])
+def test_one_step_past_a_rules_edge_is_refused(rules, case):
+    _, make, field, message = case
+    state = make(rules, _base(rules))
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(state)
+    assert info.value.field == field
+    assert str(info.value).endswith(message), str(info.value)
+
+
 # -- 3. transient states the rules reach --------------------------------------------------------
 
 
