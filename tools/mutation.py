@@ -163,6 +163,10 @@ TARGETS = (
         ),
     ),
     Target(
+        "tcgjax/games/digimon/invariants.py",
+        ("tests/games/digimon/test_digimon_validate.py", "tests/games/digimon"),
+    ),
+    Target(
         "tcgjax/games/pokemon/rules.py",
         (
             "tests/games/pokemon/test_pokemon_validate.py",

@@ -149,6 +149,7 @@ def _from_baseline(env_id: str) -> tuple[Any, Any, PPOConfig, Env]:
         params = flax.serialization.from_state_dict(template, stored)
     except (ValueError, KeyError) as exc:
         raise ConfigError(f"{folder}/params.msgpack does not fit its config: {exc}") from None
+    params = _grown_card_tables(template, params)
     for (path, want), got in zip(
         jax.tree_util.tree_leaves_with_path(template), jax.tree.leaves(params), strict=True
     ):
@@ -160,6 +161,31 @@ def _from_baseline(env_id: str) -> tuple[Any, Any, PPOConfig, Env]:
             )
     params = jax.tree.map(jnp.asarray, params)
     return network, params, config, env
+
+
+def _grown_card_tables(template, params):
+    """``params`` with each card-embedding table trained on a smaller card pool padded with zero
+    rows for the cards it never saw: a game's card file only grows by appending (the ids of the
+    cards a baseline was trained with never change; tests/games/digimon/test_digimon_cards.py), so
+    a shipped baseline keeps playing when new decks ship. Any other shape difference is left for
+    the caller's check to refuse."""
+
+    def pad(path, want, got):
+        names = [str(getattr(k, "key", k)) for k in path]
+        got = np.asarray(got)
+        grown = (
+            "card_embedding" in names
+            and got.ndim == len(want.shape) == 2
+            and got.shape[1] == want.shape[1]
+            and got.shape[0] < want.shape[0]
+        )
+        if not grown:
+            return got
+        return np.concatenate(
+            [got, np.zeros((want.shape[0] - got.shape[0], got.shape[1]), got.dtype)]
+        )
+
+    return jax.tree_util.tree_map_with_path(pad, template, params)
 
 
 def opponent_policy(env: Env, opponent: Any) -> Any:

@@ -120,6 +120,9 @@ TRIGGERS = (
     "main",
     "security",
     "branch",
+    # An opposing Digimon was deleted by the rules because its DP fell to 0 (fires the rows of
+    # every permanent of the deleted Digimon's opponent; once per rules check, see rules.py).
+    "opponent_deleted_at_zero_dp",
 )
 WINDOWS = ("all_turns", "your_turn", "opponents_turn")
 EFFECT_FLAGS = ("once_per_turn", "optional", "up_to")
@@ -128,6 +131,8 @@ CONDITIONS = (
     "min_sources",  # this Digimon has >= condition_value digivolution cards
     "opponent_has_no_source_digimon",  # the opponent has a Digimon with no digivolution cards
     "battling_no_source_digimon",  # this Digimon battles an opponent's Digimon with none
+    "own_security_at_least",  # the controller's security stack holds >= condition_value cards
+    "own_security_at_most",  # the controller's security stack holds <= condition_value cards
 )
 OPS = (
     "dp_mod",  # DP +amount to the target(s) for the duration
@@ -152,6 +157,7 @@ OPS = (
     "trash_to_hand",  # add count matching cards from your trash to your hand (SelectTrash)
     "trash_security",  # trash count cards of a security stack, chosen by index (SelectSecurity)
     "choose_one",  # choose one of the next count rows (trigger: branch) (SelectEffectChoice)
+    "add_self_to_hand",  # this checked security card goes to its owner's hand, not the trash
 )
 TARGETS = (
     "self",  # this Digimon (or this card)
@@ -304,11 +310,16 @@ def check_card_rules(registry: CardRegistry) -> None:
 # What the rules' effect interpreter runs: (op -> targets it accepts). A row outside this table
 # would silently do nothing, so the loader refuses it (no silent fallback).
 _CHOOSE = ("choose_own_digimon", "choose_opponent_digimon", "choose_opponent_no_source_digimon")
-_CONTINUOUS_OPS = {"dp_mod": ("self", "all_own_digimon"),
+_CONTINUOUS_OPS = {"dp_mod": ("self", "all_own_digimon", "own_security_digimon"),
                    "security_attack_mod": ("self", "all_own_digimon")}  # fmt: skip
 _TRIGGERED_OPS = {
     "dp_mod": ("self", "all_own_digimon", "own_security_digimon", *_CHOOSE),
-    "security_attack_mod": ("self", "all_own_digimon"),
+    "security_attack_mod": (
+        "self",
+        "all_own_digimon",
+        "choose_opponent_digimon",
+        "all_opponent_digimon",
+    ),
     "memory": ("player",),
     "draw": ("player",),
     "recovery": ("player",),
@@ -329,6 +340,7 @@ _TRIGGERED_OPS = {
     "trash_to_hand": ("player",),
     "trash_security": ("player", "opponent"),
     "choose_one": ("self",),
+    "add_self_to_hand": ("self",),
 }
 MAX_AMOUNT = 3  # <Draw N>, <Recovery +N>, cards trashed by one row: the interpreter's loop bound
 MAX_REVEAL = 5  # cards one reveal_add row reveals at most (its loop bound)
@@ -358,6 +370,8 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return "the condition battling_no_source_digimon holds only for continuous rows"
     if op in _BOUNDED and not 1 <= effect["amount"] <= MAX_AMOUNT:
         return f"{op} amount {effect['amount']} outside 1..{MAX_AMOUNT}"
+    if op == "add_self_to_hand" and where != "security":
+        return "add_self_to_hand moves a checked security card (a security row)"
     if op == "play_self" and kind not in ("digimon", "tamer"):
         return "only a Digimon or Tamer plays itself"
     if op == "reveal_add" and not 1 <= effect["count"] <= effect["amount"] <= MAX_REVEAL:

@@ -3,8 +3,9 @@ lists as players write them, validated.
 
 Official deck rules (the official Digimon Card Game General Rules): a main deck
 of exactly 50 cards, a Digi-Egg deck of 0 to 5 Digi-Eggs, at most 4 copies of one card number
-(both decks together), Digi-Eggs only in the Digi-Egg deck. Shipped: ``st1`` (ST-1 Gaia Red) and
-``st2`` (ST-2 Cocytus Blue), as sold (decision G6; design decisions are in ``docs/decisions.md``).
+(both decks together), Digi-Eggs only in the Digi-Egg deck. Shipped: ``st1`` (ST-1 Gaia Red),
+``st2`` (ST-2 Cocytus Blue) and ``st3`` (ST-3 Heaven's Yellow), as sold (decision G6; design
+decisions are in ``docs/decisions.md``).
 
 A deck list (a ``.txt`` file or a string of lines) has one card a line, ``4 Agumon ST1-03`` (or
 ``4 ST1-03 Agumon``; ``4x`` too), optionally under the headers ``Digi-Egg deck`` and ``Main deck``
@@ -37,7 +38,7 @@ from tcgjax.core.errors import ConfigError
 __all__ = ["Deck", "DECKS_DIR", "SHIPPED_DECKS", "load_deck", "deck_problems", "deck_list_format"]
 
 DECKS_DIR = os.path.join(os.path.dirname(__file__), "decks")
-SHIPPED_DECKS = ("st1", "st2")
+SHIPPED_DECKS = ("st1", "st2", "st3")
 MAIN_SIZE, MAX_EGGS, MAX_COPIES = 50, 5, 4
 
 
@@ -94,7 +95,7 @@ def load_deck(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistr
     :mod:`tcgjax.core.decks`).
 
     Args:
-      deck: a shipped deck id (``"st1"``, ``"st2"``), a path to a YAML file or a deck list
+      deck: a shipped deck id (:data:`SHIPPED_DECKS`), a path to a YAML file or a deck list
         (``.txt``), a deck list as a string, or a mapping.
       registry: the card database the deck's numbers refer to.
 

@@ -58,8 +58,9 @@ class DigimonEnv(Env):
     # pending selection are the core's records (`queue`, `selection` in a JSON state); 3: issue
     # #32: the mulligan and the chosen order of simultaneous triggers (G10), the queue's `group`,
     # the breeding area out of effects' reach, security listed top first in the tensor (G9), a
-    # deck-out ends in the Draw phase
-    version = "3"
+    # deck-out ends in the Draw phase; 4: the ST-3 cards (card ids 33-48), deletion at 0 DP (G11),
+    # <Security A. -N> (G12), rows outside their window or spent once-per-turn rows no longer queue
+    version = "4"
     num_players = 2
     action_layout = A.LAYOUT
     observation_layout = O.LAYOUT

@@ -109,9 +109,7 @@ from tcgjax.core.board import Board, BoardLayout, new_board
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.effects import EffectQueue, Selection
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, RuleError
-from tcgjax.core.invariants import InvariantTable, pile_order_problem
-from tcgjax.core.invariants import row as _row
-from tcgjax.core.invariants import scalar as _scalar
+from tcgjax.core.invariants import InvariantTable
 from tcgjax.core.tree import tree_where, when_any, when_some
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.cards import (
@@ -121,7 +119,6 @@ from tcgjax.games.digimon.cards import (
     DIGIMON,
     EFFECT_FLAGS,
     KEYWORDS,
-    KINDS,
     MAX_AMOUNT,
     MAX_BRANCHES,
     MAX_REVEAL,
@@ -302,7 +299,9 @@ class Permanents(NamedTuple):
     """Derived facts of every permanent slot ``[2, S]`` (``keywords``: bool ``[2, S, K]``), and
     per card ``[C]``: the DP a digivolution card (or top card) contributes to its own permanent,
     its number of once-per-turn effect rows in its current role and how many of those have been
-    used this turn; ``live_rows`` bool ``[C, R]``: its continuous rows in force now."""
+    used this turn; ``live_rows`` bool ``[C, R]``: its continuous rows in force now;
+    ``security_dp`` int32 ``[2]``: the DP each player's Security Digimon get from continuous
+    rows (a Tamer's aura on "your Security Digimon")."""
 
     top: jax.Array
     size: jax.Array
@@ -314,13 +313,21 @@ class Permanents(NamedTuple):
     card_opt: jax.Array
     card_opt_used: jax.Array
     live_rows: jax.Array
+    security_dp: jax.Array
 
 
 KW = {name: i for i, name in enumerate(KEYWORDS)}
 WHERE_MAIN, WHERE_INH = WHERE.index("main"), WHERE.index("inherited")
 WINDOW_ALL, WINDOW_YOURS, WINDOW_THEIRS = (WINDOWS.index(w) for w in WINDOWS)
 TRIGGER_CONTINUOUS = TRIGGERS.index("continuous")
-COND_NONE, COND_MIN_SOURCES, COND_OPP_NO_SOURCE, COND_BATTLING_NO_SOURCE = range(len(CONDITIONS))
+(
+    COND_NONE,
+    COND_MIN_SOURCES,
+    COND_OPP_NO_SOURCE,
+    COND_BATTLING_NO_SOURCE,
+    COND_SECURITY_AT_LEAST,
+    COND_SECURITY_AT_MOST,
+) = range(len(CONDITIONS))
 OP_DP, OP_SECURITY_ATTACK = OPS.index("dp_mod"), OPS.index("security_attack_mod")
 TARGET_SELF, TARGET_ALL_OWN = TARGETS.index("self"), TARGETS.index("all_own_digimon")
 PER_TWO_SOURCES = AMOUNT_PER.index("per_two_sources")
@@ -343,6 +350,8 @@ OP_SUSPEND, OP_PLAY_SELF = OPS.index("suspend"), OPS.index("play_self")
 OP_ACTIVATE_MAIN, OP_PLAY_FROM_SOURCES = OPS.index("activate_main"), OPS.index("play_from_sources")
 OP_RECOVERY, OP_DE_DIGIVOLVE = OPS.index("recovery"), OPS.index("de_digivolve")
 TARGET_SECURITY = TARGETS.index("own_security_digimon")
+TARGET_ALL_OPP = TARGETS.index("all_opponent_digimon")
+OP_ADD_SELF_TO_HAND = OPS.index("add_self_to_hand")
 LASTING_SECURITY_DP = 4  # DP of a player's Security Digimon (checked cards), slot -1
 ATTACK_STAGES = ("declared", "first_timing_over", "timings_over", "security_checks")
 STAGE_NONE, STAGE_DECLARED, STAGE_FIRST_TIMING_OVER, STAGE_TIMINGS_OVER, STAGE_CHECKS = range(-1, 4)
@@ -377,6 +386,8 @@ TRASH_SLOTS = 50  # SelectTrash ids 130-179 address the first 50 trash positions
 SECURITY_SLOTS = 10  # SelectSecurity ids 40-49 / 50-59: the top 10 cards of a security stack
 REVEAL_SLOTS = 10  # SelectReveal ids 30-39
 MAX_MICRO_STEPS = 96  # bound of the automatic-play loop of one `apply` (never reached in play)
+# The kinds of micro-step (``DigimonRules._work_kind``), in priority order.
+WORK_RESOLVE, WORK_TRASH_OPTION, WORK_ATTACK, WORK_END_TURN, WORK_TURN_START = range(5)
 
 
 def build_layout(cards: CardRegistry, num_cards: int) -> BoardLayout:
@@ -807,11 +818,15 @@ class DigimonRules:
         card_battle = jnp.where(on_field, battle[jnp.maximum(card_slot, 0)], -1)
         condition = cont("condition")
         value = cont("condition_value").astype(jnp.int32)
+        security = jnp.stack([zones.zone_count(board, zone_of("security", p)) for p in range(2)])
+        own_security = security[jnp.clip(owner, 0, 1)][:, None]  # [C, 1]
         cond_ok = (
             (condition == COND_NONE)
             | ((condition == COND_MIN_SOURCES) & (sources[:, None] >= value))
             | ((condition == COND_OPP_NO_SOURCE) & opp_has_no_source[:, None])
             | ((condition == COND_BATTLING_NO_SOURCE) & (card_battle == 0)[:, None])
+            | ((condition == COND_SECURITY_AT_LEAST) & (own_security >= value))
+            | ((condition == COND_SECURITY_AT_MOST) & (own_security <= value))
         )
         row = cont("row")  # [C, Rc], -1: no continuous row there
         live_cont = (row >= 0) & placed & window_ok & cond_ok & in_battle[:, None]
@@ -839,6 +854,13 @@ class DigimonRules:
             return jnp.where(digimon_slot, bonus, 0), to_self
 
         dp_bonus, dp_by_card = gather(OP_DP)
+        # "Your Security Digimon get +N DP" while the card is in play (a Tamer's aura).
+        to_security = jnp.sum(
+            jnp.where(live_cont & (op == OP_DP) & (target == TARGET_SECURITY), amount, 0), 1
+        )  # [C]
+        security_dp = jnp.stack(
+            [sum_along(jnp.where(owner == p, to_security, 0)) for p in range(2)]
+        )
         sa_bonus, _ = gather(OP_SECURITY_ATTACK)
         dp_bonus = dp_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_DP), 0)
         sa_bonus = sa_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_SA), 0)
@@ -863,6 +885,7 @@ class DigimonRules:
             card_opt=jnp.sum(opt, axis=1, dtype=jnp.int32),
             card_opt_used=jnp.sum(opt & used, axis=1, dtype=jnp.int32),
             live_rows=live,
+            security_dp=security_dp.astype(jnp.int32),
         )
 
     def _definition(self, state: DigimonState, card: jax.Array) -> jax.Array:
@@ -1265,8 +1288,9 @@ class DigimonRules:
         for index, branch in enumerate(branches):
             state = when_some(kind == index, branch, state, action)
         state = when_some(kind == len(branches), self._mulligan, state, action, key)
-        # A finished game never changes (nothing is legal in it).
-        state = tree_where(over, before, self._run(state))
+        # Rules processing after the action (a chosen -DP target at 0 DP is deleted), then the
+        # automatic play. A finished game never changes (nothing is legal in it).
+        state = tree_where(over, before, self._run(self._zero_dp_rule(state)))
         winner = state.winner.astype(jnp.int32)
         rewards = jnp.where(
             (winner < 0) | (winner == 2), 0.0, jnp.where(jnp.arange(2) == winner, 1.0, -1.0)
@@ -1306,7 +1330,7 @@ class DigimonRules:
                 (phase == PHASE["main"]) & self._turn_over(state),
                 phase == PHASE["start"],
             ],
-            [0, 1, 2, 3, 4],
+            [WORK_RESOLVE, WORK_TRASH_OPTION, WORK_ATTACK, WORK_END_TURN, WORK_TURN_START],
             -1,
         )
         return jnp.where(deciding, -1, kind)
@@ -1349,8 +1373,46 @@ class DigimonRules:
             self._turn_start_step,
         )
         for kind, step in enumerate(steps):
-            state = when_some(self._work_kind(state) == kind, step, state)
+            due = self._work_kind(state) == kind
+            state = when_some(due, step, state)
+            # Rules processing once an effect has resolved, after the attack's step (a battle
+            # can delete the source of an aura) and after the turn's end (a [Your Turn] bonus
+            # ends, a timed one expires): a Digimon at 0 DP is deleted before anything else
+            # happens. Trashing a used Option, Unsuspend and Draw change no DP.
+            if kind in (WORK_RESOLVE, WORK_ATTACK, WORK_END_TURN):
+                state = when_some(due, self._zero_dp_rule, state)
         return state
+
+    def _zero_dp_rule(self, state: DigimonState) -> DigimonState:
+        """Rules processing (official rule: a Digimon whose DP is 0 is deleted): every Digimon
+        in a battle area at 0 DP (printed DP with every modifier, floored at 0) is deleted, all at
+        once; their [On Deletion] rows and the ``opponent_deleted_at_zero_dp`` rows of each
+        deleted Digimon's opponent fire together (one queue group, the turn player's first;
+        the latter once per rules check, however many of that player's opponent's Digimon
+        went). Not while a selection is pending (an effect still resolving) or once the game is
+        over. Decision G11 (game README)."""
+        perm = self.permanents(state)
+        zero = (perm.kind == DIGIMON) & (perm.dp <= 0) & jnp.asarray(IN_BATTLE_AREA)
+        zero &= (state.selection.card < 0) & (state.winner < 0)
+
+        def delete(state, zero):  # ``zero`` as an argument: ``when_some`` gathers it per game
+            lost = jnp.any(zero, axis=1)  # [2]: the player lost a Digimon to the rule
+            rivals = jnp.broadcast_to(lost[::-1, None], (2, NUM_SLOTS))
+            state = self._push(
+                state,
+                TRIGGER["on_deletion"],
+                zero,
+                TRIGGER["opponent_deleted_at_zero_dp"],
+                rivals,
+            )
+
+            def one(i, state):
+                player, slot = i // A.FIELD_SLOTS, i % A.FIELD_SLOTS
+                return self._delete(state, player, slot, zero[player, slot], deleted=False)
+
+            return jax.lax.fori_loop(0, 2 * A.FIELD_SLOTS, one, state)
+
+        return when_some(jnp.any(zero), delete, state, zero)
 
     def _resolve_one(self, state: DigimonState) -> DigimonState:
         """Pop the first queued effect row and execute it; or, when its controller has two or
@@ -1604,9 +1666,11 @@ class DigimonRules:
         """bool[2, S]: every permanent slot of ``player``."""
         return jnp.broadcast_to(jnp.arange(2)[:, None] == player, (2, NUM_SLOTS))
 
-    def _push(self, state: DigimonState, trigger: int, slots: jax.Array) -> DigimonState:
+    def _push(self, state: DigimonState, trigger: int, slots: jax.Array, *more) -> DigimonState:
         """Queue the effect rows that fire on ``trigger`` in the permanent ``slots`` (bool[2, S]):
-        each top card's ``main`` rows and its digivolution cards' ``inherited`` rows.
+        each top card's ``main`` rows and its digivolution cards' ``inherited`` rows. ``more``:
+        further ``trigger, slots`` pairs that fire at the same time (one queue group; a card's
+        rows of the first trigger first).
 
         Order (simultaneous triggers): the turn player's first, then slot by slot, in each stack
         the top card first and then the cards under it from the top down. The entries share a
@@ -1620,15 +1684,34 @@ class DigimonRules:
         # Cards in the breeding area never fire (their effects do not activate; IN_BATTLE_AREA):
         # a Digimon digivolved there has no [When Digivolving], a Digimon raised there no
         # [Start of Your Turn].
-        chosen = on_field & slots.reshape(-1)[flat] & jnp.asarray(IN_BATTLE_AREA)[flat % NUM_SLOTS]
-        # Only the rows of this trigger: [C, Rt] (``_triggered``), not all R rows of every card.
-        table = self._triggered[trigger]
-        row = jnp.asarray(table["row"])[board.definition].astype(jnp.int32)
-        where = jnp.asarray(table["where"])[board.definition]
-        placed = (is_top[:, None] & (where == WHERE_MAIN)) | (
-            (on_field & ~is_top)[:, None] & (where == WHERE_INH)
-        )
-        fires = chosen[:, None] & placed & (row >= 0)
+        in_battle = on_field & jnp.asarray(IN_BATTLE_AREA)[flat % NUM_SLOTS]
+        pairs = ((trigger, slots), *zip(more[::2], more[1::2], strict=True))
+        fires, row = [], []
+        for trig, trig_slots in pairs:
+            chosen = in_battle & trig_slots.reshape(-1)[flat]
+            # Only the rows of this trigger: [C, Rt] (``_triggered``), not all R rows of every card.
+            table = self._triggered[trig]
+            trig_row = jnp.asarray(table["row"])[board.definition].astype(jnp.int32)
+            where = jnp.asarray(table["where"])[board.definition]
+            placed = (is_top[:, None] & (where == WHERE_MAIN)) | (
+                (on_field & ~is_top)[:, None] & (where == WHERE_INH)
+            )
+            # A row outside its window ([Your Turn] on the opponent's turn) or whose [Once Per
+            # Turn] use is spent does not trigger at all (no entry, no trigger-order choice).
+            safe_row = jnp.maximum(trig_row, 0)
+            window = self.cards["effects.window"][board.definition[:, None], safe_row]
+            flags = self.cards["effects.flags"][board.definition[:, None], safe_row]
+            mine = (card_slot // NUM_SLOTS == board.active_player)[:, None]
+            window_ok = (
+                (window == WINDOW_ALL)
+                | ((window == WINDOW_YOURS) & mine)
+                | ((window == WINDOW_THEIRS) & ~mine)
+            )
+            used = (state.opt_used.astype(jnp.int32)[:, None] >> safe_row) & 1
+            spent = ((flags.astype(jnp.int32) & FLAG_OPT) != 0) & (used == 1)
+            fires.append(chosen[:, None] & placed & (trig_row >= 0) & window_ok & ~spent)
+            row.append(trig_row)
+        fires, row = jnp.concatenate(fires, axis=1), jnp.concatenate(row, axis=1)
         depth = jnp.where(on_field, size[flat] - 1 - board.position, 0).astype(jnp.int32)
         others = (card_slot // NUM_SLOTS != board.active_player).astype(jnp.int32)
         priority = others * 4096 + (card_slot % NUM_SLOTS) * 64 + depth  # [C]
@@ -1739,10 +1822,13 @@ class DigimonRules:
         )
         condition, value = col("condition"), col("condition_value").astype(jnp.int32)
         my_size = jnp.where(controller == 0, size[0], size[1])[jnp.clip(slot, 0, NUM_SLOTS - 1)]
+        my_security = zones.zone_count(board, zone_of("security", controller))
         cond_ok = (
             (condition == COND_NONE)
             | ((condition == COND_OPP_NO_SOURCE) & opp_no_source)
             | ((condition == COND_MIN_SOURCES) & (my_size - 1 >= value))
+            | ((condition == COND_SECURITY_AT_LEAST) & (my_security >= value))
+            | ((condition == COND_SECURITY_AT_MOST) & (my_security <= value))
         )
         window = col("window")
         mine_now = controller == active
@@ -1840,19 +1926,41 @@ class DigimonRules:
             lambda s: self._push_card(s, card, WHERE_MAIN, TRIGGER["main"]),
             state,
         )
+        # add_self_to_hand: the checked security card goes to its owner's hand instead of the
+        # trash (the check's end trashes only a card still revealed, ``_check_step``).
+        revealed = self.layout.zone_index("revealed")
+        to_hand = ok & (op == OP_ADD_SELF_TO_HAND) & (state.board.zone[card] == revealed)
+        moved = zones.move_card(self.layout, state.board, card, zone_of("hand", controller)).board
+        state = state.replace(board=tree_where(to_hand, moved, state.board))
 
-        # Timed DP / Security A. modifiers on self, on all own Digimon or on own Security Digimon.
+        # Timed DP / Security A. modifiers on self, on all own Digimon, on own Security Digimon,
+        # or on all the opponent's Digimon.
         timed = ok & (duration != DURATION_CONTINUOUS)
         timed &= (op == OP_DP) | (op == OP_SECURITY_ATTACK)
-        timed &= (target == TARGET_SELF) | (target == TARGET_ALL_OWN) | (target == TARGET_SECURITY)
+        timed &= (
+            (target == TARGET_SELF)
+            | (target == TARGET_ALL_OWN)
+            | (target == TARGET_SECURITY)
+            | (target == TARGET_ALL_OPP)
+        )
         kind = jnp.select(
             [target == TARGET_SECURITY, op == OP_DP], [LASTING_SECURITY_DP, LASTING_DP], LASTING_SA
+        )
+        whose = jnp.where(target == TARGET_ALL_OPP, opp, controller)
+        # A Security A. change that reaches the attacker during its security checks changes the
+        # checks it has left (ST3-15's [Security]: the attacker checks one card fewer), never
+        # below 0.
+        reaches = (whose == active) & ((target != TARGET_SELF) | (slot == state.attacker))
+        during = timed & (op == OP_SECURITY_ATTACK) & (state.attack_stage == STAGE_CHECKS)
+        left = jnp.clip(state.checks_left.astype(jnp.int32) + amount, 0, MAX_CHECKS)
+        state = state.replace(
+            checks_left=jnp.where(during & reaches, left, state.checks_left).astype(jnp.int8)
         )
         return self._add_lasting(
             state,
             timed,
             kind,
-            controller,
+            whose,
             jnp.where(target == TARGET_SELF, slot, -1),
             amount,
             duration,
@@ -2335,15 +2443,17 @@ class DigimonRules:
         card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
         duration = self._sel_col(state, "duration")
         cannot = self._sel_col(state, "cannot").astype(jnp.int32)
-        timed = (op == OP_DP) | (op == OP_RESTRICT)
+        timed = (op == OP_DP) | (op == OP_RESTRICT) | (op == OP_SECURITY_ATTACK)
         controller = state.board.owner[card].astype(jnp.int32)
         return self._add_lasting(
             state,
             timed,
-            jnp.where(op == OP_DP, LASTING_DP, LASTING_RESTRICT),
+            jnp.select(
+                [op == OP_DP, op == OP_SECURITY_ATTACK], [LASTING_DP, LASTING_SA], LASTING_RESTRICT
+            ),
             player,
             slot,
-            jnp.where(op == OP_DP, amount, cannot),
+            jnp.where(op == OP_RESTRICT, cannot, amount),
             duration,
             controller,
         )
@@ -2384,12 +2494,15 @@ class DigimonRules:
             axis=-1,
         )
 
-    def security_dp_bonus(self, state: DigimonState) -> jax.Array:
-        """int32[2]: the DP each player's Security Digimon get from timed modifiers."""
+    def security_dp_bonus(self, state: DigimonState, perm: Permanents | None = None) -> jax.Array:
+        """int32[2]: the DP each player's Security Digimon get from timed modifiers and from
+        continuous rows in play (``perm``: :meth:`permanents` of ``state``, computed if None)."""
+        perm = self.permanents(state) if perm is None else perm
         on = state.lasting_kind == LASTING_SECURITY_DP
         player = state.lasting_player.astype(jnp.int32)
         amount = state.lasting_amount.astype(jnp.int32)
-        return jnp.sum(jnp.where(on & (player == jnp.arange(2)[:, None]), amount, 0), axis=-1)
+        timed = jnp.sum(jnp.where(on & (player == jnp.arange(2)[:, None]), amount, 0), axis=-1)
+        return timed + perm.security_dp
 
     # -- attacks (official order, G7: counter timing, then block timing) ---------------------------
 
@@ -2472,7 +2585,7 @@ class DigimonRules:
         step = tree_where(self._attacker_present(state), step, self._end_attack(state))
 
         def check(_, step):  # flip, then finish a check (or end the attack) if nothing intervenes
-            due = (self._work_kind(step) == 2) & (step.attack_stage == STAGE_CHECKS)
+            due = (self._work_kind(step) == WORK_ATTACK) & (step.attack_stage == STAGE_CHECKS)
             return when_any(due, self._check_or_end, step)
 
         # A loop, not two inlined copies: the check step is a quarter of the attack's program.
@@ -2501,13 +2614,15 @@ class DigimonRules:
         )
 
     def _checks(self, state: DigimonState) -> jax.Array:
-        """1 + <Security A. +N> of the attacker (never fewer than 1)."""
+        """1 + <Security A. +N> of the attacker, where <Security A. -N> counts as -N: never fewer
+        than 0 (official Q&A on ST3-15: the checks cannot go below 0; an attack that checks 0
+        cards flips nothing). Decision G12 (game README): a player with no security card still
+        loses to an attack on them, whatever the attacker's count (:meth:`_begin_battle`)."""
         me = state.board.active_player.astype(jnp.int32)
         perm = self.permanents(state)
         sa = jnp.where(me == 0, perm.security_attack[0], perm.security_attack[1])
-        return (1 + jnp.maximum(sa[jnp.maximum(state.attacker.astype(jnp.int32), 0)], 0)).astype(
-            jnp.int8
-        )
+        count = 1 + sa[jnp.maximum(state.attacker.astype(jnp.int32), 0)]
+        return jnp.clip(count, 0, MAX_CHECKS).astype(jnp.int8)
 
     def _begin_battle(self, state: DigimonState) -> DigimonState:
         """The attack's target is fixed: battle the target Digimon (<Piercing>: then check
@@ -2587,7 +2702,8 @@ class DigimonRules:
             perm = self.permanents(state)
             dp_a = perm.dp[me, a]
             dp_s = (
-                self._card(state, "dp", card).astype(jnp.int32) + self.security_dp_bonus(state)[opp]
+                self._card(state, "dp", card).astype(jnp.int32)
+                + self.security_dp_bonus(state, perm)[opp]
             )
             present = zones.zone_count(state.board, slot_zone(me, a)) > 0
             battles = still & present & (self._card(state, "kind", card) == DIGIMON)
@@ -2597,7 +2713,7 @@ class DigimonRules:
             trashed = zones.move_card(self.layout, finished.board, card, trash).board
             return finished.replace(
                 board=tree_where(still, trashed, finished.board),
-                checks_left=(state.checks_left - 1).astype(jnp.int8),
+                checks_left=jnp.maximum(state.checks_left - 1, 0).astype(jnp.int8),
                 checking=jnp.int16(-1),
             )
 
@@ -2636,16 +2752,19 @@ class DigimonRules:
 
     @property
     def invariants(self) -> InvariantTable:
-        """The ordered table of what every reachable state satisfies (:func:`_invariants`), built
-        once per rules object."""
+        """The ordered table of what every reachable state satisfies
+        (:func:`tcgjax.games.digimon.invariants.build_invariants`), built once per rules object."""
+        from tcgjax.games.digimon.invariants import build_invariants
+
         table = self.__dict__.get("_invariant_table")
         if table is None:
-            table = self.__dict__["_invariant_table"] = _invariants(self)
+            table = self.__dict__["_invariant_table"] = build_invariants(self)
         return table
 
     def validate(self, state: DigimonState) -> None:
         """Raise ``InvalidStateError(path, problem)`` if ``state`` is not reachable: the first row
-        of :attr:`invariants` (:func:`_invariants`, one per rule, every field named) it breaks.
+        of :attr:`invariants` (:mod:`tcgjax.games.digimon.invariants`, one per rule, every field
+        named) it breaks.
 
         Card conservation: each player holds exactly their deck's cards, each card in a zone of its
         owner or a shared zone; Digi-Eggs never in the deck, hand or security; dense pile orders;
@@ -2656,643 +2775,13 @@ class DigimonRules:
         effect queue and the timed modifiers well formed; once-per-turn uses only for rows the
         card has; the winner agrees with the end reason and how the game ended.
         """
-        self.invariants.validate(_facts(self, state))
+        from tcgjax.games.digimon.invariants import facts
 
-    def facts(self, state: DigimonState) -> _Facts:
-        """The host view of one state the invariants read (:class:`_Facts`)."""
-        return _facts(self, state)
+        self.invariants.validate(facts(self, state))
 
+    def facts(self, state: DigimonState):
+        """The host view of one state the invariants read
+        (:class:`tcgjax.games.digimon.invariants.Facts`)."""
+        from tcgjax.games.digimon.invariants import facts
 
-# -- the invariant table (host side) ---------------------------------------------------------------
-
-
-class _Facts(NamedTuple):
-    """One state as host numpy arrays, plus what the invariants derive once.
-
-    ``s``: the state (numpy leaves); ``b``: its board; ``rules``: the rules object; ``kind``,
-    ``level``, ``rows`` int[C] per card instance (its definition's kind, level, effect rows;
-    looked up with the definition clipped into the registry, which an earlier row checks);
-    ``dna`` bool[C] a DNA card;
-    ``counts`` int[Z] cards per zone; ``stacks`` [2][S] lists of card instances bottom to top
-    (slot order: 12 battle slots, then the breeding area); ``empty`` bool[2, S]; ``phase`` the
-    phase's name (``"?"`` out of range); ``paused`` a selection phase; ``timing`` an attack
-    timing; ``pending`` a selection is recorded (``selection.card >= 0``).
-    """
-
-    s: DigimonState
-    b: Board
-    rules: DigimonRules
-    kind: np.ndarray
-    level: np.ndarray
-    rows: np.ndarray
-    dna: np.ndarray
-    counts: np.ndarray
-    stacks: list
-    empty: np.ndarray
-    phase: str
-    paused: bool
-    timing: bool
-    pending: bool
-
-
-def _facts(rules: DigimonRules, state: DigimonState) -> _Facts:
-    s = jax.tree.map(np.asarray, state)
-    b = s.board
-    layout = rules.layout
-    definition = np.clip(b.definition.astype(int), 0, len(rules.cards.ids) - 1)
-    zone = np.clip(b.zone.astype(int), 0, layout.num_zones - 1)
-    kind = np.asarray(rules.cards.numpy["kind"])[definition]
-    level = np.asarray(rules.cards.numpy["level"])[definition]
-    rows = np.asarray(rules.cards.numpy["effects.num_rows"])[definition]
-    dna = np.asarray(rules.cards.numpy["dna_cost"])[definition] >= 0
-    counts = np.bincount(zone, minlength=layout.num_zones)
-    order = np.lexsort((b.position, zone))  # by zone, then position
-    sorted_zone = zone[order]
-    stacks = [
-        [order[sorted_zone == SLOT_ZONES[p, slot]].tolist() for slot in range(NUM_SLOTS)]
-        for p in range(2)
-    ]
-    empty = np.asarray([[not stack for stack in stacks[p]] for p in range(2)])
-    phase = A.PHASES[int(b.phase)] if 0 <= int(b.phase) < len(A.PHASES) else "?"
-    return _Facts(
-        s=s,
-        b=b,
-        rules=rules,
-        kind=kind,
-        level=level,
-        rows=rows,
-        dna=dna,
-        counts=counts,
-        stacks=stacks,
-        empty=empty,
-        phase=phase,
-        paused=phase in A.SELECTION_PHASES,
-        timing=phase in ("block_timing", "counter_timing"),
-        pending=int(s.selection.card) >= 0,
-    )
-
-
-def _card_path(c: int, leaf: str) -> str:
-    return f"cards.card_{c + 1:03d}.{leaf}"
-
-
-def _check_definitions(f: _Facts):
-    registry = f.rules.cards
-    d = f.b.definition.astype(int)
-    bad = np.flatnonzero((d < 1) | (d >= len(registry.ids)))
-    if bad.size:
-        c = int(bad[0])
-        return (
-            _card_path(c, "definitionId"),
-            f"definition {d[c]} is not a card (the registry's cards are 1..{len(registry.ids) - 1})",
-        )
-    return None
-
-
-def _check_conservation(f: _Facts):
-    for p, (eggs, main) in enumerate(f.rules.decks):
-        held = sorted(f.rules.cards.ids[int(d)] for d in f.b.definition[f.b.owner == p])
-        if held != sorted(eggs + main):
-            return f"players.player{p + 1}", "does not hold exactly the cards of their deck"
-    return None
-
-
-def _check_zone_owner(f: _Facts):
-    layout = f.rules.layout
-    for c in range(layout.num_cards):
-        zone, owner = int(f.b.zone[c]), int(f.b.owner[c])
-        if not 0 <= zone < layout.num_zones:
-            return _card_path(c, "zoneId"), f"zone {zone} is not a zone"
-        zone_type, zone_owner = layout.zones[zone]
-        if zone_owner is not None and zone_owner != owner:
-            return _card_path(c, "zoneId"), f"in {layout.zone_id(zone)}, not its owner's"
-        is_egg = f.kind[c] == DIGI_EGG
-        if is_egg and zone_type in ("deck", "hand", "security"):
-            return _card_path(c, "zoneId"), f"a Digi-Egg in the {zone_type}"
-        if not is_egg and zone_type == "eggs":
-            return _card_path(c, "zoneId"), f"a {KINDS[f.kind[c]]} in the Digi-Egg deck"
-    return None
-
-
-def _check_owner(f: _Facts):
-    initial = np.asarray(f.rules._initial_board.owner)
-    bad = np.flatnonzero(f.b.owner != initial)
-    if bad.size:
-        c = int(bad[0])
-        return _card_path(c, "ownerId"), f"owner {int(f.b.owner[c])}, not {int(initial[c])}"
-    return None
-
-
-def _check_pile_order(f: _Facts):
-    return pile_order_problem(f.rules.layout, f.b)
-
-
-def _stack_zone(p: int, slot: int) -> str:
-    return f"zones.{'breeding' if slot == BREEDING_SLOT else f'field{slot}'}_player{p + 1}"
-
-
-def _check_battle_stacks(f: _Facts):
-    """Battle-area stacks: a Digimon or a Tamer on top; a Tamer alone; under the top card only
-    Digimon and Digi-Eggs; a Digi-Egg at the bottom (or, after a DNA digivolution, at the
-    bottom of the second material's cards: under a DNA card); the top card's level above every
-    Digimon level under it."""
-    dna = f.dna
-    for p in range(2):
-        for slot in range(A.FIELD_SLOTS):
-            stack = f.stacks[p][slot]
-            if not stack:
-                continue
-            where, top, under = _stack_zone(p, slot), stack[-1], stack[:-1]
-            if f.kind[top] not in (DIGIMON, TAMER):
-                return where, f"a {KINDS[f.kind[top]]} on top of a battle-area stack"
-            if any(f.kind[c] == TAMER for c in stack) and len(stack) > 1:
-                return where, "a Tamer stands alone, never over or under another card"
-            for i, c in enumerate(under):
-                if f.kind[c] not in (DIGIMON, DIGI_EGG):
-                    return where, f"a {KINDS[f.kind[c]]} under the top card"
-                if f.kind[c] == DIGI_EGG and i > 0 and not any(dna[d] for d in stack[i + 1 :]):
-                    return where, f"a Digi-Egg at position {i}, not at the bottom"
-            levels = [int(f.level[c]) for c in under if f.kind[c] == DIGIMON]
-            if levels and f.kind[top] == DIGIMON and int(f.level[top]) <= max(levels):
-                return where, f"a Level {int(f.level[top])} over a Level {max(levels)}"
-    return None
-
-
-def _check_breeding_stacks(f: _Facts):
-    for p in range(2):
-        stack = f.stacks[p][BREEDING_SLOT]
-        if not stack:
-            continue
-        where = _stack_zone(p, BREEDING_SLOT)
-        if f.kind[stack[0]] != DIGI_EGG:
-            return where, f"a {KINDS[f.kind[stack[0]]]} at the bottom, not a Digi-Egg"
-        for c in stack[1:]:
-            if f.kind[c] != DIGIMON:
-                return where, f"a {KINDS[f.kind[c]]} above the Digi-Egg"
-        levels = [int(f.level[c]) for c in stack[1:-1]]
-        if levels and int(f.level[stack[-1]]) <= max(levels):
-            return where, f"a Level {int(f.level[stack[-1]])} over a Level {max(levels)}"
-    return None
-
-
-def _check_processing(f: _Facts):
-    cards = np.flatnonzero(f.b.zone == f.rules.layout.zone_index("processing"))
-    if cards.size > 1:
-        return f"{cards.size} cards resolve at once"
-    if cards.size and f.kind[cards[0]] != OPTION:
-        return f"a {KINDS[f.kind[cards[0]]]}, not an Option"
-    if cards.size and int(f.s.queue.card[0]) < 0 and not f.pending:
-        return "an Option with nothing of it queued and no selection pending"
-    return None
-
-
-def _check_revealed(f: _Facts):
-    revealed = np.flatnonzero(f.b.zone == f.rules.layout.zone_index("revealed"))
-    if f.phase != "select_reveal" and set(revealed.tolist()) - {int(f.s.checking)}:
-        return "cards stay revealed only while a reveal_add row chooses"
-    return None
-
-
-def _check_parity(f: _Facts):
-    first, turn, active = int(f.s.first_player), int(f.b.turn_number), int(f.b.active_player)
-    expected = first if turn % 2 == 1 else 1 - first
-    if active != expected:
-        return f"player {active} active on turn {turn}; the first player is {first}"
-    return None
-
-
-def _check_memory_left(f: _Facts):
-    s = f.s
-    idle = (
-        f.phase in ("breeding", "main")
-        and not f.pending
-        and int(s.attacker) == -1
-        and int(s.queue.card[0]) < 0
-        and int(s.winner) == ONGOING
-        and f.counts[f.rules.layout.zone_index("processing")] == 0
-    )
-    if f.rules.memory_rule == "official" and idle and int(s.memory) < 0:
-        return f"{int(s.memory)} < 0 with nothing pending in the {f.phase} phase (the turn ends)"
-    return None
-
-
-def _check_entered(f: _Facts):
-    turn = int(f.b.turn_number)
-    entered = f.s.entered_turn.astype(int)
-    if np.any(~f.empty & ((entered < 0) | (entered > turn))):
-        return f"an occupied slot's entry turn outside [0, {turn}]"
-    return None
-
-
-def _check_queue_packed(f: _Facts):
-    used = f.s.queue.card >= 0
-    if np.any(~used[:-1] & used[1:]):
-        return "an entry after an empty one (entries are packed at the front)"
-    q = f.s.queue
-    free = ~used
-    if np.any(free & ((q.row != -1) | (q.slot != -1) | (q.group != -1) | (q.card != -1))):
-        return "an empty entry not all -1"
-    return None
-
-
-def _check_queue_entries(f: _Facts):
-    q, num_cards = f.s.queue, f.rules.layout.num_cards
-    for i in np.flatnonzero(q.card >= 0):
-        card, row = int(q.card[i]), int(q.row[i])
-        if card >= num_cards:
-            return f"entry {i}: card {card} is not a card instance"
-        if not 0 <= row < int(f.rows[card]):
-            return f"entry {i}: row {row} is not an effect row of its card"
-        if not -1 <= int(q.slot[i]) <= BREEDING_SLOT:
-            return f"entry {i}: slot {int(q.slot[i])} outside [-1, {BREEDING_SLOT}]"
-        if not -1 <= int(q.group[i]) <= QUEUE_SIZE:
-            return f"entry {i}: group {int(q.group[i])} outside [-1, {QUEUE_SIZE}]"
-    return None
-
-
-def _check_lasting_fields(f: _Facts):
-    s = f.s
-    if np.any((s.lasting_kind < 0) | (s.lasting_kind > LASTING_SECURITY_DP)):
-        return f"kinds {s.lasting_kind.tolist()} outside 0..{LASTING_SECURITY_DP}"
-    if np.any((s.lasting_player < -1) | (s.lasting_player > 1)):
-        return f"players {s.lasting_player.tolist()} outside -1..1"
-    if np.any((s.lasting_slot < -1) | (s.lasting_slot > BREEDING_SLOT)):
-        return f"slots {s.lasting_slot.tolist()} outside [-1, {BREEDING_SLOT}]"
-    return None
-
-
-def _check_lasting_live(f: _Facts):
-    s, turn = f.s, int(f.b.turn_number)
-    for i in np.flatnonzero(s.lasting_kind != 0):
-        if int(s.lasting_player[i]) not in (0, 1):
-            return f"entry {i}: a live modifier of no player"
-        if int(s.lasting_expires[i]) < turn:
-            return f"entry {i}: expired at turn {int(s.lasting_expires[i])}, still live on {turn}"
-        restrict = int(s.lasting_kind[i]) == LASTING_RESTRICT
-        if restrict and int(s.lasting_amount[i]) & ~(CANNOT_ATTACK | CANNOT_BLOCK):
-            return f"entry {i}: restriction bits {int(s.lasting_amount[i])} beyond CANNOT_*"
-    return None
-
-
-_SELECTION_NONE = dict(card=-1, row=-1, slot=-1, left=0, stage=0, picked=-1, resume=-1)
-_RESUME_PHASES = (PHASE["start"], PHASE["breeding"], PHASE["main"])
-
-
-def _check_selection_none(f: _Facts):
-    if f.pending:
-        return None
-    sel = f.s.selection
-    for name, value in _SELECTION_NONE.items():
-        if int(getattr(sel, name)) != value:
-            return f"no selection pending but {name} = {int(getattr(sel, name))}, not {value}"
-    return None
-
-
-def _check_selection_pending(f: _Facts):
-    sel = f.s.selection
-    if not f.pending:
-        return None
-    if int(sel.card) >= f.rules.layout.num_cards:
-        return f"card {int(sel.card)} is not a card instance"
-    if int(sel.left) < 1:
-        return f"{int(sel.left)} choices left"
-    if not -1 <= int(sel.slot) <= BREEDING_SLOT:
-        return f"slot {int(sel.slot)} outside [-1, {BREEDING_SLOT}]"
-    if int(sel.resume) not in _RESUME_PHASES:
-        return f"resumes phase {int(sel.resume)}, not start, breeding or main"
-    if int(sel.picked) != -1:
-        return f"picked {int(sel.picked)} (unused: -1)"
-    return None
-
-
-def _check_material(f: _Facts):
-    if f.phase != "select_material" or not f.pending:
-        return None
-    sel, card = f.s.selection, int(f.s.selection.card)
-    if int(sel.row) != -1:
-        return f"row {int(sel.row)} in SelectMaterial (-1: the DNA card itself)"
-    if int(f.b.zone[card]) != int(zone_of("hand", int(f.b.owner[card]))):
-        return "the DNA card is not in its owner's hand"
-    if int(np.asarray(f.rules.cards.numpy["dna_cost"])[int(f.b.definition[card])]) < 0:
-        return "the card has no DNA requirements"
-    return None
-
-
-def _check_decision_phase(f: _Facts):
-    if int(f.s.winner) == ONGOING and f.phase not in DECISION_PHASES:
-        return f"{f.phase} is passed through within an action, never decided in"
-    return None
-
-
-def _check_attack_stage(f: _Facts):
-    stage, attacker = int(f.s.attack_stage), int(f.s.attacker)
-    if (stage == STAGE_NONE) != (attacker == -1) or not STAGE_NONE <= stage <= STAGE_CHECKS:
-        return f"stage {stage} does not agree with attacker {attacker}"
-    return None
-
-
-def _check_timing_stage(f: _Facts):
-    if not f.timing:
-        return None
-    first = "counter_timing" if f.rules.timing_order == "official" else "block_timing"
-    expected = STAGE_DECLARED if f.phase == first else STAGE_FIRST_TIMING_OVER
-    if int(f.s.attack_stage) != expected:
-        return f"stage {int(f.s.attack_stage)} waits in the {f.phase}, not {expected}"
-    return None
-
-
-def _check_checks_left(f: _Facts):
-    left = int(f.s.checks_left)
-    if not 0 <= left <= MAX_CHECKS:
-        return f"{left} outside [0, {MAX_CHECKS}]"
-    if int(f.s.attack_stage) == STAGE_NONE and left != 0:
-        return f"{left} checks left with no attack"
-    return None
-
-
-def _check_checking(f: _Facts):
-    checking, layout = int(f.s.checking), f.rules.layout
-    if checking == -1:
-        return None
-    if int(f.s.attack_stage) != STAGE_CHECKS or not 0 <= checking < layout.num_cards:
-        return "a security card is checked outside the security checks"
-    if int(f.b.zone[checking]) != layout.zone_index("revealed") and not f.paused:
-        return "the checked card has left the revealed zone mid-check"
-    return None
-
-
-def _check_selection_phase(f: _Facts):
-    if f.pending != f.paused:
-        return f"a pending selection exactly in the selection phases, not {f.phase}"
-    return None
-
-
-def _check_selection_stage(f: _Facts):
-    choice = int(f.s.selection.stage)
-    if choice not in range(len(SELECTION_STAGES)):
-        return f"{choice} is not one of {SELECTION_STAGES}"
-    if f.paused and choice == CHOICE_ORDER and f.rules.trigger_order != "chosen":
-        return "a trigger-order choice under trigger_order=fixed"
-    if f.paused and choice == CHOICE_MULLIGAN:
-        card = int(f.s.selection.card)
-        if not f.rules.mulligan or int(f.b.turn_number) != 1 or not 0 <= card < f.b.zone.size:
-            return "a mulligan outside the setup (or with mulligan off)"
-        if np.any(~f.empty) or int(f.s.attack_stage) != STAGE_NONE:
-            return "a mulligan after the game has begun"
-        if int(f.s.selection.resume) != PHASE["breeding"]:
-            return "a mulligan that does not lead to the Breeding phase"
-    return None
-
-
-def _check_choice_phase(f: _Facts):
-    choice = int(f.s.selection.stage)
-    if f.paused and choice != CHOICE_ROW and f.phase != "select_effect_choice":
-        return f"a {SELECTION_STAGES[choice]} choice waits in {f.phase}"
-    return None
-
-
-def _check_selection_card(f: _Facts):
-    sel, choice = f.s.selection, int(f.s.selection.stage)
-    if f.paused and choice == CHOICE_ORDER and int(f.s.queue.card[0]) != int(sel.card):
-        return "a trigger-order choice not about the first queued row"
-    if f.paused and choice == CHOICE_MULLIGAN:
-        card = int(sel.card)
-        if int(f.b.zone[card]) != int(zone_of("hand", int(f.b.owner[card]))):
-            return "the mulligan's card is not in its owner's hand"
-    return None
-
-
-def _check_selection_row(f: _Facts):
-    if not (f.paused and int(f.s.selection.stage) == CHOICE_ROW and f.phase != "select_material"):
-        return None
-    card, row = int(f.s.selection.card), int(f.s.selection.row)
-    definition = int(f.b.definition[card]) if 0 <= card < f.b.zone.size else 0
-    num_rows = int(f.rules.cards.numpy["effects.num_rows"][definition])
-    if not 0 <= row < num_rows:
-        return f"row {row} is not an effect row of the selecting card"
-    return None
-
-
-def _check_row_phase(f: _Facts):
-    if not (f.paused and int(f.s.selection.stage) == CHOICE_ROW and f.phase != "select_material"):
-        return None
-    card, row = int(f.s.selection.card), int(f.s.selection.row)
-    op = int(f.rules.cards.numpy["effects.op"][int(f.b.definition[card]), row])
-    expected = int(SELECTION_OF_OP[op]) if SELECTION_OF_OP[op] >= 0 else PHASE["select_target"]
-    if expected != int(f.b.phase):
-        return f"{f.phase} is not the selection of a {OPS[op]} row"
-    return None
-
-
-def _check_attack_recorded(f: _Facts):
-    if not (f.timing or f.paused) and (int(f.s.attacker), int(f.s.attack_target)) != (-1, -1):
-        return "an attack is recorded outside the attack timings"
-    if f.timing:
-        attacker, me = int(f.s.attacker), int(f.b.active_player)
-        if not 0 <= attacker < A.FIELD_SLOTS or f.empty[me, attacker]:
-            return f"{attacker} is not a permanent of the attacking player"
-        if f.kind[f.stacks[me][attacker][-1]] != DIGIMON:
-            return f"the attacker in slot {attacker} is not a Digimon"
-    return None
-
-
-def _check_attack_target(f: _Facts):
-    target = int(f.s.attack_target)
-    if (target == -1) != (int(f.s.attacker) == -1):
-        return f"target {target} does not agree with attacker {int(f.s.attacker)}"
-    if not -1 <= target <= A.TARGET_PLAYER:
-        return f"{target} is neither a field slot nor the player"
-    if f.timing:
-        defender = 1 - int(f.b.active_player)
-        if not 0 <= target <= A.TARGET_PLAYER:
-            return f"{target} is neither a field slot nor the player"
-        if target < A.FIELD_SLOTS and f.empty[defender, target]:
-            return f"the target slot {target} of the defender is empty"
-    return None
-
-
-def _check_winner(f: _Facts):
-    if int(f.s.winner) not in (ONGOING, 0, 1, 2):
-        return f"{int(f.s.winner)} is not -1, a player or 2 (draw)"
-    return None
-
-
-def _check_end_reason(f: _Facts):
-    winner, reason = int(f.s.winner), int(f.s.end_reason)
-    if (winner == ONGOING) != (reason == END_NONE):
-        return "does not agree with the winner"
-    if not 0 <= reason < len(END_REASONS):
-        return f"{reason} is not one of {END_REASONS}"
-    if (winner == 2) != (reason == END_DRAW):
-        return f"{END_REASONS[reason]} with winner {winner}"
-    loser = 1 - winner
-    if reason == END_SECURITY and f.counts[int(zone_of("security", loser))]:
-        return "a security_attack win while the loser still has security cards"
-    if reason == END_DECK_OUT:
-        if f.counts[int(zone_of("deck", loser))]:
-            return "a deck_out while the loser's deck holds cards"
-        if f.phase != "draw":
-            return f"a deck_out ends in the Draw phase, not {f.phase}"
-    return None
-
-
-def _check_end_fired(f: _Facts):
-    if not bool(f.s.end_fired):
-        return None
-    in_main = f.phase in ("main", "block_timing", "counter_timing") or (
-        f.paused and int(f.s.selection.resume) == PHASE["main"]
-    )
-    if not in_main:
-        return f"[End of Your Turn] rows fired, yet the phase is {f.phase}"
-    return None
-
-
-def _check_opt_used(f: _Facts):
-    if np.any(f.s.opt_used.astype(int) >> f.rows):
-        return "a once-per-turn use recorded for an effect row the card lacks"
-    return None
-
-
-def _check_suspended(f: _Facts):
-    if np.any(f.s.suspended & f.empty):
-        return "an empty permanent slot is suspended"
-    if bool(f.s.suspended[:, BREEDING_SLOT].any()):
-        return "the breeding area is suspended"
-    return None
-
-
-def _check_board_defaults(f: _Facts):
-    b = f.b
-    if np.any(b.visibility != zones.NO_OVERRIDE):
-        return "board.visibility", "a visibility override (the game never sets one)"
-    if np.any(b.card_attributes != 0):
-        return "board.card_attributes", "card attributes set (the game never sets them)"
-    if np.any(b.player_attributes != 0):
-        return "board.player_attributes", "player attributes set (the game never sets them)"
-    if int(b.version) < 0:
-        return "board.version", f"{int(b.version)} < 0"
-    return None
-
-
-def _invariants(rules: DigimonRules) -> InvariantTable:
-    """The rows of :meth:`DigimonRules.validate`, in the order they are checked (ranges first,
-    so that a later row may index by a field an earlier one bounded)."""
-    del rules  # the rows read the rules off the facts (one table shape for every rules object)
-    num = lambda f, x: int(x)  # noqa: E731
-    rows = [
-        _row("board.phase", "turnState.phase", "phase is a GamePhase value",
-             lambda f: None if f.phase != "?" else f"{int(f.b.phase)} is not a GamePhase value"),
-        _row("board.active_player", "turnState.activePlayerId", "the active player is 0 or 1",
-             lambda f: _scalar(num(f, f.b.active_player), lambda v: v in (0, 1),
-                               lambda v: f"{v} is not a player")),
-        _row("board.turn_number", "turnState.turnNumber", "the turn is at least 1",
-             lambda f: _scalar(num(f, f.b.turn_number), lambda v: v >= 1, lambda v: f"{v} < 1")),
-        _row("first_player", "game.first_player", "the first player is 0 or 1",
-             lambda f: _scalar(num(f, f.s.first_player), lambda v: v in (0, 1),
-                               lambda v: f"{v} is not a player")),
-        _row("memory", "game.memory", "memory within [-10, 10]",
-             lambda f: _scalar(num(f, f.s.memory), lambda v: -MEMORY_LIMIT <= v <= MEMORY_LIMIT,
-                               lambda v: f"{v} outside [-10, 10]")),
-        _row("board.definition", "cards.card_NNN.definitionId",
-             "each card instance is a card of the registry (not the padding row)",
-             _check_definitions),
-        _row("board.owner board.definition", "players.playerN",
-             "each player holds exactly the cards of their decks", _check_conservation),
-        _row("board.owner", "cards.card_NNN.ownerId",
-             "each card instance is owned as on the initial board (player-major)", _check_owner),
-        _row("board.zone", "cards.card_NNN.zoneId",
-             "each card in a zone of its owner or a shared one; Digi-Eggs only in the Digi-Egg "
-             "deck, the breeding area, the battle area or the trash; the Digi-Egg deck only Eggs",
-             _check_zone_owner),
-        _row("board.position", "zones.ZONE",
-             "the positions of each zone's cards are exactly 0..n-1", _check_pile_order),
-        _row("board.zone board.position", "zones.fieldN_playerP",
-             "a battle-area stack: a Digimon or Tamer on top, a Tamer alone, Digimon and "
-             "Digi-Eggs under it, a Digi-Egg at the bottom (or under a DNA card), the top level "
-             "above every Digimon level under it", _check_battle_stacks),
-        _row("board.zone board.position", "zones.breeding_playerP",
-             "the breeding stack: a Digi-Egg at the bottom, Digimon above, the top level highest",
-             _check_breeding_stacks),
-        _row("board.zone", "zones.processing",
-             "processing: at most one card, an Option, only while its rows are queued or a "
-             "selection is pending", _check_processing),
-        _row("board.zone", "cards.revealed",
-             "cards stay revealed only while a reveal_add row chooses (or one is checked)",
-             _check_revealed),
-        _row("board.visibility board.card_attributes board.player_attributes board.version",
-             "board", "the board fields the game never sets hold a new board's values "
-             "(no visibility override, zero attributes) and the version counts up from 0",
-             _check_board_defaults),
-        _row("suspended", "game.suspended",
-             "an empty permanent slot is not suspended; the breeding area never is",
-             _check_suspended),
-        _row("entered_turn", "game.entered_turn", "an empty permanent slot has entry turn -1",
-             lambda f: "an empty permanent slot has an entry turn"
-             if np.any((f.s.entered_turn != -1) & f.empty) else None),
-        _row("entered_turn", "game.entered_turn",
-             "an occupied slot's entry turn is in [0, turn] (0: may attack)", _check_entered),
-        _row("winner", "game.winner", "the winner is -1, a player or 2 (draw)", _check_winner),
-        _row("winner end_reason", "game.end_reason",
-             "the end reason agrees with the winner and how the game ended", _check_end_reason),
-        _row("board.phase winner", "turnState.phase",
-             "a game that goes on waits in a decision phase", _check_decision_phase),
-        _row("memory", "game.memory",
-             "official memory: in the Breeding or Main phase with nothing pending the gauge is "
-             "not below 0 (the turn would have ended)", _check_memory_left),
-        _row("attack_stage attacker", "game.attack_stage",
-             "the attack stage agrees with the attacker", _check_attack_stage),
-        _row("attack_stage", "game.attack_stage",
-             "in a timing the attack waits at the stage of that timing", _check_timing_stage),
-        _row("checks_left", "game.checks_left", "checks left in [0, 8], 0 with no attack",
-             _check_checks_left),
-        _row("checking", "game.checking",
-             "a checked security card only during the checks, in revealed unless paused",
-             _check_checking),
-        _row("selection.card", "game.selection.card",
-             "a pending selection exactly in the selection phases", _check_selection_phase),
-        _row("selection.card selection.row selection.slot selection.left selection.stage "
-             "selection.picked selection.resume", "game.selection",
-             "with no selection pending every field is Selection.none()'s", _check_selection_none),
-        _row("selection.card selection.left selection.slot selection.resume selection.picked",
-             "game.selection", "a pending selection: a card, left >= 1, slot in [-1, 12], "
-             "resume start/breeding/main, picked -1", _check_selection_pending),
-        _row("selection.stage", "game.selection.stage",
-             "the stage is a SELECTION_STAGES value; trigger orders and the mulligan when and "
-             "only as the options allow", _check_selection_stage),
-        _row("selection.stage board.phase", "turnState.phase",
-             "a non-row choice waits in SelectEffectChoice", _check_choice_phase),
-        _row("selection.card", "game.selection.card",
-             "a trigger order is about the first queued row; the mulligan's card is in its "
-             "owner's hand", _check_selection_card),
-        _row("selection.row", "game.selection.row",
-             "a row's selection names an effect row of its card", _check_selection_row),
-        _row("selection.row board.phase", "turnState.phase",
-             "a row's selection waits in the phase of its op", _check_row_phase),
-        _row("selection.card selection.row", "game.selection",
-             "SelectMaterial: row -1, a DNA card in its owner's hand", _check_material),
-        _row("board.active_player board.turn_number first_player", "turnState.activePlayerId",
-             "the first player is active on odd turns (turn 1 is theirs, the mulligan included)",
-             _check_parity),
-        _row("attacker", "game.attacker",
-             "an attack is recorded only in a timing or a selection; in a timing the attacker is "
-             "a Digimon of the active player", _check_attack_recorded),
-        _row("attack_target", "game.attack_target",
-             "the target is the player (12) or an occupied slot of the defender",
-             _check_attack_target),
-        _row("end_fired", "game.end_fired",
-             "[End of Your Turn] rows fired only in the Main phase or what interrupts it",
-             _check_end_fired),
-        _row("opt_used", "game.opt_used", "once-per-turn uses only for rows the card has",
-             _check_opt_used),
-        _row("queue.card queue.row queue.slot queue.group", "game.queue",
-             "entries packed at the front; empty entries all -1", _check_queue_packed),
-        _row("queue.card queue.row queue.slot queue.group", "game.queue",
-             "each entry: a card, one of its effect rows, slot [-1, 12], group [-1, Q]",
-             _check_queue_entries),
-        _row("lasting_kind lasting_player lasting_slot", "game.lasting",
-             "kind 0..4, player -1..1, slot [-1, 12]", _check_lasting_fields),
-        _row("lasting_kind lasting_player lasting_amount lasting_expires", "game.lasting",
-             "a live modifier: a player's, not expired, a restriction only CANNOT_* bits",
-             _check_lasting_live),
-    ]  # fmt: skip
-    return InvariantTable(rows)
+        return facts(self, state)

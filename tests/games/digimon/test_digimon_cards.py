@@ -1,4 +1,4 @@
-"""The shipped ST-1/ST-2 card database and starter decks: every card's printed facts (a golden
+"""The shipped ST-1 to ST-3 card database and starter decks: every card's printed facts (a golden
 table written out here), every card's effect rows, the deck files and their validation."""
 
 import pytest
@@ -41,6 +41,22 @@ STATS = [
     ("ST2-14", "Sorrow Blue", "option", "blue", 0, 2, 0, (), ()),
     ("ST2-15", "Kaiser Nail", "option", "blue", 0, 4, 0, (), ()),
     ("ST2-16", "Cocytus Breath", "option", "blue", 0, 7, 0, (), ()),
+    ("ST3-01", "Tokomon", "digi_egg", "yellow", 2, -1, 0, (), ()),
+    ("ST3-02", "Salamon", "digimon", "yellow", 3, 2, 3000, (("yellow", 2, 0),), ()),
+    ("ST3-03", "Tapirmon", "digimon", "yellow", 3, 3, 4000, (("yellow", 2, 0),), ()),
+    ("ST3-04", "Patamon", "digimon", "yellow", 3, 3, 1000, (("yellow", 2, 0),), ()),
+    ("ST3-05", "Angemon", "digimon", "yellow", 4, 5, 4000, (("yellow", 3, 2),), ()),
+    ("ST3-06", "Gatomon", "digimon", "yellow", 4, 4, 5000, (("yellow", 3, 2),), ()),
+    ("ST3-07", "Unimon", "digimon", "yellow", 4, 5, 6000, (("yellow", 3, 2),), ("blocker",)),
+    ("ST3-08", "MagnaAngemon", "digimon", "yellow", 5, 7, 7000, (("yellow", 4, 3),), ()),
+    ("ST3-09", "Angewomon", "digimon", "yellow", 5, 6, 7000, (("yellow", 4, 3),), ()),
+    ("ST3-10", "Magnadramon", "digimon", "yellow", 6, 10, 12000, (("yellow", 5, 2),), ()),
+    ("ST3-11", "Seraphimon", "digimon", "yellow", 6, 12, 10000, (("yellow", 5, 4),), ()),
+    ("ST3-12", "T.K. Takaishi", "tamer", "yellow", 0, 2, 0, (), ()),
+    ("ST3-13", "Heaven's Gate", "option", "yellow", 0, 1, 0, (), ()),
+    ("ST3-14", "Heaven's Charm", "option", "yellow", 0, 2, 0, (), ()),
+    ("ST3-15", "Holy Flame", "option", "yellow", 0, 2, 0, (), ()),
+    ("ST3-16", "Seven Heavens", "option", "yellow", 0, 7, 0, (), ()),
 ]
 
 # Each card's effect rows as (where, trigger, op, target, amount): the encoding of the reference's
@@ -80,6 +96,25 @@ EFFECTS = {
                ("security", "security", "activate_main", "self", 0)],
     "ST2-16": [("main", "main", "bounce_to_hand", "choose_opponent_digimon", 0),
                ("security", "security", "activate_main", "self", 0)],
+    "ST3-01": [("inherited", "opponent_deleted_at_zero_dp", "dp_mod", "self", 1000)],
+    "ST3-04": [("inherited", "opponent_deleted_at_zero_dp", "memory", "player", 1)],
+    "ST3-05": [("inherited", "when_attacking", "memory", "player", 1)],
+    "ST3-07": [("main", "when_attacking", "memory", "player", -2)],
+    "ST3-08": [("inherited", "when_attacking", "dp_mod", "choose_opponent_digimon", -1000)],
+    "ST3-09": [("main", "when_digivolving", "recovery", "player", 1)],
+    "ST3-11": [("main", "when_attacking", "dp_mod", "choose_opponent_digimon", -4000)],
+    "ST3-12": [("main", "continuous", "dp_mod", "own_security_digimon", 2000),
+               ("security", "security", "play_self", "self", 0)],
+    "ST3-13": [("main", "main", "dp_mod", "choose_own_digimon", 3000),
+               ("security", "security", "dp_mod", "all_own_digimon", 5000),
+               ("security", "security", "dp_mod", "own_security_digimon", 5000),
+               ("security", "security", "add_self_to_hand", "self", 0)],
+    "ST3-14": [("main", "main", "dp_mod", "choose_opponent_digimon", -2000),
+               ("security", "security", "add_self_to_hand", "self", 0)],
+    "ST3-15": [("main", "main", "security_attack_mod", "choose_opponent_digimon", -3),
+               ("security", "security", "security_attack_mod", "all_opponent_digimon", -1)],
+    "ST3-16": [("main", "main", "dp_mod", "choose_opponent_digimon", -10000),
+               ("security", "security", "activate_main", "self", 0)],
 }  # fmt: skip
 
 
@@ -90,6 +125,9 @@ def registry():
 
 def test_indices_follow_the_sorted_card_numbers(registry):
     assert registry.ids == ("",) + tuple(sorted(row[0] for row in STATS))  # G3, 0 = padding
+    # The ids the shipped baseline was trained with (ST-1, ST-2) never move: new cards sort after
+    # them (tcgjax.train.policies pads its card table for them).
+    assert registry.ids[1:33] == tuple(f"ST{s}-{i:02d}" for s in (1, 2) for i in range(1, 17))
 
 
 @pytest.mark.parametrize("row", STATS, ids=[r[0] for r in STATS])
@@ -129,8 +167,21 @@ def test_row_details_the_table_above_does_not_show(registry):
     assert C.DURATIONS[row("ST2-14")["duration"]] == "until_end_of_opponents_next_turn"
     assert C.DURATIONS[row("ST2-14", 1)["duration"]] == "until_end_of_your_next_turn"
     assert row("ST2-14")["cannot"] == 0b11
-    for number in ("ST1-09", "ST1-11", "ST1-12", "ST2-01", "ST2-08"):
+    for number in ("ST1-09", "ST1-11", "ST1-12", "ST2-01", "ST2-08", "ST3-01", "ST3-04"):
         assert C.WINDOWS[row(number)["window"]] == "your_turn", number
+    assert C.WINDOWS[row("ST3-12")["window"]] == "opponents_turn"
+    for number in ("ST3-01", "ST3-04"):
+        assert row(number)["flags"] == 1 << C.EFFECT_FLAGS.index("once_per_turn"), number
+    assert (C.CONDITIONS[row("ST3-05")["condition"]], row("ST3-05")["condition_value"]) == (
+        "own_security_at_least",
+        4,
+    )
+    assert (C.CONDITIONS[row("ST3-09")["condition"]], row("ST3-09")["condition_value"]) == (
+        "own_security_at_most",
+        3,
+    )
+    assert C.DURATIONS[row("ST3-15")["duration"]] == "until_end_of_opponents_next_turn"
+    assert C.DURATIONS[row("ST3-15", 1)["duration"]] == "this_turn"
 
 
 @pytest.mark.parametrize(
@@ -139,6 +190,9 @@ def test_row_details_the_table_above_does_not_show(registry):
         ("st1", "ST-1 Gaia Red", "ST1-01", {"ST1-07": 2, "ST1-13": 4, "ST1-14": 4, "ST1-15": 2}),
         ("st2", "ST-2 Cocytus Blue", "ST2-01", {"ST2-06": 2, "ST2-13": 4, "ST2-14": 2,
                                                  "ST2-15": 4}),
+        ("st3", "ST-3 Heaven's Yellow", "ST3-01", {"ST3-05": 2, "ST3-10": 2, "ST3-11": 2,
+                                                    "ST3-13": 4, "ST3-14": 2, "ST3-15": 4,
+                                                    "ST3-16": 2}),
     ],
 )  # fmt: skip
 def test_starter_decks_as_sold(registry, deck, name, egg, counts):

@@ -269,7 +269,7 @@ CASES = [
 # a lookup by the bad value), and every rule the state breaks is the one the range says, no other:
 # the facts clip a bad index before looking it up, so later rows see a card, a zone, a phase.
 OUT_OF_RANGE = [
-    ("definition past the registry", lambda r, s: _set(s, "definition", _deck0(r, s), 40),
+    ("definition past the registry", lambda r, s: _set(s, "definition", _deck0(r, s), len(r.cards.ids) + 6),
      "cards.card_NNN.definitionId",
      [("cards.card_NNN.definitionId", "each card instance"), ("players.playerN", "each player")]),
     ("the padding definition", lambda r, s: _set(s, "definition", _deck0(r, s), 0),
