@@ -123,9 +123,15 @@ TRIGGERS = (
     # An opposing Digimon was deleted by the rules because its DP fell to 0 (fires the rows of
     # every permanent of the deleted Digimon's opponent; once per rules check, see rules.py).
     "opponent_deleted_at_zero_dp",
+    # The end of the opponent's turn (fires with the turn player's [End of Your Turn] rows).
+    "end_of_opponents_turn",
+    # One of the controller's Digimon blocks (suspended by <Blocker>; fires with [When Blocked]).
+    "own_digimon_blocks",
 )
 WINDOWS = ("all_turns", "your_turn", "opponents_turn")
-EFFECT_FLAGS = ("once_per_turn", "optional", "up_to")
+# cost_suspend_self: "you may suspend this card to ...": the row resolves only while its card's
+# permanent is unsuspended, and choosing (not declining) suspends it.
+EFFECT_FLAGS = ("once_per_turn", "optional", "up_to", "cost_suspend_self")
 CONDITIONS = (
     "none",
     "min_sources",  # this Digimon has >= condition_value digivolution cards
@@ -133,6 +139,8 @@ CONDITIONS = (
     "battling_no_source_digimon",  # this Digimon battles an opponent's Digimon with none
     "own_security_at_least",  # the controller's security stack holds >= condition_value cards
     "own_security_at_most",  # the controller's security stack holds <= condition_value cards
+    "has_keyword",  # this Digimon has keyword KEYWORDS[condition_value] (continuous rows)
+    "opponent_did_not_attack",  # the opponent declared no attack with a Digimon this turn
 )
 OPS = (
     "dp_mod",  # DP +amount to the target(s) for the duration
@@ -158,6 +166,7 @@ OPS = (
     "trash_security",  # trash count cards of a security stack, chosen by index (SelectSecurity)
     "choose_one",  # choose one of the next count rows (trigger: branch) (SelectEffectChoice)
     "add_self_to_hand",  # this checked security card goes to its owner's hand, not the trash
+    "grant_keyword",  # the target(s) gain the keywords ``grant`` for the duration
 )
 TARGETS = (
     "self",  # this Digimon (or this card)
@@ -180,6 +189,7 @@ DURATIONS = (
 )
 MAX_DIGIVOLVE = 4
 MAX_EFFECTS = 4
+MAX_BURST = 4  # <Digi-Burst N>: digivolution cards trashed to activate a [Main] row (loop bound)
 
 EFFECT_ROW = RowsField(
     "effects",
@@ -201,6 +211,9 @@ EFFECT_ROW = RowsField(
         FlagsField("cannot", CANNOT, dtype="int8"),
         EnumField("duration", DURATIONS),
         FlagsField("kinds", KINDS, dtype="int8"),
+        FlagsField("grant", KEYWORDS, dtype="int8"),
+        IntField("max_cost", -1, 20, dtype="int8"),
+        IntField("burst", 0, MAX_BURST, dtype="int8"),
     ),
     defaults={
         "window": "all_turns",
@@ -216,6 +229,9 @@ EFFECT_ROW = RowsField(
         "cannot": [],
         "duration": "continuous",
         "kinds": [],
+        "grant": [],
+        "max_cost": -1,
+        "burst": 0,
     },
 )
 
@@ -341,6 +357,7 @@ _TRIGGERED_OPS = {
     "trash_security": ("player", "opponent"),
     "choose_one": ("self",),
     "add_self_to_hand": ("self",),
+    "grant_keyword": ("self", "choose_own_digimon", "all_own_digimon"),
 }
 MAX_AMOUNT = 3  # <Draw N>, <Recovery +N>, cards trashed by one row: the interpreter's loop bound
 MAX_REVEAL = 5  # cards one reveal_add row reveals at most (its loop bound)
@@ -370,6 +387,23 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return "the condition battling_no_source_digimon holds only for continuous rows"
     if op in _BOUNDED and not 1 <= effect["amount"] <= MAX_AMOUNT:
         return f"{op} amount {effect['amount']} outside 1..{MAX_AMOUNT}"
+    if (op == "grant_keyword") != (effect["grant"] != 0):
+        return "grant_keyword and its keywords (grant) go together"
+    if op == "grant_keyword" and effect["duration"] == DURATIONS.index("continuous"):
+        return "grant_keyword lasts for a duration (this_turn, until_end_of_...)"
+    condition = CONDITIONS[effect["condition"]]
+    if condition == "has_keyword" and trigger != "continuous":
+        return "the condition has_keyword holds only for continuous rows"
+    if condition == "has_keyword" and not 0 <= effect["condition_value"] < len(KEYWORDS):
+        return f"has_keyword: condition_value is a keyword index 0..{len(KEYWORDS) - 1}"
+    if effect["max_cost"] >= 0 and target not in _CHOOSE:
+        return "max_cost bounds a chosen Digimon (a choose_* target)"
+    if effect["burst"] and not (trigger == "main" and where == "main" and kind == "digimon"):
+        return "burst (<Digi-Burst N>) is the cost of a Digimon's activated [Main] row"
+    if effect["flags"] & 1 << EFFECT_FLAGS.index("cost_suspend_self") and (
+        kind not in ("digimon", "tamer") or where != "main" or target not in _CHOOSE
+    ):
+        return "cost_suspend_self: a permanent's own row that chooses (a choose_* target)"
     if op == "add_self_to_hand" and where != "security":
         return "add_self_to_hand moves a checked security card (a security row)"
     if op == "play_self" and kind not in ("digimon", "tamer"):

@@ -18,7 +18,7 @@ from tcgjax.core.board import Board
 from tcgjax.core.invariants import InvariantTable, pile_order_problem
 from tcgjax.core.invariants import row as _row
 from tcgjax.core.invariants import scalar as _scalar
-from tcgjax.games.digimon.cards import KINDS
+from tcgjax.games.digimon.cards import KEYWORDS, KINDS
 from tcgjax.games.digimon.rules import (
     BREEDING_SLOT,
     CANNOT_ATTACK,
@@ -34,8 +34,9 @@ from tcgjax.games.digimon.rules import (
     END_NONE,
     END_REASONS,
     END_SECURITY,
+    LASTING_KEYWORD,
+    LASTING_KINDS,
     LASTING_RESTRICT,
-    LASTING_SECURITY_DP,
     MAX_CHECKS,
     MEMORY_LIMIT,
     NUM_SLOTS,
@@ -307,8 +308,8 @@ def _check_queue_entries(f: Facts):
 
 def _check_lasting_fields(f: Facts):
     s = f.s
-    if np.any((s.lasting_kind < 0) | (s.lasting_kind > LASTING_SECURITY_DP)):
-        return f"kinds {s.lasting_kind.tolist()} outside 0..{LASTING_SECURITY_DP}"
+    if np.any((s.lasting_kind < 0) | (s.lasting_kind > LASTING_KINDS)):
+        return f"kinds {s.lasting_kind.tolist()} outside 0..{LASTING_KINDS}"
     if np.any((s.lasting_player < -1) | (s.lasting_player > 1)):
         return f"players {s.lasting_player.tolist()} outside -1..1"
     if np.any((s.lasting_slot < -1) | (s.lasting_slot > BREEDING_SLOT)):
@@ -326,6 +327,22 @@ def _check_lasting_live(f: Facts):
         restrict = int(s.lasting_kind[i]) == LASTING_RESTRICT
         if restrict and int(s.lasting_amount[i]) & ~(CANNOT_ATTACK | CANNOT_BLOCK):
             return f"entry {i}: restriction bits {int(s.lasting_amount[i])} beyond CANNOT_*"
+        granted = int(s.lasting_amount[i])
+        if int(s.lasting_kind[i]) == LASTING_KEYWORD and not 0 < granted < 1 << len(KEYWORDS):
+            return (
+                f"entry {i}: granted keyword bits {granted} outside 1..{(1 << len(KEYWORDS)) - 1}"
+            )
+    return None
+
+
+def _check_attacked(f: Facts):
+    if int(f.s.attacker) >= 0 and not bool(f.s.attacked):
+        return "an attack is recorded, yet none was declared this turn"
+    before_main = f.phase in ("start", "draw", "breeding") or (
+        f.paused and int(f.s.selection.resume) in (PHASE["start"], PHASE["breeding"])
+    )
+    if bool(f.s.attacked) and before_main:
+        return f"an attack declared this turn, yet the turn is before its Main phase ({f.phase})"
     return None
 
 
@@ -685,9 +702,12 @@ def build_invariants(rules: DigimonRules) -> InvariantTable:
              "each entry: a card, one of its effect rows, slot [-1, 12], group [-1, Q]",
              _check_queue_entries),
         _row("lasting_kind lasting_player lasting_slot", "game.lasting",
-             "kind 0..4, player -1..1, slot [-1, 12]", _check_lasting_fields),
+             "kind 0..5, player -1..1, slot [-1, 12]", _check_lasting_fields),
         _row("lasting_kind lasting_player lasting_amount lasting_expires", "game.lasting",
-             "a live modifier: a player's, not expired, a restriction only CANNOT_* bits",
-             _check_lasting_live),
+             "a live modifier: a player's, not expired, a restriction only CANNOT_* bits, a "
+             "granted keyword only keyword bits", _check_lasting_live),
+        _row("attacked", "game.attacked",
+             "set once the turn player declares an attack, and only from their Main phase on",
+             _check_attacked),
     ]  # fmt: skip
     return InvariantTable(rows)

@@ -121,6 +121,8 @@ from tcgjax.games.digimon.cards import (
     KEYWORDS,
     MAX_AMOUNT,
     MAX_BRANCHES,
+    MAX_BURST,
+    MAX_EFFECTS,
     MAX_REVEAL,
     OPS,
     OPTION,
@@ -203,6 +205,9 @@ RULE_ERRORS = (
         "not_blast_digivolve",
         "in the counter timing only a hand card with <Blast Digivolve> digivolves (onto a Digimon)",
     ),
+    RuleError(
+        "not_enough_sources", "<Digi-Burst N> needs N digivolution cards under the Digimon to trash"
+    ),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 # The mask's codes are computed in this dtype (``action_errors``): every code must fit.
@@ -252,6 +257,8 @@ class DigimonState:
       end_fired: bool[] — the turn player's [End of Your Turn] rows fired this turn (they fire
         once: if they bring the gauge back to their side the turn goes on, and the next end of
         the turn does not fire them again).
+      attacked: bool[] — the turn player declared an attack with a Digimon this turn (the
+        ``opponent_did_not_attack`` condition; an attack counts once declared, whatever follows).
     """
 
     board: Board
@@ -275,6 +282,7 @@ class DigimonState:
     checking: jax.Array
     opt_used: jax.Array
     end_fired: jax.Array
+    attacked: jax.Array
 
 
 def empty_effects(num_cards: int) -> dict[str, jax.Array]:
@@ -292,6 +300,7 @@ def empty_effects(num_cards: int) -> dict[str, jax.Array]:
         checking=jnp.int16(-1),
         opt_used=jnp.zeros(num_cards, jnp.uint8),
         end_fired=jnp.bool_(False),
+        attacked=jnp.bool_(False),
     )
 
 
@@ -327,6 +336,8 @@ TRIGGER_CONTINUOUS = TRIGGERS.index("continuous")
     COND_BATTLING_NO_SOURCE,
     COND_SECURITY_AT_LEAST,
     COND_SECURITY_AT_MOST,
+    COND_HAS_KEYWORD,
+    COND_OPP_DID_NOT_ATTACK,
 ) = range(len(CONDITIONS))
 OP_DP, OP_SECURITY_ATTACK = OPS.index("dp_mod"), OPS.index("security_attack_mod")
 TARGET_SELF, TARGET_ALL_OWN = TARGETS.index("self"), TARGETS.index("all_own_digimon")
@@ -352,7 +363,11 @@ OP_RECOVERY, OP_DE_DIGIVOLVE = OPS.index("recovery"), OPS.index("de_digivolve")
 TARGET_SECURITY = TARGETS.index("own_security_digimon")
 TARGET_ALL_OPP = TARGETS.index("all_opponent_digimon")
 OP_ADD_SELF_TO_HAND = OPS.index("add_self_to_hand")
+OP_GRANT_KEYWORD = OPS.index("grant_keyword")
+FLAG_COST_SUSPEND_SELF = 1 << EFFECT_FLAGS.index("cost_suspend_self")
 LASTING_SECURITY_DP = 4  # DP of a player's Security Digimon (checked cards), slot -1
+LASTING_KEYWORD = 5  # keywords granted for a duration (amount: keyword bits)
+LASTING_KINDS = 5  # the largest lasting kind
 ATTACK_STAGES = ("declared", "first_timing_over", "timings_over", "security_checks")
 STAGE_NONE, STAGE_DECLARED, STAGE_FIRST_TIMING_OVER, STAGE_TIMINGS_OVER, STAGE_CHECKS = range(-1, 4)
 MEMORY_RULES = ("official", "spec")  # G1
@@ -734,8 +749,10 @@ class DigimonRules:
 
     # -- derived facts (never stored, E2) --------------------------------------------------------
 
-    def _lasting(self, state: DigimonState, kind: int) -> jax.Array:
-        """The timed modifiers of ``kind`` in force, summed per permanent slot: int32[2, S]."""
+    @staticmethod
+    def _lasting_hits(state: DigimonState, kind: int) -> jax.Array:
+        """bool[2, S, L]: timed modifier ``l`` of ``kind`` reaches permanent slot ``s`` of player
+        ``p``."""
         on = state.lasting_kind == kind  # [L]
         player = state.lasting_player.astype(jnp.int32)
         slot = state.lasting_slot.astype(jnp.int32)
@@ -743,8 +760,18 @@ class DigimonRules:
         slots = jnp.arange(NUM_SLOTS)[None, :, None]
         # Slot -1 ("all your Digimon") reaches the battle area only, never the breeding area.
         everywhere = (slot < 0) & jnp.asarray(IN_BATTLE_AREA)[None, :, None]
-        hits = on & (player == players) & ((slot == slots) | everywhere)  # [2, S, L]
+        return on & (player == players) & ((slot == slots) | everywhere)
+
+    def _lasting(self, state: DigimonState, kind: int) -> jax.Array:
+        """The timed modifiers of ``kind`` in force, summed per permanent slot: int32[2, S]."""
+        hits = self._lasting_hits(state, kind)
         return jnp.sum(jnp.where(hits, state.lasting_amount.astype(jnp.int32), 0), axis=-1)
+
+    def _granted_keywords(self, state: DigimonState) -> jax.Array:
+        """bool[2, S, K]: the keywords granted for a duration (``grant_keyword``) per slot."""
+        hits = self._lasting_hits(state, LASTING_KEYWORD)  # [2, S, L]
+        bits = (state.lasting_amount.astype(jnp.int32)[:, None] >> jnp.arange(len(KEYWORDS))) & 1
+        return jnp.any(hits[..., None] & (bits == 1)[None, None], axis=2)
 
     def stacks(self, state: DigimonState) -> tuple[jax.Array, jax.Array]:
         """``(top card, size)`` of every permanent slot: int32[2, S] each (top -1 when empty)."""
@@ -793,6 +820,9 @@ class DigimonRules:
             jnp.where(under, card("inherited_keywords").astype(jnp.int32), 0),
         )  # [C] keyword bits
         keywords = _keywords_per_slot(card_slot, card_kw)  # [2S, K]
+        # Keywords granted for a duration (lasting rows): kept while the permanent stays.
+        keywords = keywords | self._granted_keywords(state).reshape(num_flat, len(KEYWORDS))
+        card_keywords = keywords[jnp.maximum(card_slot, 0)]  # [C, K]
 
         # Continuous effect rows, per card: [C, Rc] (``_continuous``: each definition's
         # continuous rows, Rc the most any card has; 1 for the shipped cards).
@@ -827,6 +857,10 @@ class DigimonRules:
             | ((condition == COND_BATTLING_NO_SOURCE) & (card_battle == 0)[:, None])
             | ((condition == COND_SECURITY_AT_LEAST) & (own_security >= value))
             | ((condition == COND_SECURITY_AT_MOST) & (own_security <= value))
+            | (
+                (condition == COND_HAS_KEYWORD)
+                & jnp.take_along_axis(card_keywords, jnp.clip(value, 0, len(KEYWORDS) - 1), 1)
+            )
         )
         row = cont("row")  # [C, Rc], -1: no continuous row there
         live_cont = (row >= 0) & placed & window_ok & cond_ok & in_battle[:, None]
@@ -1494,7 +1528,14 @@ class DigimonRules:
         [End of Your Turn] rows fire (once a turn); if the gauge is still on the opponent's side
         once they have resolved, the next turn begins."""
         me = state.board.active_player.astype(jnp.int32)
-        fire = self._push(state, TRIGGER["end_of_your_turn"], self._all_slots(me))
+        # The opponent's "at the end of the opponent's turn" rows trigger with these.
+        fire = self._push(
+            state,
+            TRIGGER["end_of_your_turn"],
+            self._all_slots(me),
+            TRIGGER["end_of_opponents_turn"],
+            self._all_slots(1 - me),
+        )
         fire = fire.replace(end_fired=jnp.bool_(True))
         # No row fired: the gauge is unchanged and the next turn begins in the same micro-step.
         nothing = fire.queue.card[0] < 0
@@ -1517,6 +1558,7 @@ class DigimonRules:
             memory=(-state.memory).astype(jnp.int8),
             opt_used=jnp.zeros_like(state.opt_used),
             end_fired=jnp.bool_(False),
+            attacked=jnp.bool_(False),
         )
         return self._push(state, TRIGGER["start_of_your_turn"], self._all_slots(nxt))
 
@@ -1829,6 +1871,7 @@ class DigimonRules:
             | ((condition == COND_MIN_SOURCES) & (my_size - 1 >= value))
             | ((condition == COND_SECURITY_AT_LEAST) & (my_security >= value))
             | ((condition == COND_SECURITY_AT_MOST) & (my_security <= value))
+            | ((condition == COND_OPP_DID_NOT_ATTACK) & (controller != active) & ~state.attacked)
         )
         window = col("window")
         mine_now = controller == active
@@ -1842,6 +1885,11 @@ class DigimonRules:
         bit = (jnp.uint8(1) << row.astype(jnp.uint8)).astype(jnp.uint8)
         used = (state.opt_used[card] & bit) != 0
         ok = cond_ok & window_ok & ~(once & used)
+        # "You may suspend this card to ...": only while its permanent is unsuspended (the cost is
+        # paid when the player chooses, ``_select``).
+        pays = (col("flags").astype(jnp.int32) & FLAG_COST_SUSPEND_SELF) != 0
+        safe = jnp.clip(slot, 0, NUM_SLOTS - 1)
+        ok &= ~pays | ((slot >= 0) & ~state.suspended[controller, safe])
         state = state.replace(
             opt_used=state.opt_used.at[card].set(
                 jnp.where(ok & once, state.opt_used[card] | bit, state.opt_used[card])
@@ -1933,10 +1981,10 @@ class DigimonRules:
         moved = zones.move_card(self.layout, state.board, card, zone_of("hand", controller)).board
         state = state.replace(board=tree_where(to_hand, moved, state.board))
 
-        # Timed DP / Security A. modifiers on self, on all own Digimon, on own Security Digimon,
-        # or on all the opponent's Digimon.
+        # Timed DP / Security A. modifiers (and granted keywords) on self, on all own Digimon, on
+        # own Security Digimon, or on all the opponent's Digimon.
         timed = ok & (duration != DURATION_CONTINUOUS)
-        timed &= (op == OP_DP) | (op == OP_SECURITY_ATTACK)
+        timed &= (op == OP_DP) | (op == OP_SECURITY_ATTACK) | (op == OP_GRANT_KEYWORD)
         timed &= (
             (target == TARGET_SELF)
             | (target == TARGET_ALL_OWN)
@@ -1944,7 +1992,9 @@ class DigimonRules:
             | (target == TARGET_ALL_OPP)
         )
         kind = jnp.select(
-            [target == TARGET_SECURITY, op == OP_DP], [LASTING_SECURITY_DP, LASTING_DP], LASTING_SA
+            [op == OP_GRANT_KEYWORD, target == TARGET_SECURITY, op == OP_DP],
+            [LASTING_KEYWORD, LASTING_SECURITY_DP, LASTING_DP],
+            LASTING_SA,
         )
         whose = jnp.where(target == TARGET_ALL_OPP, opp, controller)
         # A Security A. change that reaches the attacker during its security checks changes the
@@ -1962,7 +2012,7 @@ class DigimonRules:
             kind,
             whose,
             jnp.where(target == TARGET_SELF, slot, -1),
-            amount,
+            jnp.where(op == OP_GRANT_KEYWORD, col("grant").astype(jnp.int32), amount),
             duration,
             controller,
         )
@@ -1989,6 +2039,9 @@ class DigimonRules:
         bounds = ((max_dp < 0) | (field(perm.dp) <= max_dp)) & (
             (max_level < 0) | (level <= max_level)
         )
+        max_cost = col("max_cost").astype(jnp.int32)
+        play_cost = self._card(state, "play_cost", field(perm.top)).astype(jnp.int32)
+        bounds &= (max_cost < 0) | (play_cost <= max_cost)
         target, op = col("target"), col("op")
         owner = jnp.arange(2)[:, None]
         own, theirs = owner == controller, owner != controller
@@ -2053,12 +2106,17 @@ class DigimonRules:
         is_main = has_row & (col("trigger") == TRIGGER["main"]) & (col("where") == WHERE_MAIN)
         once = (col("flags").astype(jnp.int32) & FLAG_OPT) != 0
         used = ((state.opt_used[jnp.maximum(top, 0)].astype(jnp.int32)[:, None] >> rows) & 1) == 1
+        # <Digi-Burst N>: N digivolution cards to trash (the stack's cards under the top).
+        _, size = self.stacks(state)
+        me = state.board.active_player.astype(jnp.int32)
+        sources = jnp.where(me == 0, size[0], size[1])[: A.FIELD_SLOTS] - 1  # [12]
         field = materialize(
             _first_error(
                 (~main, "wrong_phase"),
                 ((top < 0)[:, None], "no_permanent_there"),
                 (~is_main, "no_activated_effect"),
                 (once & used, "used_this_turn"),
+                (sources[:, None] < col("burst").astype(jnp.int32), "not_enough_sources"),
             )
         )  # [12, 10]
         beyond = _first_error((~main, "wrong_phase"), (True, "no_permanent_there"))
@@ -2070,14 +2128,30 @@ class DigimonRules:
 
     def _activate(self, state: DigimonState, action):
         """Activate a permanent's [Main] row: it resolves now (its window, condition and
-        [Once Per Turn] use are checked as it resolves, like every row)."""
+        [Once Per Turn] use are checked as it resolves, like every row). <Digi-Burst N> (the
+        row's ``burst``) is paid first: N digivolution cards go to the trash, those nearest the
+        top card first (decision G13: the rules' choice of which cards is not modelled)."""
         me = state.board.active_player.astype(jnp.int32)
         slot, row = jnp.divmod(action - A.LAYOUT.start("activate"), A.SOURCE_STRIDE)
         top, _ = self.stacks(state)
         card = jnp.maximum(jnp.where(me == 0, top[0], top[1])[jnp.minimum(slot, 11)], 0)
+        burst = self._card(state, "effects.burst", card)[jnp.clip(row, 0, MAX_EFFECTS - 1)]
+        zone = slot_zone(me, jnp.minimum(slot, A.FIELD_SLOTS - 1))
+
+        def trash_one(i, board):
+            count = zones.zone_count(board, zone)
+            under = jnp.maximum(zones.card_at(board, zone, count - 2), 0)
+            moved = zones.move_card(self.layout, board, under, zone_of("trash", me)).board
+            return tree_where((i < burst) & (count > 1), moved, board)
+
+        board = jax.lax.fori_loop(0, MAX_BURST, trash_one, state.board)
         fires = jnp.arange(self.cards["effects.where"].shape[1]) == row
         return self._enqueue(
-            state, fires[None, :], jnp.zeros(1, jnp.int32), jnp.reshape(card, 1), slot
+            state.replace(board=board),
+            fires[None, :],
+            jnp.zeros(1, jnp.int32),
+            jnp.reshape(card, 1),
+            slot,
         )
 
     # -- DNA digivolution (63-92, then SelectMaterial) ---------------------------------------------
@@ -2380,6 +2454,14 @@ class DigimonRules:
             self._dna_merge(state, controller, first, slot),
         )
         applied = tree_where(in_phase("select_material"), merged, applied)
+        # "You may suspend this card to ...": a choice (not a decline) pays the cost, suspending
+        # the permanent the row acts from.
+        pays = (self._sel_col(state, "flags").astype(jnp.int32) & FLAG_COST_SUSPEND_SELF) != 0
+        pays &= in_phase("select_target") & (state.selection.slot >= 0)
+        source_slot = jnp.clip(state.selection.slot.astype(jnp.int32), 0, NUM_SLOTS - 1)
+        owner = state.board.owner[jnp.maximum(state.selection.card.astype(jnp.int32), 0)]
+        paid = applied.suspended[owner, source_slot] | pays
+        applied = applied.replace(suspended=applied.suspended.at[owner, source_slot].set(paid))
         state = tree_where(decline, state, applied)
         left = jnp.where(decline, 0, state.selection.left - 1).astype(jnp.int8)
         state = state.replace(selection=state.selection.replace(left=left))
@@ -2444,16 +2526,20 @@ class DigimonRules:
         duration = self._sel_col(state, "duration")
         cannot = self._sel_col(state, "cannot").astype(jnp.int32)
         timed = (op == OP_DP) | (op == OP_RESTRICT) | (op == OP_SECURITY_ATTACK)
+        timed |= op == OP_GRANT_KEYWORD
         controller = state.board.owner[card].astype(jnp.int32)
+        grant = self._sel_col(state, "grant").astype(jnp.int32)
         return self._add_lasting(
             state,
             timed,
             jnp.select(
-                [op == OP_DP, op == OP_SECURITY_ATTACK], [LASTING_DP, LASTING_SA], LASTING_RESTRICT
+                [op == OP_DP, op == OP_SECURITY_ATTACK, op == OP_GRANT_KEYWORD],
+                [LASTING_DP, LASTING_SA, LASTING_KEYWORD],
+                LASTING_RESTRICT,
             ),
             player,
             slot,
-            jnp.where(op == OP_RESTRICT, cannot, amount),
+            jnp.select([op == OP_RESTRICT, op == OP_GRANT_KEYWORD], [cannot, grant], amount),
             duration,
             controller,
         )
@@ -2516,6 +2602,7 @@ class DigimonRules:
             attacker=a.astype(jnp.int8),
             attack_target=t.astype(jnp.int8),
             attack_stage=jnp.int8(STAGE_DECLARED),
+            attacked=jnp.bool_(True),
         )
         return self._push(state, TRIGGER["when_attacking"], self._one_slot(me, a))
 
@@ -2531,7 +2618,15 @@ class DigimonRules:
             board=state.board.replace(phase=jnp.int8(PHASE["main"])),
         )
         attacker = state.attacker.astype(jnp.int32)
-        return self._push(state, TRIGGER["when_blocked"], self._one_slot(me, attacker))
+        # The attacker's [When Blocked] and the blocker's player's "when one of your Digimon
+        # blocks" rows trigger together (one group, the turn player's first).
+        return self._push(
+            state,
+            TRIGGER["when_blocked"],
+            self._one_slot(me, attacker),
+            TRIGGER["own_digimon_blocks"],
+            self._all_slots(1 - me),
+        )
 
     def _decline(self, state: DigimonState, action):
         """The defender declines the counter timing or the block timing (62)."""

@@ -1,4 +1,4 @@
-"""The shipped ST-1 to ST-3 card database and starter decks: every card's printed facts (a golden
+"""The shipped ST-1, ST-2, ST-3 and ST-5 card database and starter decks: every card's printed facts (a golden
 table written out here), every card's effect rows, the deck files and their validation."""
 
 import pytest
@@ -57,6 +57,22 @@ STATS = [
     ("ST3-14", "Heaven's Charm", "option", "yellow", 0, 2, 0, (), ()),
     ("ST3-15", "Holy Flame", "option", "yellow", 0, 2, 0, (), ()),
     ("ST3-16", "Seven Heavens", "option", "yellow", 0, 7, 0, (), ()),
+    ("ST5-01", "Kapurimon", "digi_egg", "black", 2, -1, 0, (), ()),
+    ("ST5-02", "Jazamon", "digimon", "black", 3, 2, 4000, (("black", 2, 1),), ()),
+    ("ST5-03", "Agumon", "digimon", "black", 3, 3, 1000, (("black", 2, 0),), ("blocker",)),
+    ("ST5-04", "ToyAgumon", "digimon", "black", 3, 3, 2000, (("black", 2, 0),), ()),
+    ("ST5-05", "Commandramon", "digimon", "black", 3, 4, 5000, (("black", 2, 0),), ()),
+    ("ST5-06", "Greymon", "digimon", "black", 4, 4, 4000, (("black", 3, 2),), ()),
+    ("ST5-07", "Jazardmon", "digimon", "black", 4, 5, 6000, (("black", 3, 2),), ()),
+    ("ST5-08", "DarkTyrannomon", "digimon", "black", 4, 6, 5000, (("black", 3, 1),), ("blocker",)),
+    ("ST5-09", "MetalGreymon", "digimon", "black", 5, 6, 7000, (("black", 4, 3),), ()),
+    ("ST5-10", "MetalTyrannomon", "digimon", "black", 5, 6, 9000, (("black", 4, 3),), ()),
+    ("ST5-11", "Megadramon", "digimon", "black", 5, 7, 7000, (("black", 4, 3),), ()),
+    ("ST5-12", "Machinedramon", "digimon", "black", 6, 10, 11000, (("black", 5, 3),), ()),
+    ("ST5-13", "BlitzGreymon", "digimon", "black", 6, 12, 12000, (("black", 5, 4),), ()),
+    ("ST5-14", "Tai Kamiya", "tamer", "black", 0, 2, 0, (), ()),
+    ("ST5-15", "Laser Eye", "option", "black", 0, 4, 0, (), ()),
+    ("ST5-16", "Dark Side Attack", "option", "black", 0, 5, 0, (), ()),
 ]
 
 # Each card's effect rows as (where, trigger, op, target, amount): the encoding of the reference's
@@ -115,7 +131,23 @@ EFFECTS = {
                ("security", "security", "security_attack_mod", "all_opponent_digimon", -1)],
     "ST3-16": [("main", "main", "dp_mod", "choose_opponent_digimon", -10000),
                ("security", "security", "activate_main", "self", 0)],
+    "ST5-01": [("inherited", "continuous", "dp_mod", "self", 1000)],
+    "ST5-04": [("inherited", "end_of_opponents_turn", "draw", "player", 1)],
+    "ST5-06": [("inherited", "end_of_opponents_turn", "draw", "player", 1)],
+    "ST5-08": [("main", "when_attacking", "memory", "player", -2)],
+    "ST5-09": [("main", "when_digivolving", "grant_keyword", "choose_own_digimon", 0)],
+    "ST5-12": [("main", "when_digivolving", "grant_keyword", "choose_own_digimon", 0)],
+    "ST5-13": [("main", "continuous", "security_attack_mod", "self", 1),
+               ("main", "main", "dp_mod", "choose_own_digimon", 4000)],
+    "ST5-14": [("main", "own_digimon_blocks", "unsuspend", "choose_own_digimon", 0),
+               ("security", "security", "play_self", "self", 0)],
+    "ST5-15": [("main", "main", "de_digivolve", "choose_opponent_digimon", 1),
+               ("security", "security", "activate_main", "self", 0)],
+    "ST5-16": [("main", "main", "delete", "choose_opponent_digimon", 0),
+               ("security", "security", "activate_main", "self", 0)],
 }  # fmt: skip
+# Keyword-only cards: a paraphrase, no effect row.
+KEYWORD_ONLY = ("ST5-03", "ST5-11")
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +172,8 @@ def test_printed_facts(registry, row):
     got = tuple((C.COLORS[r["color"]], r["level"], r["cost"]) for r in card["digivolve"])
     assert got == digivolve
     assert tuple(k for i, k in enumerate(C.KEYWORDS) if card["keywords"] >> i & 1) == keywords
-    assert card["dna"] == () and card["dna_cost"] == -1 and card["inherited_keywords"] == 0
+    inherited = 1 << C.KEYWORDS.index("blocker") if number == "ST5-11" else 0
+    assert card["dna"] == () and card["dna_cost"] == -1 and card["inherited_keywords"] == inherited
 
 
 @pytest.mark.parametrize("number", [r[0] for r in STATS])
@@ -152,7 +185,9 @@ def test_effect_rows(registry, number):
         for r in card["effects"]
     ]  # fmt: skip
     assert got == EFFECTS.get(number, [])
-    assert bool(card["text"]) == bool(got), "a paraphrase exactly when the card has effects"
+    assert bool(card["text"]) == (bool(got) or number in KEYWORD_ONLY), (
+        "a paraphrase exactly when the card has effects or keywords"
+    )
 
 
 def test_row_details_the_table_above_does_not_show(registry):
@@ -182,6 +217,21 @@ def test_row_details_the_table_above_does_not_show(registry):
     )
     assert C.DURATIONS[row("ST3-15")["duration"]] == "until_end_of_opponents_next_turn"
     assert C.DURATIONS[row("ST3-15", 1)["duration"]] == "this_turn"
+    # ST-5: the keyword condition, the end of the opponent's turn, grants, Digi-Burst, the cost.
+    assert (C.CONDITIONS[row("ST5-01")["condition"]], row("ST5-01")["condition_value"]) == (
+        "has_keyword",
+        C.KEYWORDS.index("blocker"),
+    )
+    for number in ("ST5-04", "ST5-06"):
+        assert C.CONDITIONS[row(number)["condition"]] == "opponent_did_not_attack", number
+    blocker, reboot = (1 << C.KEYWORDS.index(k) for k in ("blocker", "reboot"))
+    assert (row("ST5-09")["grant"], row("ST5-09")["count"]) == (blocker, 1)
+    assert (row("ST5-12")["grant"], row("ST5-12")["count"]) == (reboot, 2)
+    assert row("ST5-12")["flags"] == 1 << C.EFFECT_FLAGS.index("up_to")
+    assert row("ST5-13", 1)["burst"] == 2 and row("ST5-16")["max_cost"] == 7
+    optional, cost = (1 << C.EFFECT_FLAGS.index(f) for f in ("optional", "cost_suspend_self"))
+    assert row("ST5-14")["flags"] == optional | cost
+    assert C.WINDOWS[row("ST5-14")["window"]] == "opponents_turn"
 
 
 @pytest.mark.parametrize(
@@ -193,6 +243,8 @@ def test_row_details_the_table_above_does_not_show(registry):
         ("st3", "ST-3 Heaven's Yellow", "ST3-01", {"ST3-05": 2, "ST3-10": 2, "ST3-11": 2,
                                                     "ST3-13": 4, "ST3-14": 2, "ST3-15": 4,
                                                     "ST3-16": 2}),
+        ("st5", "ST-5 Machine Black", "ST5-01", {"ST5-08": 2, "ST5-11": 2, "ST5-12": 2,
+                                                 "ST5-13": 2, "ST5-14": 4, "ST5-16": 2}),
     ],
 )  # fmt: skip
 def test_starter_decks_as_sold(registry, deck, name, egg, counts):
@@ -280,6 +332,33 @@ def _card_file(tmp_path, effects, kind="digimon"):
          "only for continuous rows"),
         ([{"where": "security", "trigger": "security", "op": "play_self"}], "option",
          "only a Digimon or Tamer plays itself"),
+        ([{"where": "main", "trigger": "main", "op": "add_self_to_hand"}], "option",
+         "add_self_to_hand moves a checked security card"),
+        ([{"where": "main", "trigger": "continuous", "op": "security_attack_mod",
+           "target": "all_opponent_digimon", "amount": -1}], "digimon",
+         "op security_attack_mod with target all_opponent_digimon"),
+        ([{"where": "main", "trigger": "on_play", "op": "grant_keyword", "target": "self",
+           "duration": "this_turn"}], "digimon", "grant_keyword and its keywords (grant)"),
+        ([{"where": "main", "trigger": "on_play", "op": "dp_mod", "amount": 1000,
+           "grant": ["blocker"], "duration": "this_turn"}], "digimon",
+         "grant_keyword and its keywords (grant)"),
+        ([{"where": "main", "trigger": "on_play", "op": "grant_keyword", "target": "self",
+           "grant": ["rush"]}], "digimon", "grant_keyword lasts for a duration"),
+        ([{"where": "main", "trigger": "on_play", "op": "memory", "target": "player",
+           "amount": 1, "condition": "has_keyword"}], "digimon",
+         "the condition has_keyword holds only for continuous rows"),
+        ([{"where": "main", "trigger": "continuous", "op": "dp_mod", "amount": 1000,
+           "condition": "has_keyword", "condition_value": 7}], "digimon",
+         "has_keyword: condition_value is a keyword index 0..6"),
+        ([{"where": "main", "trigger": "on_play", "op": "memory", "target": "player",
+           "amount": 1, "max_cost": 3}], "digimon", "max_cost bounds a chosen Digimon"),
+        ([{"where": "main", "trigger": "main", "op": "memory", "target": "player", "amount": 1,
+           "burst": 2}], "tamer", "burst (<Digi-Burst N>) is the cost of a Digimon's"),
+        ([{"where": "main", "trigger": "on_play", "op": "memory", "target": "player",
+           "amount": 1, "flags": ["cost_suspend_self"]}], "tamer",
+         "cost_suspend_self: a permanent's own row that chooses"),
+        ([{"where": "main", "trigger": "main", "op": "memory", "target": "player", "amount": 1,
+           "burst": 5}], "digimon", "burst"),
     ],
 )  # fmt: skip
 def test_rows_the_interpreter_cannot_run_are_refused_by_name(tmp_path, effects, kind, needle):

@@ -1,4 +1,4 @@
-"""The importer of public card-database records (stats only): the printed ST-1 to ST-3 facts,
+"""The importer of public card-database records (stats only): the printed ST-1, ST-2, ST-3 and ST-5 facts,
 written with the public field names, import to exactly the stats of the shipped database; effect
 text is reported, never copied; malformed input names the file, the card and the field and
 writes nothing."""
@@ -13,7 +13,7 @@ from tcgjax.core.errors import CardDataError
 from tcgjax.games.digimon import cards as C
 from tcgjax.games.digimon.importer import import_cards, import_file, main
 
-# The printed stats of the ST-1 to ST-3 cards (whether a card has effect text, not the text).
+# The printed stats of the ST-1, ST-2, ST-3 and ST-5 cards (whether a card has effect text, not the text).
 PRINTED = os.path.join(os.path.dirname(__file__), "data", "printed_starters.json")
 STATS = ("kind", "colors", "level", "play_cost", "dp", "digivolve.num_rows", "digivolve.color",
          "digivolve.level", "digivolve.cost")  # fmt: skip
@@ -53,7 +53,7 @@ def test_the_reference_starters_import_to_the_shipped_stats(tmp_path, starters):
     src.write_text(json.dumps([public_record(c) for c in reference]))
     report = import_file(src, dst)
     imported = C.load_cards(dst)
-    assert len(report.entries) == len(reference) == len(shipped.ids) - 1 == 48
+    assert len(report.entries) == len(reference) == len(shipped.ids) - 1 == 64
     for number in shipped.ids[1:]:
         mine, theirs = imported.definition(number), shipped.definition(number)
         for field in ("kind", "colors", "level", "play_cost", "dp", "digivolve", "name"):
@@ -67,7 +67,7 @@ def test_the_reference_starters_import_to_the_shipped_stats(tmp_path, starters):
     assert sorted(report.stats_only) == with_effects
     assert all(e["text"] == "" and e["effects"] == [] for e in report.entries)
     assert "some official text" not in dst.read_text()
-    assert report.ignored_fields == {"rarity": 48}
+    assert report.ignored_fields == {"rarity": 64}
     assert "imported as stats only" in report.summary()
 
 

@@ -70,8 +70,19 @@ ENTRIES = [
             effects=[{"where": "inherited", "trigger": "when_attacking", "op": "memory",
                       "target": "player", "amount": 2,
                       "condition": "opponent_has_no_source_digimon"}]),
+    # The 0 DP rule (G11): a 1000 DP Digimon whose [On Deletion] gains 1 memory, an Option giving
+    # an opposing Digimon -1000 DP this turn, and one giving your own -3000 until your next turn.
+    digimon("WEAK", 3, 1000, digivolve=R2,
+            effects=[main_row("on_deletion", op="memory", target="player", amount=1)]),
+    other("SAP", "option", cost=0, effects=[main_row("main", op="dp_mod", amount=-1000,
+                                                     target="choose_opponent_digimon",
+                                                     duration="this_turn")]),
+    other("DRAIN", "option", cost=0, effects=[main_row("main", op="dp_mod", amount=-3000,
+                                                       target="choose_own_digimon",
+                                                       duration="until_end_of_your_next_turn")]),
 ]  # fmt: skip
 MAIN = [e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(4)][:50]
+ZERO_DP_MAIN = [card for card in ("WEAK", "SAP", "DRAIN", "BOOST", "PLAIN3") for _ in range(4)]
 
 
 @pytest.fixture(scope="module")
@@ -241,3 +252,47 @@ def test_a_digimon_in_the_breeding_area_does_not_trigger(rules, apply, errors, p
     s, _ = step_ok(rules, apply, errors, s, A.encode("digivolve", 0, A.BREEDING_FIELD))
     assert zone_cards(rules, s, "hand", 0) == ["WINGS"], "the bonus draw only, no <Draw 2>"
     assert int(perm(s).dp[0, R.BREEDING_SLOT]) == 5000 and not np.any(np.asarray(s.lasting_kind))
+
+
+# -- deletion at 0 DP (G11) -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def zero_rules():
+    """The same test registry (so the same compiled programs), decks for the 0 DP rule."""
+    return make_rules(ENTRIES, ZERO_DP_MAIN)
+
+
+@pytest.fixture(scope="module")
+def zero_apply(zero_rules):
+    return jit_apply(zero_rules)
+
+
+def test_a_digimon_at_0_dp_is_deleted_and_its_on_deletion_fires(zero_rules, zero_apply):
+    """SAP takes WEAK (1000 DP) to 0: the rules delete it after the effect, and its [On Deletion]
+    row gives its controller 1 memory."""
+    rules, errors = zero_rules, jax.jit(zero_rules.action_errors)
+    s = build_state(rules, [{"hand": ["SAP"], "field": [["PLAIN3"]]}, {"field": [["WEAK"]]}],
+                    memory=3)  # fmt: skip
+    s, _ = step_ok(rules, zero_apply, errors, s, A.encode("play", 0))
+    s, _ = step_ok(rules, zero_apply, errors, s, 112)
+    assert stack(rules, s, 1, 0) == [] and zone_cards(rules, s, "trash", 1) == ["WEAK"]
+    assert int(s.memory) == 3 - 1, "player 2's [On Deletion]: +1 for them"
+
+
+def test_a_bonus_that_expires_at_the_turns_end_deletes_at_0_dp(zero_rules, zero_apply):
+    """PLAIN3 (3000) gets +2000 this turn (BOOST) and -3000 until the end of your next turn
+    (DRAIN): 2000 during the turn; when the turn ends the bonus expires, it is at 0 DP and the
+    rules delete it before the opponent's turn goes on."""
+    rules, errors = zero_rules, jax.jit(zero_rules.action_errors)
+    perm = jax.jit(rules.permanents)
+    s = build_state(rules, [{"hand": ["BOOST", "DRAIN"], "field": [["PLAIN3"]]},
+                            {"field": [["PLAIN3"]]}], memory=3)  # fmt: skip
+    s, _ = step_ok(rules, zero_apply, errors, s, A.encode("play", 0))
+    s, _ = step_ok(rules, zero_apply, errors, s, 100)
+    s, _ = step_ok(rules, zero_apply, errors, s, A.encode("play", 0))
+    s, _ = step_ok(rules, zero_apply, errors, s, 100)
+    assert int(perm(s).dp[0, 0]) == 2000 and stack(rules, s, 0, 0) == ["PLAIN3"]
+    s, _ = step_ok(rules, zero_apply, errors, s, A.encode("pass"))
+    assert int(s.board.active_player) == 1
+    assert stack(rules, s, 0, 0) == [] and zone_cards(rules, s, "trash", 0)[-1] == "PLAIN3"

@@ -96,6 +96,7 @@ def _in_block_timing(state):
             attacker=jnp.int8(0),
             attack_target=jnp.int8(A.TARGET_PLAYER),
             attack_stage=jnp.int8(R.STAGE_FIRST_TIMING_OVER),
+            attacked=jnp.bool_(True),
         ),
         phase=jnp.int8(R.PHASE["block_timing"]),
     )
@@ -254,8 +255,10 @@ CASES = [
      lambda r, s: s.replace(opt_used=s.opt_used.at[_one_row_card(r, s)].set(4))),
     ("game.queue", "entries packed", "base", lambda r, s: _queue_entry(s, 1, _one_row_card(r, s), 0)),
     ("game.queue", "each entry", "base", lambda r, s: _queue_entry(s, 0, _one_row_card(r, s), 3)),
-    ("game.lasting", "kind 0..4", "base",
+    ("game.lasting", "kind 0..5", "base",
      lambda r, s: s.replace(lasting_slot=s.lasting_slot.at[2].set(20))),
+    ("game.attacked", "set once the turn player", "timing",
+     lambda r, s: s.replace(attacked=jnp.bool_(False))),
     ("game.lasting", "a live modifier", "base",
      lambda r, s: s.replace(
          lasting_kind=s.lasting_kind.at[0].set(R.LASTING_DP),
@@ -586,6 +589,9 @@ ACCEPTED_EDGES = [
     # A slot entered this very turn.
     ("a Digimon entered this turn", lambda r, s: s.replace(
         entered_turn=s.entered_turn.at[0, 0].set(TURN))),
+    # An attack declared earlier this turn (Main), and a <Blocker> granted until a later turn.
+    ("an attack declared this turn", lambda r, s: s.replace(attacked=jnp.bool_(True))),
+    ("a granted keyword", lambda r, s: _lasting(s, R.LASTING_KEYWORD, 1 << R.KW["blocker"])),
 ]  # fmt: skip
 
 
@@ -636,7 +642,28 @@ REFUSED_EDGES = [
      "game.queue", "an empty entry not all -1"),
     ("a free entry with card -2", lambda r, s: _free_entry(s, 0, "card", -2),
      "game.queue", "an empty entry not all -1"),
+    ("an attack declared in the Breeding phase", lambda r, s: _board(
+        s.replace(attacked=jnp.bool_(True)), phase=jnp.int8(R.PHASE["breeding"])),
+     "game.attacked", "an attack declared this turn, yet the turn is before its Main phase "
+     "(breeding)"),
+    ("granted keyword bits beyond the keywords", lambda r, s: _lasting(
+        s, R.LASTING_KEYWORD, 1 << len(R.KEYWORDS)), "game.lasting",
+     f"entry 0: granted keyword bits {1 << len(R.KEYWORDS)} outside 1..{(1 << len(R.KEYWORDS)) - 1}"),
+    ("no granted keyword", lambda r, s: _lasting(s, R.LASTING_KEYWORD, 0), "game.lasting",
+     f"entry 0: granted keyword bits 0 outside 1..{(1 << len(R.KEYWORDS)) - 1}"),
 ]  # fmt: skip
+
+
+def _lasting(s, kind, amount, slot=0):
+    """``s`` with player 1's timed modifier 0 of ``kind`` and ``amount`` on ``slot`` (until turn
+    ``TURN + 1``)."""
+    return s.replace(
+        lasting_kind=s.lasting_kind.at[0].set(kind),
+        lasting_player=s.lasting_player.at[0].set(0),
+        lasting_slot=s.lasting_slot.at[0].set(slot),
+        lasting_amount=s.lasting_amount.at[0].set(amount),
+        lasting_expires=s.lasting_expires.at[0].set(TURN + 1),
+    )
 
 
 @pytest.mark.parametrize("case", REFUSED_EDGES, ids=[c[0] for c in REFUSED_EDGES])

@@ -384,3 +384,97 @@ def test_a_phase_just_outside_the_known_ones_is_not_a_phase(table, rules, phase)
     with pytest.raises(InvalidStateError, match="is not a phase") as info:
         rules.validate(state)
     assert info.value.field == "turnState.phase"
+
+
+# -------------------------------------------------------------------------------------------------
+# Each rule's edge: the reachable state on it accepted, one step past it refused (aimed at the
+# survivors of the validator's mutation session: a row's boundary or message, not only its path)
+
+
+def _play(rules, **kw):
+    """The Tapu Koko deck (player 1) against the Melmetal deck (player 2), in Main: the Pokémon of
+    ``zacian_situation`` with no damage."""
+    players = [{"slots": [["sv5-58"], ["sv3-67"]]}, {"slots": [["sv4-136"], ["sv3-152"]]}]
+    return build_state(rules, players, **kw)
+
+
+def _finished(rules, winner, reason, **kw):
+    """``_play`` ended with ``winner`` by ``reason`` (the game_over phase)."""
+    s = _play(rules, **kw)
+    s = s.replace(winner=jnp.int8(winner), end_reason=jnp.int8(R.END[reason]))
+    return s.replace(board=s.board.replace(phase=jnp.int8(R.PHASE["game_over"])))
+
+
+def _empty(rules, s, zone, player):
+    """``s`` with ``player``'s ``zone`` emptied into their discard pile."""
+    board = zones.move_all(rules.layout, s.board, R.zone_of(zone, player),
+                           R.zone_of("discard", player)).board  # fmt: skip
+    return s.replace(board=board)
+
+
+ACCEPTED_EDGES = [
+    # Player 2 went first: player 1 takes the even turns.
+    ("player 2 went first", lambda r: _play(r, active=0, turn=4, first_player=1)),
+    # The last turn before the limit, and the limit ending the game as a draw.
+    ("the last turn", lambda r: _play(r, turn=r.max_turns, active=(r.max_turns + 1) % 2)),
+    ("the turn limit's draw", lambda r: _finished(
+        r, R.DRAW, "turn_limit", turn=r.max_turns + 1, active=r.max_turns % 2)),
+    # A win by Prize cards while the loser still has Pokémon and cards in the deck.
+    ("won by Prize cards", lambda r: _empty(r, _finished(r, 0, "prizes"), "prizes", 0)),
+    # Phase 0: the deal of key 3 has a mulligan, so the game starts in mulligan_draw.
+    ("phase 0 (mulligan_draw) after the deal", lambda r: jax.device_get(
+        jax.jit(r.init)(jax.random.PRNGKey(3)))),
+    # A deck-out win while the winner still has Prize cards left.
+    ("won by deck-out", lambda r: _empty(r, _finished(r, 0, "deck_out", active=1), "deck", 1)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ACCEPTED_EDGES, ids=[c[0] for c in ACCEPTED_EDGES])
+def test_states_on_a_rules_edge_are_valid(table, rules, case):
+    state = case[1](rules)
+    if case[0].startswith("phase 0"):
+        assert int(state.board.phase) == 0
+    assert [(r.path, r.rule) for r in table.broken(R.state_facts(rules, state))] == []
+    rules.validate(state)
+
+
+def _set_board(s, **kw):
+    return s.replace(board=s.board.replace(**kw))
+
+
+REFUSED_EDGES = [
+    ("a turn past the limit", lambda r: _finished(
+        r, R.DRAW, "turn_limit", turn=r.max_turns + 2, active=r.max_turns % 2),
+     "turnState.turnNumber", "outside [1, max_turns + 1 = {limit}]"),
+    ("the limit's turn without the limit's end", lambda r: _play(
+        r, turn=r.max_turns + 1, active=r.max_turns % 2),
+     "turnState.turnNumber", "= max_turns + 1 without the turn limit ending the game"),
+    ("turn 0 in play", lambda r: _set_board(_play(r), turn_number=jnp.int16(0)),
+     "turnState.turnNumber", "0 outside [1, max_turns + 1 = {limit}]"),
+    ("a setup phase on turn 2", lambda r: _set_board(
+        _play(r, turn=2, active=1).replace(placed=jnp.asarray([False, False])),
+        phase=jnp.int8(R.PHASE["setup_active"])),
+     "turnState.phase", "setup_active on turn 2 with placed [False, False]"),
+    ("the second player placed first", lambda r: _set_board(
+        _play(r, turn=1, first_player=1, active=1).replace(placed=jnp.asarray([True, False])),
+        phase=jnp.int8(R.PHASE["setup_bench"])),
+     "game.placed", "[True, False]: the second player placed before the first"),
+    ("a card of player 2 owned by player 1", lambda r: _set_board(
+        _play(r), owner=_play(r).board.owner.at[60].set(0).at[0].set(1)),
+     "cards.ownerId", "owner 1, not player 0"),
+    ("the padding definition", lambda r: _set_board(
+        _play(r), definition=_play(r).board.definition.at[0].set(0)),
+     "cards.ownerId", "definition 0 not in the registry"),
+    ("a card in processing, no Trainer resolving", lambda r: _to_zone(
+        "sv1-180", 0, lambda r, s: 2 * len(R.PLAYER_ZONES) + R.SHARED_ZONES.index("processing"))(
+        r, _play(r)), "cards.zoneId", "a Trainer waits there only while it resolves"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", REFUSED_EDGES, ids=[c[0] for c in REFUSED_EDGES])
+def test_one_step_past_a_rules_edge_is_refused(rules, case):
+    _, make, path, message = case
+    with pytest.raises(InvalidStateError) as info:
+        rules.validate(make(rules))
+    assert info.value.field == path
+    assert message.format(limit=rules.max_turns + 1) in str(info.value), str(info.value)
