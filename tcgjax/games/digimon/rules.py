@@ -1419,14 +1419,17 @@ class DigimonRules:
 
     def _zero_dp_rule(self, state: DigimonState) -> DigimonState:
         """Rules processing (official rule: a Digimon whose DP is 0 is deleted): every Digimon
-        in a battle area at 0 DP (printed DP with every modifier, floored at 0) is deleted, all at
-        once; their [On Deletion] rows and the ``opponent_deleted_at_zero_dp`` rows of each
+        in a battle area at 0 DP (printed DP with every modifier, floored at 0; a stack whose top
+        card is a Digi-Egg has none) is deleted, all at once; their [On Deletion] rows and the ``opponent_deleted_at_zero_dp`` rows of each
         deleted Digimon's opponent fire together (one queue group, the turn player's first;
         the latter once per rules check, however many of that player's opponent's Digimon
         went). Not while a selection is pending (an effect still resolving) or once the game is
         over. Decision G11 (game README)."""
         perm = self.permanents(state)
-        zero = (perm.kind == DIGIMON) & (perm.dp <= 0) & jnp.asarray(IN_BATTLE_AREA)
+        # A Digi-Egg left on top of a battle-area stack (<De-Digivolve> under a Digimon that had
+        # lost the cards between) has no DP: deleted the same way.
+        digimon = (perm.kind == DIGIMON) | (perm.kind == DIGI_EGG)
+        zero = digimon & (perm.dp <= 0) & jnp.asarray(IN_BATTLE_AREA)
         zero &= (state.selection.card < 0) & (state.winner < 0)
 
         def delete(state, zero):  # ``zero`` as an argument: ``when_some`` gathers it per game

@@ -144,8 +144,18 @@ def test_de_digivolve_stops_at_level_3(rules, apply, errors):
     assert legal == [THEIRS + 1], "a level 3 top card cannot be de-digivolved"
     s, _ = step_ok(rules, apply, errors, s, THEIRS + 1)
     # L5 (above level 3); the L4 left (played from hand) has no digivolution cards: it stops.
-    # (A Digi-Egg is never left on top: only a level 3 digivolves onto one, and it stops there.)
     assert stack(rules, s, 1, 1) == ["L4"]
+
+
+def test_de_digivolve_leaving_a_digi_egg_on_top_deletes_the_stack(rules, apply, errors):
+    """An L4 straight over a Digi-Egg (its level 3 was played out from under it, as Kaiser Nail
+    does): <De-Digivolve 1> trashes the L4; the Digi-Egg left on top has no DP, so the rules
+    delete the stack (G11)."""
+    s = situation(rules, {"hand": ["DEDIGI"], "field": [["L3"]]},
+                  {"field": [["EGG", "L4"]]}, memory=0)  # fmt: skip
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    s, _ = step_ok(rules, apply, errors, s, THEIRS + 0)
+    assert stack(rules, s, 1, 0) == [] and zone_cards(rules, s, "trash", 1) == ["L4", "EGG"]
 
 
 def test_de_digivolve_never_trashes_the_last_card(rules, apply, errors):
