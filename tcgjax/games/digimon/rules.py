@@ -1420,11 +1420,11 @@ class DigimonRules:
     def _zero_dp_rule(self, state: DigimonState) -> DigimonState:
         """Rules processing (official rule: a Digimon whose DP is 0 is deleted): every Digimon
         in a battle area at 0 DP (printed DP with every modifier, floored at 0; a stack whose top
-        card is a Digi-Egg has none) is deleted, all at once; their [On Deletion] rows and the ``opponent_deleted_at_zero_dp`` rows of each
-        deleted Digimon's opponent fire together (one queue group, the turn player's first;
-        the latter once per rules check, however many of that player's opponent's Digimon
-        went). Not while a selection is pending (an effect still resolving) or once the game is
-        over. Decision G11 (game README)."""
+        card is a Digi-Egg has none) is deleted, all at once; their [On Deletion] rows and the
+        ``opponent_deleted_at_zero_dp`` rows of each deleted Digimon's opponent fire together
+        (one queue group, the turn player's first; the latter once per rules check, however
+        many of that player's opponent's Digimon went). Not while a selection is pending (an
+        effect still resolving) or once the game is over. Decision G11 (game README)."""
         perm = self.permanents(state)
         # A Digi-Egg left on top of a battle-area stack (<De-Digivolve> under a Digimon that had
         # lost the cards between) has no DP: deleted the same way.
