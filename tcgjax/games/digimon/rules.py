@@ -640,6 +640,23 @@ class DigimonRules:
             used = sorted({0} | {cards.index(n) for e, m in self.decks for n in (*e, *m)})
         self._compact, self._digivolve_cost = _digivolve_cost_table(cards, used)
         self._initial_board = self._initial()
+        # The 0 DP rule can only find a Digimon at 0 DP when something lowers DP (a timed -DP
+        # modifier, checked per state) or, for the card file as a whole, a continuous row that
+        # lowers DP or a Digimon printed with 0 DP (G11; ``_zero_dp_possible``).
+        kind, dp = np.asarray(cards.numpy["kind"]), np.asarray(cards.numpy["dp"])
+        cont_neg = (
+            (np.asarray(cards.numpy["effects.trigger"]) == TRIGGER_CONTINUOUS)
+            & (np.asarray(cards.numpy["effects.op"]) == OP_DP)
+            & (np.asarray(cards.numpy["effects.amount"]) < 0)
+            & (
+                np.arange(cards.numpy["effects.op"].shape[1])
+                < np.asarray(cards.numpy["effects.num_rows"])[:, None]
+            )
+        )
+        self._zero_dp_always = bool(cont_neg.any() or np.any((kind[1:] == DIGIMON) & (dp[1:] <= 0)))
+        battle = np.zeros(self.layout.num_zones, bool)
+        battle[SLOT_ZONES[:, : A.FIELD_SLOTS].ravel()] = True
+        self._battle_zones = battle
 
     def _initial(self) -> Board:
         """Host-side: every card in its owner's (unshuffled) deck or egg deck."""
@@ -1414,10 +1431,28 @@ class DigimonRules:
             # ends, a timed one expires): a Digimon at 0 DP is deleted before anything else
             # happens. Trashing a used Option, Unsuspend and Draw change no DP.
             if kind in (WORK_RESOLVE, WORK_ATTACK, WORK_END_TURN):
-                state = when_some(due, self._zero_dp_rule, state)
+                state = self._zero_dp_rule(state, due)
         return state
 
-    def _zero_dp_rule(self, state: DigimonState) -> DigimonState:
+    def _zero_dp_possible(self, state: DigimonState) -> jax.Array:
+        """bool[]: a Digimon may be at 0 DP: a timed -DP modifier is live, a Digi-Egg is on top of
+        a battle-area stack, or the card file has cards that make it possible anywhere. Without
+        any of them every Digimon's DP is at least its printed DP, above 0: the full check
+        (:meth:`permanents`) is skipped (``when_some``)."""
+        board = state.board
+        negative = jnp.any((state.lasting_kind == LASTING_DP) & (state.lasting_amount < 0))
+        zone = board.zone.astype(jnp.int32)
+        on_top = board.position.astype(jnp.int32) == zones.zone_counts(self.layout, board)[zone] - 1
+        egg = self.cards["kind"][board.definition] == DIGI_EGG
+        egg_on_top = jnp.any(egg & on_top & jnp.asarray(self._battle_zones)[zone])
+        return negative | egg_on_top | self._zero_dp_always
+
+    def _zero_dp_rule(self, state: DigimonState, due=True) -> DigimonState:
+        """The rules check of :meth:`_zero_dp_check`, run only for the games where it is ``due``
+        and :meth:`_zero_dp_possible` holds."""
+        return when_some(due & self._zero_dp_possible(state), self._zero_dp_check, state)
+
+    def _zero_dp_check(self, state: DigimonState) -> DigimonState:
         """Rules processing (official rule: a Digimon whose DP is 0 is deleted): every Digimon
         in a battle area at 0 DP (printed DP with every modifier, floored at 0; a stack whose top
         card is a Digi-Egg has none) is deleted, all at once; their [On Deletion] rows and the
@@ -1981,8 +2016,13 @@ class DigimonRules:
         # trash (the check's end trashes only a card still revealed, ``_check_step``).
         revealed = self.layout.zone_index("revealed")
         to_hand = ok & (op == OP_ADD_SELF_TO_HAND) & (state.board.zone[card] == revealed)
-        moved = zones.move_card(self.layout, state.board, card, zone_of("hand", controller)).board
-        state = state.replace(board=tree_where(to_hand, moved, state.board))
+        state = when_any(
+            to_hand,
+            lambda s: s.replace(
+                board=zones.move_card(self.layout, s.board, card, zone_of("hand", controller)).board
+            ),
+            state,
+        )
 
         # Timed DP / Security A. modifiers (and granted keywords) on self, on all own Digimon, on
         # own Security Digimon, or on all the opponent's Digimon.
