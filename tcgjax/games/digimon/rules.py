@@ -1145,7 +1145,7 @@ class DigimonRules:
             "pass": _first_error((~(main | breeding | block), "wrong_phase")),
             "dna": self._dna_errors(state, at_hand(dna_at), main, afford, my_top),
             "attack": self._attack_errors(state, main, block).reshape(-1),
-            "activate": self._activate_errors(state, main, my_top, activate_at),
+            "activate": self._activate_errors(state, main, my_top, activate_at, my_size),
             "blast": self.blast_errors(state, blast_at),
         }
 
@@ -2131,7 +2131,7 @@ class DigimonRules:
 
     # -- activated [Main] effects of permanents (1000 + permanent * 10 + effect) -------------------
 
-    def _activate_errors(self, state: DigimonState, main, my_top, slots) -> jax.Array:
+    def _activate_errors(self, state: DigimonState, main, my_top, slots, my_size) -> jax.Array:
         """Codes ``[n, 10]`` of the activate ids at permanent indices ``slots`` (int ``[n]``,
         0-99: a battle-area slot below 12) and effect index (the row of its top card): a [Main]
         row of the card's own text, in the turn player's Main phase, not yet used this turn
@@ -2150,9 +2150,7 @@ class DigimonRules:
         once = (col("flags").astype(jnp.int32) & FLAG_OPT) != 0
         used = ((state.opt_used[jnp.maximum(top, 0)].astype(jnp.int32)[:, None] >> rows) & 1) == 1
         # <Digi-Burst N>: N digivolution cards to trash (the stack's cards under the top).
-        _, size = self.stacks(state)
-        me = state.board.active_player.astype(jnp.int32)
-        sources = jnp.where(me == 0, size[0], size[1])[: A.FIELD_SLOTS] - 1  # [12]
+        sources = my_size[: A.FIELD_SLOTS] - 1  # [12]
         field = materialize(
             _first_error(
                 (~main, "wrong_phase"),
