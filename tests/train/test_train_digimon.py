@@ -38,6 +38,7 @@ def decide(env):
                 attacker=jnp.int8(attacker),
                 attack_target=jnp.int8(target),
                 attack_stage=jnp.int8(1),  # official order: the counter timing is over
+                attacked=jnp.bool_(True),  # the attack was declared this turn
                 suspended=game.suspended.at[game.board.active_player, attacker].set(True),
                 board=game.board.replace(phase=jnp.int8(A.PHASES.index("block_timing"))),
             )
