@@ -107,3 +107,25 @@ def step_ok(rules, apply, errors, state, action):
     new, rewards = apply(state, action)
     rules.validate(new)
     return new, rewards
+
+
+def starter_rules(decks) -> R.DigimonRules:
+    """Rules over the shipped card file with the shipped decks ``decks`` (one per seat)."""
+    from tcgjax.games.digimon.decks import load_deck
+
+    registry = C.load_cards()
+    loaded = [load_deck(d, registry) for d in decks]
+    return R.DigimonRules(registry, [(d.eggs, d.main) for d in loaded])
+
+
+def phase(state) -> str:
+    return A.PHASES[int(state.board.phase)]
+
+
+def legal(errors, state) -> list[int]:
+    """The legal action ids of ``state`` (``errors``: the jitted ``action_errors``)."""
+    return np.flatnonzero(np.asarray(errors(state)) == 0).tolist()
+
+
+def printed_dp(rules, number) -> int:
+    return int(rules.cards.numpy["dp"][rules.cards.index(number)])

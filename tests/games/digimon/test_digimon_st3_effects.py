@@ -10,13 +10,10 @@ player's own deck)."""
 import jax
 import numpy as np
 import pytest
-from digimon_testlib import stack, step_ok, zone_cards
+from digimon_testlib import legal, phase, printed_dp, stack, starter_rules, step_ok, zone_cards
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import cards as C
-from tcgjax.games.digimon import rules as R
-from tcgjax.games.digimon.cards import load_cards
-from tcgjax.games.digimon.decks import load_deck
 from tcgjax.games.digimon.scenario import build_state
 
 PLAYER = A.TARGET_PLAYER
@@ -26,9 +23,7 @@ ORDER = 1000  # SelectEffectChoice: which of a player's simultaneous triggers re
 
 @pytest.fixture(scope="module")
 def rules():
-    registry = load_cards()
-    decks = [load_deck(d, registry) for d in ("st3", "st1")]
-    return R.DigimonRules(registry, [(d.eggs, d.main) for d in decks])
+    return starter_rules(("st3", "st1"))
 
 
 @pytest.fixture(scope="module")
@@ -46,22 +41,10 @@ def red(rules, opponent, me, **kw):
     return build_state(rules, [opponent, me], active=1, memory=kw.pop("memory", 3), **kw)
 
 
-def phase(s):
-    return A.PHASES[int(s.board.phase)]
-
-
-def legal(errors, s):
-    return np.flatnonzero(np.asarray(errors(s)) == 0).tolist()
-
-
 def pass_turn(rules, apply, errors, s):
     s, _ = step_ok(rules, apply, errors, s, A.encode("pass"))
     assert phase(s) == "breeding"
     return s
-
-
-def printed_dp(rules, number):
-    return int(rules.cards.numpy["dp"][rules.cards.index(number)])
 
 
 # -- the 0 DP rule and its triggers: ST3-14 (Main), ST3-01, ST3-04 --------------------------------

@@ -9,14 +9,20 @@ Player 1 plays the ST-5 cards, player 2 the ST-1 cards (``build_state`` places c
 player's own deck)."""
 
 import jax
-import numpy as np
 import pytest
-from digimon_testlib import code_name, stack, step_ok, zone_cards
+from digimon_testlib import (
+    code_name,
+    legal,
+    phase,
+    printed_dp,
+    stack,
+    starter_rules,
+    step_ok,
+    zone_cards,
+)
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import rules as R
-from tcgjax.games.digimon.cards import load_cards
-from tcgjax.games.digimon.decks import load_deck
 from tcgjax.games.digimon.scenario import build_state
 
 PLAYER = A.TARGET_PLAYER
@@ -27,9 +33,7 @@ BLOCKER, REBOOT = R.KW["blocker"], R.KW["reboot"]
 
 @pytest.fixture(scope="module")
 def rules():
-    registry = load_cards()
-    decks = [load_deck(d, registry) for d in ("st5", "st1")]
-    return R.DigimonRules(registry, [(d.eggs, d.main) for d in decks])
+    return starter_rules(("st5", "st1"))
 
 
 @pytest.fixture(scope="module")
@@ -45,18 +49,6 @@ def black(rules, me, opponent, **kw):
 def red(rules, opponent, me, **kw):
     """Player 2 (ST-1) to act."""
     return build_state(rules, [opponent, me], active=1, memory=kw.pop("memory", 3), **kw)
-
-
-def phase(s):
-    return A.PHASES[int(s.board.phase)]
-
-
-def legal(errors, s):
-    return np.flatnonzero(np.asarray(errors(s)) == 0).tolist()
-
-
-def printed_dp(rules, number):
-    return int(rules.cards.numpy["dp"][rules.cards.index(number)])
 
 
 def pass_turn(rules, apply, errors, s):

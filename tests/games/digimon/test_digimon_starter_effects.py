@@ -9,13 +9,11 @@ player's own deck)."""
 import jax
 import numpy as np
 import pytest
-from digimon_testlib import code_name, stack, step_ok, zone_cards
+from digimon_testlib import code_name, legal, phase, stack, starter_rules, step_ok, zone_cards
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import observation as O
 from tcgjax.games.digimon import rules as R
-from tcgjax.games.digimon.cards import load_cards
-from tcgjax.games.digimon.decks import load_deck
 from tcgjax.games.digimon.scenario import build_state
 
 PLAYER = A.TARGET_PLAYER
@@ -24,9 +22,7 @@ OWN, THEIRS = 100, 112
 
 @pytest.fixture(scope="module")
 def rules():
-    registry = load_cards()
-    decks = [load_deck(d, registry) for d in ("st1", "st2")]
-    return R.DigimonRules(registry, [(d.eggs, d.main) for d in decks])
+    return starter_rules(("st1", "st2"))
 
 
 @pytest.fixture(scope="module")
@@ -42,14 +38,6 @@ def red(rules, me, opponent, **kw):
 def blue(rules, opponent, me, **kw):
     """Player 2 (ST-2) to act."""
     return build_state(rules, [opponent, me], active=1, memory=kw.pop("memory", 3), **kw)
-
-
-def phase(s):
-    return A.PHASES[int(s.board.phase)]
-
-
-def legal(errors, s):
-    return np.flatnonzero(np.asarray(errors(s)) == 0).tolist()
 
 
 def pass_turn(rules, apply, errors, s):
