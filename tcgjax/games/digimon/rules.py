@@ -556,6 +556,16 @@ def _digivolve_cost_table(
     return compact, cost.astype(np.int8)
 
 
+def _in_window(window, mine):
+    """A row's window holds: [Your Turn] on its controller's turn (``mine``), [Opponent's Turn]
+    on the other's, or any turn (broadcasting)."""
+    return (
+        (window == WINDOW_ALL)
+        | ((window == WINDOW_YOURS) & mine)
+        | ((window == WINDOW_THEIRS) & ~mine)
+    )
+
+
 def _first_error(*checks):
     """The code of the first failing ``(failed, rule name)`` check, elementwise; 0 if none fails."""
     return zones.first_error(*((failed, CODES[name]) for failed, name in checks))
@@ -849,11 +859,7 @@ class DigimonRules:
         active = state.board.active_player.astype(jnp.int32)
         my_turn = owner == active  # [C]
         window = cont("window")
-        window_ok = (
-            (window == WINDOW_ALL)
-            | ((window == WINDOW_YOURS) & my_turn[:, None])
-            | ((window == WINDOW_THEIRS) & ~my_turn[:, None])
-        )
+        window_ok = _in_window(window, my_turn[:, None])
         sources = jnp.maximum(card_size - 1, 0)  # digivolution cards under the top, per card
         digimon_slot = (kind == DIGIMON).reshape(2, NUM_SLOTS)
         # "The opponent has a Digimon with no digivolution cards" counts the battle area only.
@@ -1782,11 +1788,7 @@ class DigimonRules:
             window = self.cards["effects.window"][board.definition[:, None], safe_row]
             flags = self.cards["effects.flags"][board.definition[:, None], safe_row]
             mine = (card_slot // NUM_SLOTS == board.active_player)[:, None]
-            window_ok = (
-                (window == WINDOW_ALL)
-                | ((window == WINDOW_YOURS) & mine)
-                | ((window == WINDOW_THEIRS) & ~mine)
-            )
+            window_ok = _in_window(window, mine)
             used = (state.opt_used.astype(jnp.int32)[:, None] >> safe_row) & 1
             spent = ((flags.astype(jnp.int32) & FLAG_OPT) != 0) & (used == 1)
             fires.append(chosen[:, None] & placed & (trig_row >= 0) & window_ok & ~spent)
@@ -1913,11 +1915,7 @@ class DigimonRules:
         )
         window = col("window")
         mine_now = controller == active
-        window_ok = (
-            (window == WINDOW_ALL)
-            | ((window == WINDOW_YOURS) & mine_now)
-            | ((window == WINDOW_THEIRS) & ~mine_now)
-        )
+        window_ok = _in_window(window, mine_now)
         # [Once Per Turn]: a row of this card instance used this turn does not activate again.
         once = (col("flags").astype(jnp.int32) & FLAG_OPT) != 0
         bit = (jnp.uint8(1) << row.astype(jnp.uint8)).astype(jnp.uint8)
