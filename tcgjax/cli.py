@@ -469,12 +469,24 @@ def _parser() -> argparse.ArgumentParser:
         help="check a deck: legal, and every card known",
         description="Check a deck (a YAML deck file, a deck list as players write it: a .txt "
         "file with one card a line, '4 Agumon ST1-03' or Pokémon TCG Live's export, or a shipped "
-        "deck's name): its size, copies, Digi-Egg deck or Basic Pokémon, and that every card is "
-        "one tcgjax plays. Lists every problem. Exit status 0 for a legal deck, 1 otherwise.",
+        "deck's name): its size, copies, Digi-Egg deck or Basic Pokémon, that every card is in "
+        "the card file and that tcgjax implements its effects (a card imported with stats only "
+        "does not). Lists every problem. Exit status 0 for a legal deck, 1 otherwise.",
     )
     deck.add_argument("action", choices=("check",), help="what to do (check)")
     deck.add_argument("deck", metavar="FILE", help="the deck file, list or shipped name")
     deck.add_argument("--game", required=True, choices=DECK_GAMES, help="the card game")
+    deck.add_argument(
+        "--cards",
+        metavar="CARDS",
+        help="the card file the deck's cards come from (default: the game's shipped cards)",
+    )
+    deck.add_argument(
+        "--allow-vanilla",
+        action="store_true",
+        help="accept cards whose effects are not implemented (stats only), as the env option "
+        "allow_vanilla=True plays them: without effects",
+    )
 
     sub.add_parser(
         "bench",
@@ -503,20 +515,30 @@ def _cmd_deck(args: argparse.Namespace) -> int:
     import importlib
 
     decks = importlib.import_module(f"tcgjax.games.{args.game}.decks")
-    registry = tcgjax.make(args.game).board_layout.cards
-    problems = decks.deck_problems(args.deck, registry)
+    cards = importlib.import_module(f"tcgjax.games.{args.game}.cards")
+    registry = cards.load_cards() if args.cards is None else cards.load_cards(args.cards)
+    allow = args.allow_vanilla
+    problems = decks.deck_problems(args.deck, registry, allow_vanilla=allow)
     if problems:
         print(f"{args.deck}: not a legal {args.game} deck ({len(problems)} problem(s)):")
         for problem in problems:
             print(f"  - {problem}")
         return 1
-    deck = decks.load_deck(args.deck, registry)
+    deck = decks.load_deck(args.deck, registry, allow_vanilla=allow)
+    listed = deck.eggs + deck.main if args.game == "digimon" else deck.cards
     sizes = (
         f"{len(deck.main)} cards and {len(deck.eggs)} Digi-Eggs"
         if args.game == "digimon"
         else f"{len(deck.cards)} cards"
     )
-    print(f"{args.deck}: a legal {args.game} deck, {deck.name!r}: {sizes}, every card known")
+    vanilla = sorted(set(listed) & registry.stats_only)
+    played = (
+        f"{len(vanilla)} card(s) play without their effects (stats only, --allow-vanilla): "
+        + ", ".join(f"{c} ({registry.definition(c)['name']})" for c in vanilla)
+        if vanilla
+        else "every card known and its effects implemented"
+    )
+    print(f"{args.deck}: a legal {args.game} deck, {deck.name!r}: {sizes}; {played}")
     return 0
 
 

@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 
 import jax
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -633,7 +634,10 @@ def test_deck_check_says_a_legal_list_is_legal(capsys):
     deck = os.path.join(os.path.dirname(__file__), "games/pokemon/data/tapu_koko_ptcgl.txt")
     assert cli.main(["deck", "check", deck, "--game", "pokemon"]) == 0
     out = capsys.readouterr().out
-    assert "a legal pokemon deck" in out and "60 cards, every card known" in out
+    assert (
+        "a legal pokemon deck" in out
+        and "60 cards; every card known and its effects implemented" in out
+    )
     assert cli.main(["deck", "check", "st2", "--game", "digimon"]) == 0
     assert "50 cards and 4 Digi-Eggs" in capsys.readouterr().out
 
@@ -656,3 +660,29 @@ def test_deck_check_lists_every_problem_and_exits_1(tmp_path, capsys):
 def test_deck_check_needs_a_card_game(capsys):
     assert cli.main(["deck", "check", "st1", "--game", "duel"]) == 2
     assert "invalid choice: 'duel'" in capsys.readouterr().err
+
+
+def test_deck_check_names_cards_whose_effects_are_not_implemented(tmp_path, capsys):
+    # A card file where Agumon and Greymon are marked as the importer marks stats-only cards.
+    from tcgjax.games.digimon.cards import STARTER_CARDS
+
+    data = yaml.safe_load(open(STARTER_CARDS, encoding="utf-8"))
+    for entry in data["cards"]:
+        if entry["id"] in ("ST1-03", "ST1-07"):
+            entry["stats_only"] = True
+    cards = tmp_path / "cards.yaml"
+    cards.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    argv = ["deck", "check", "st1", "--game", "digimon", "--cards", str(cards)]
+    assert cli.main(argv) == 1
+    out = capsys.readouterr().out
+    assert "not a legal digimon deck (1 problem(s))" in out
+    assert "2 card(s) whose effects" in out and "ST1-03 (Agumon), ST1-07 (Greymon);" in out
+    assert cli.main([*argv, "--allow-vanilla"]) == 0
+    out = capsys.readouterr().out
+    assert "a legal digimon deck" in out
+    assert "2 card(s) play without their effects (stats only, --allow-vanilla): " in out
+    assert "ST1-03 (Agumon), ST1-07 (Greymon)" in out
+    assert cli.main(["deck", "check", "st2", "--game", "digimon", "--cards", str(cards)]) == 0
+    assert "every card known and its effects implemented" in capsys.readouterr().out
+    assert cli.main([*argv[:5], "--cards", str(tmp_path / "none.yaml")]) == 2
+    assert "none.yaml" in capsys.readouterr().err

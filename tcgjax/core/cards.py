@@ -16,6 +16,12 @@ always gives the same indices. Rules look values up by gather: ``registry["cost"
 Validation errors raise :class:`~tcgjax.core.errors.CardDataError` naming the file, the card id and the
 field: a missing field, an unknown field, a wrong type, a value out of range or not in the enum, a
 duplicate id.
+
+Besides its schema's fields an entry may carry ``stats_only: true``: the card's printed text has
+effects that the file does not implement (the games' importers mark every card they bring with
+stats only). Such a card plays as a card without effects, so the games' deck loaders refuse a deck
+that holds one unless the user passes ``allow_vanilla=True`` (:attr:`CardRegistry.stats_only`).
+Without the key an entry's rows are the card's whole text: that is what a card file states.
 """
 
 from __future__ import annotations
@@ -43,7 +49,10 @@ __all__ = [
     "RowsField",
     "CardSchema",
     "CardRegistry",
+    "STATS_ONLY",
 ]
+
+STATS_ONLY = "stats_only"  # the optional entry key of a card whose effects are not implemented
 
 
 @dataclasses.dataclass(frozen=True)
@@ -290,6 +299,8 @@ class CardRegistry:
       source: the file (or label) the definitions came from.
       schema: the :class:`CardSchema`.
       ids: card ids by definition index; ``ids[0] == ""`` is the padding row.
+      stats_only: the ids of the cards marked ``stats_only: true`` (module docstring): their
+        effects are not implemented, they play without any.
     """
 
     def __init__(self, schema: CardSchema, entries: Sequence[Any], *, source: str = "<memory>"):
@@ -297,6 +308,7 @@ class CardRegistry:
         if not isinstance(entries, list):
             raise CardDataError(source, None, "cards", "expected a list of card definitions")
         parsed: dict[str, dict[str, Any]] = {}
+        stats_only: set[str] = set()
         for i, entry in enumerate(entries):
             label = f"entry #{i}"
             if not isinstance(entry, Mapping):
@@ -308,11 +320,18 @@ class CardRegistry:
                 )
             if cid in parsed:
                 raise CardDataError(source, cid, "id", "duplicate card id")
-            unknown = sorted(map(str, set(entry) - set(schema.names) - {"id"}))
+            unknown = sorted(map(str, set(entry) - set(schema.names) - {"id", STATS_ONLY}))
             if unknown:
                 raise CardDataError(
                     source, cid, unknown[0], f"unknown field; the schema has {list(schema.names)}"
                 )
+            flag = entry.get(STATS_ONLY, False)
+            if not isinstance(flag, bool):
+                raise CardDataError(
+                    source, cid, STATS_ONLY, f"expected true or false, got {flag!r}"
+                )
+            if flag:
+                stats_only.add(cid)
             row = {}
             for field in schema.fields:
                 if field.name not in entry:
@@ -325,6 +344,7 @@ class CardRegistry:
         if not parsed:
             raise CardDataError(source, None, "cards", "no card definitions")
         self.ids: tuple[str, ...] = ("",) + tuple(sorted(parsed))
+        self.stats_only: frozenset[str] = frozenset(stats_only)
         self._rows = types.MappingProxyType(
             {cid: types.MappingProxyType(r) for cid, r in parsed.items()}
         )

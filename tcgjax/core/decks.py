@@ -37,6 +37,7 @@ __all__ = [
     "list_name",
     "first_problem",
     "all_problems",
+    "vanilla_problems",
 ]
 
 
@@ -241,6 +242,25 @@ def copy_problems(
     for name in sorted(counts):
         if counts[name] > limit:
             yield f"{source}: {name}: {counts[name]} copies; at most {limit} of one {what}"
+
+
+def vanilla_problems(
+    source: str, cards: Iterable[str], registry: CardRegistry, allow_vanilla: bool
+) -> Iterator[str]:
+    """The cards of the deck whose effects ``registry`` does not implement (its ``stats_only``
+    mark, :mod:`tcgjax.core.cards`), named in one message: such a card would play without its
+    effects, so a deck with one is refused unless ``allow_vanilla`` (bool) says to play it so."""
+    if not isinstance(allow_vanilla, bool):
+        raise ConfigError(f"{source}: allow_vanilla={allow_vanilla!r} must be True or False")
+    vanilla = sorted(set(cards) & registry.stats_only)
+    if vanilla and not allow_vanilla:
+        named = ", ".join(
+            f"{card_id} ({registry.definition(card_id)['name']})" for card_id in vanilla
+        )
+        yield (
+            f"{source}: {len(vanilla)} card(s) whose effects {registry.source} does not implement "
+            f"(stats only): {named}; pass allow_vanilla=True to play them without their effects"
+        )
 
 
 def check_copies(source: str, cards: Iterable[str], limit: int, **kwargs: Any) -> None:

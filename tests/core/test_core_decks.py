@@ -3,8 +3,8 @@
 import pytest
 
 from tcgjax.core.cards import CardRegistry, CardSchema, IntField, TextField
-from tcgjax.core.decks import check_copies, deck_section, read_deck
-from tcgjax.core.errors import ConfigError
+from tcgjax.core.decks import check_copies, deck_section, read_deck, vanilla_problems
+from tcgjax.core.errors import CardDataError, ConfigError
 
 REGISTRY = CardRegistry(
     CardSchema((TextField("name"), IntField("cost", 0, 9))),
@@ -107,3 +107,44 @@ def test_options_are_keyword_only():
         read_deck({"name": "d", "cards": {}}, "/nowhere", (), REQUIRED)
     with pytest.raises(TypeError):
         check_copies("d", ["a-1"], 4, lambda c: c)
+
+
+# --------------------------------------------------------------------------------------------------
+# Cards whose effects are not implemented (``stats_only``)
+
+MARKED = CardRegistry(
+    CardSchema((TextField("name"), IntField("cost", 0, 9))),
+    [
+        {"id": "a-1", "name": "Alpha", "cost": 1},
+        {"id": "b-1", "name": "Beta", "cost": 0, "stats_only": True},
+        {"id": "c-1", "name": "Gamma", "cost": 2, "stats_only": False},
+    ],
+    source="imported.yaml",
+)
+
+
+def test_the_stats_only_mark_is_read_per_card():
+    assert MARKED.stats_only == frozenset({"b-1"})
+    assert REGISTRY.stats_only == frozenset()
+
+
+@pytest.mark.parametrize("flag", ["yes", 1, None, [True]])
+def test_a_stats_only_mark_that_is_not_a_bool_names_the_card(flag):
+    with pytest.raises(CardDataError) as info:
+        entry = {"id": "x", "name": "X", "stats_only": flag}
+        CardRegistry(CardSchema((TextField("name"),)), [entry], source="f.yaml")
+    assert str(info.value).startswith(
+        "f.yaml, card 'x', field 'stats_only': expected true or false"
+    )
+
+
+def test_each_stats_only_card_of_a_deck_is_named_unless_vanilla_play_is_allowed():
+    deck = ["a-1", "b-1", "b-1", "c-1"]
+    assert list(vanilla_problems("d.yaml", deck, MARKED, False)) == [
+        "d.yaml: 1 card(s) whose effects imported.yaml does not implement (stats only): "
+        "b-1 (Beta); pass allow_vanilla=True to play them without their effects"
+    ]
+    assert list(vanilla_problems("d.yaml", deck, MARKED, True)) == []
+    assert list(vanilla_problems("d.yaml", ["a-1", "c-1"], MARKED, False)) == []
+    with pytest.raises(ConfigError, match="d.yaml: allow_vanilla=1 must be True or False"):
+        list(vanilla_problems("d.yaml", deck, MARKED, 1))

@@ -32,6 +32,7 @@ from tcgjax.core.decks import (
     first_problem,
     list_name,
     read_deck,
+    vanilla_problems,
 )
 from tcgjax.core.errors import ConfigError
 
@@ -90,7 +91,12 @@ def deck_list_format(registry: CardRegistry) -> DeckListFormat:
     return DeckListFormat(lines, sections, to_data, example="4 Agumon ST1-03")
 
 
-def load_deck(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistry) -> Deck:
+def load_deck(
+    deck: str | os.PathLike | Mapping[str, Any],
+    registry: CardRegistry,
+    *,
+    allow_vanilla: bool = False,
+) -> Deck:
     """Load and validate a deck against ``registry`` (file reading and sections:
     :mod:`tcgjax.core.decks`).
 
@@ -98,22 +104,30 @@ def load_deck(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistr
       deck: a shipped deck id (:data:`SHIPPED_DECKS`), a path to a YAML file or a deck list
         (``.txt``), a deck list as a string, or a mapping.
       registry: the card database the deck's numbers refer to.
+      allow_vanilla: play cards whose effects ``registry`` does not implement (marked
+        ``stats_only``) without them; by default a deck with such a card is refused, naming it.
 
     Raises:
       ConfigError: naming the source (file, ``<deck dict>`` or ``<deck list>``), the entry (or
         line) and the field: the first problem :func:`deck_problems` finds.
     """
-    return first_problem(_checked(deck, registry))
+    return first_problem(_checked(deck, registry, allow_vanilla))
 
 
-def deck_problems(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistry) -> list[str]:
+def deck_problems(
+    deck: str | os.PathLike | Mapping[str, Any],
+    registry: CardRegistry,
+    *,
+    allow_vanilla: bool = False,
+) -> list[str]:
     """Everything that makes ``deck`` unplayable, each a message naming the entry (empty: a legal
-    deck). A deck that cannot be read (a malformed file or list, unknown cards) gives that one
-    message."""
-    return all_problems(lambda: _checked(deck, registry))
+    deck): the game's deck rules and, unless ``allow_vanilla``, each card whose effects
+    ``registry`` does not implement. A deck that cannot be read (a malformed file or list,
+    unknown cards) gives that one message."""
+    return all_problems(lambda: _checked(deck, registry, allow_vanilla))
 
 
-def _checked(deck, registry: CardRegistry) -> Deck | list[str]:
+def _checked(deck, registry: CardRegistry, allow_vanilla: bool) -> Deck | list[str]:
     source, data = read_deck(
         deck,
         DECKS_DIR,
@@ -123,7 +137,8 @@ def _checked(deck, registry: CardRegistry) -> Deck | list[str]:
     )
     eggs = deck_section(source, "eggs", data["eggs"], registry)
     main = deck_section(source, "main", data["main"], registry)
-    problems = list(_problems(source, eggs, main, registry))
+    problems = list(vanilla_problems(source, eggs + main, registry, allow_vanilla))
+    problems += list(_problems(source, eggs, main, registry))
     if problems:
         return problems
     return Deck(name=data["name"], source=source, eggs=tuple(eggs), main=tuple(main))

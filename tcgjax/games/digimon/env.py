@@ -35,7 +35,10 @@ class DigimonEnv(Env):
       decks: two decks, one per seat: a shipped deck id (``"st1"``, ``"st2"``), a path to a deck
         YAML file, or a mapping ``{name, eggs: {number: copies}, main: {number: copies}}``.
         Validated on construction (``ConfigError`` naming the deck, the entry and the field).
-      cards: the card database file (default ``None``: the shipped ST-1/ST-2 cards).
+      cards: the card database file (default ``None``: the shipped starter-deck cards).
+      allow_vanilla: play cards whose effects the card file does not implement (marked
+        ``stats_only``, as the importer writes them) as cards without effects (default
+        ``False``: a deck with such a card is refused with a ``ConfigError`` naming it).
       memory_rule: ``"official"`` (default, G1: a cost may take the gauge to 10 on the
         opponent's side; the turn ends once it is 1 or more there) or ``"spec"`` (the spec's
         wording: a cost must not exceed the current memory; the turn ends at 0 or below).
@@ -96,6 +99,7 @@ class DigimonEnv(Env):
         *,
         decks: Sequence[DeckSpec] = ("st1", "st2"),
         cards: str | os.PathLike | None = None,
+        allow_vanilla: bool = False,
         memory_rule: str = "official",
         timing_order: str = "official",
         mulligan: bool = True,
@@ -110,6 +114,10 @@ class DigimonEnv(Env):
             isinstance(cards, bytes) or not isinstance(cards, str | os.PathLike)
         ):
             raise ConfigError(f"digimon: option cards={cards!r} must be a path to a card file")
+        if not isinstance(allow_vanilla, bool):
+            raise ConfigError(
+                f"digimon: option allow_vanilla={allow_vanilla!r} must be True or False"
+            )
         if (
             isinstance(decks, str | bytes | Mapping)
             or not isinstance(decks, Sequence)
@@ -124,7 +132,7 @@ class DigimonEnv(Env):
             )
         self.max_turns = max_turns
         registry = load_cards(STARTER_CARDS if cards is None else cards)
-        loaded = [load_deck(deck, registry) for deck in decks]
+        loaded = [load_deck(deck, registry, allow_vanilla=allow_vanilla) for deck in decks]
         self.decks = loaded
         self.num_card_ids = len(registry.ids)  # card definitions, 0 = padding (G3)
         self.rules = R.DigimonRules(
@@ -141,6 +149,7 @@ class DigimonEnv(Env):
             max_steps=max_steps,
             decks=[dict(d) if isinstance(d, Mapping) else os.fspath(d) for d in decks],
             cards=None if cards is None else os.fspath(cards),
+            allow_vanilla=allow_vanilla,
             memory_rule=memory_rule,
             timing_order=timing_order,
             mulligan=mulligan,

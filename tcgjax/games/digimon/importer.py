@@ -12,8 +12,9 @@ card with flat fields::
 (our card file format) and :func:`import_file` writes them as a card YAML file. Only the stats are
 imported: effect rows are tcgjax's own data (see the card format), so an imported card carries
 ``effects: []`` and ``text: ""`` (the official text is never copied). Every card whose record has
-effect text is listed in the :class:`ImportReport` as *stats only*: it plays as a vanilla card until
-someone writes its rows, and it must not ship that way.
+effect text is listed in the :class:`ImportReport` as *stats only* and marked ``stats_only: true``
+in the file: it plays as a vanilla card until someone writes its rows (and drops the mark), so a
+deck that holds it is refused unless the user passes ``allow_vanilla=True``.
 
 Accepted fields (anything else is ignored and counted in the report):
 
@@ -46,7 +47,7 @@ from typing import Any
 
 import yaml
 
-from tcgjax.core.cards import CardRegistry
+from tcgjax.core.cards import STATS_ONLY, CardRegistry
 from tcgjax.core.errors import CardDataError
 from tcgjax.core.files import json_loads, yaml_loads
 from tcgjax.games.digimon.cards import COLORS, MAX_DIGIVOLVE, SCHEMA, check_card_rules
@@ -172,6 +173,8 @@ def _record(source: str, index: int, record: Any, ignored: dict[str, int]) -> tu
         "text": "",
     }
     has_text = any(isinstance(record.get(f), str) and record[f].strip() for f in _EFFECT_TEXT)
+    if has_text:  # its effects are not rows: it plays without them (decks refuse it by default)
+        entry[STATS_ONLY] = True
     return entry, has_text
 
 

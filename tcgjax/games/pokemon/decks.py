@@ -33,6 +33,7 @@ from tcgjax.core.decks import (
     first_problem,
     list_name,
     read_deck,
+    vanilla_problems,
 )
 from tcgjax.core.errors import ConfigError
 from tcgjax.games.pokemon.cards import KINDS, STAGES, TYPES
@@ -125,29 +126,42 @@ def deck_list_format(registry: CardRegistry) -> DeckListFormat:
     return DeckListFormat(lines, sections, to_data, example="4 Nemona SVI 180")
 
 
-def load_deck(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistry) -> Deck:
+def load_deck(
+    deck: str | os.PathLike | Mapping[str, Any],
+    registry: CardRegistry,
+    *,
+    allow_vanilla: bool = False,
+) -> Deck:
     """Load and validate a deck against ``registry``.
 
     Args:
       deck: a shipped deck id (:data:`SHIPPED_DECKS`), a path to a YAML file or a deck list
         (``.txt``), a deck list as a string, or a mapping.
       registry: the card database the deck's ids refer to.
+      allow_vanilla: play cards whose effects ``registry`` does not implement (marked
+        ``stats_only``) without them; by default a deck with such a card is refused, naming it.
 
     Raises:
       ConfigError: naming the source (file, ``<deck dict>`` or ``<deck list>``), the entry (or
         line) and the field: the first problem :func:`deck_problems` finds.
     """
-    return first_problem(_checked(deck, registry))
+    return first_problem(_checked(deck, registry, allow_vanilla))
 
 
-def deck_problems(deck: str | os.PathLike | Mapping[str, Any], registry: CardRegistry) -> list[str]:
+def deck_problems(
+    deck: str | os.PathLike | Mapping[str, Any],
+    registry: CardRegistry,
+    *,
+    allow_vanilla: bool = False,
+) -> list[str]:
     """Everything that makes ``deck`` unplayable, each a message naming the entry (empty: a legal
-    deck). A deck that cannot be read (a malformed file or list, unknown cards) gives that one
-    message."""
-    return all_problems(lambda: _checked(deck, registry))
+    deck): the game's deck rules and, unless ``allow_vanilla``, each card whose effects
+    ``registry`` does not implement. A deck that cannot be read (a malformed file or list,
+    unknown cards) gives that one message."""
+    return all_problems(lambda: _checked(deck, registry, allow_vanilla))
 
 
-def _checked(deck, registry: CardRegistry) -> Deck | list[str]:
+def _checked(deck, registry: CardRegistry, allow_vanilla: bool) -> Deck | list[str]:
     source, data = read_deck(
         deck,
         DECKS_DIR,
@@ -156,7 +170,8 @@ def _checked(deck, registry: CardRegistry) -> Deck | list[str]:
         deck_list=deck_list_format(registry),
     )
     cards = deck_section(source, "cards", data["cards"], registry)
-    problems = list(_problems(source, cards, registry))
+    problems = list(vanilla_problems(source, cards, registry, allow_vanilla))
+    problems += list(_problems(source, cards, registry))
     if problems:
         return problems
     return Deck(name=data["name"], source=source, cards=tuple(cards))

@@ -39,6 +39,9 @@ class PokemonEnv(Env):
         (60 cards, at most 4 of a name but basic Energy, a Basic Pokémon) with a ``ConfigError``
         naming the deck, the entry and the field.
       cards: the card database file (default ``None``: the shipped cards).
+      allow_vanilla: play cards whose effects the card file does not implement (marked
+        ``stats_only``, as the importer writes them) as cards without effects (default
+        ``False``: a deck with such a card is refused with a ``ConfigError`` naming it).
       encoding: ``"v2.1"`` (default; 68 dims a slot, P5) or ``"v1"`` (14 dims a slot), P3.
       max_turns: the game is truncated when turn ``max_turns + 1`` would begin (default 100).
       illegal_action, max_steps: see :class:`tcgjax.Env`.
@@ -63,6 +66,7 @@ class PokemonEnv(Env):
         *,
         decks: Sequence[DeckSpec] = ("tapu_koko", "melmetal_dte"),
         cards: str | os.PathLike | None = None,
+        allow_vanilla: bool = False,
         encoding: str = "v2.1",
         max_turns: int = 100,
         illegal_action: str = "reject",
@@ -72,6 +76,10 @@ class PokemonEnv(Env):
             isinstance(cards, bytes) or not isinstance(cards, str | os.PathLike)
         ):
             raise ConfigError(f"pokemon: option cards={cards!r} must be a path to a card file")
+        if not isinstance(allow_vanilla, bool):
+            raise ConfigError(
+                f"pokemon: option allow_vanilla={allow_vanilla!r} must be True or False"
+            )
         if (
             isinstance(decks, str | bytes | Mapping)
             or not isinstance(decks, Sequence)
@@ -89,7 +97,7 @@ class PokemonEnv(Env):
                 f"pokemon: option max_turns={max_turns!r} must be an int in [1, 10000]"
             )
         registry = load_cards(SHIPPED_CARDS if cards is None else cards)
-        self.decks = [load_deck(deck, registry) for deck in decks]
+        self.decks = [load_deck(deck, registry, allow_vanilla=allow_vanilla) for deck in decks]
         self.rules = R.PokemonRules(self.decks, cards=registry, max_turns=max_turns)
         self.observer = O.Observer(self.rules, encoding)
         self.observers = {e: O.Observer(self.rules, e) for e in O.ENCODINGS}
@@ -108,6 +116,7 @@ class PokemonEnv(Env):
             max_steps=max_steps,
             decks=[dict(d) if isinstance(d, Mapping) else os.fspath(d) for d in decks],
             cards=None if cards is None else os.fspath(cards),
+            allow_vanilla=allow_vanilla,
             encoding=encoding,
             max_turns=max_turns,
         )

@@ -7,7 +7,9 @@ like "40+", text}]``, ``weaknesses[{type, value "×2"}]``, ``resistances[{type, 
 English text there, which this importer does not parse: an attack with text imports as damage only,
 an ability or a Trainer without its effect rows, a special Energy as one Colorless unit, and the
 card's text is never copied (tcgjax keeps its own paraphrases). Every such simplification is listed
-in the report, so effect rows can be written by hand where they matter (the shipped cards have them).
+in the report, so effect rows can be written by hand where they matter (the shipped cards have them),
+and a card with one is marked ``stats_only: true``: a deck that holds it is refused unless the user
+passes ``allow_vanilla=True``.
 
 Malformed input raises :class:`~tcgjax.core.errors.CardDataError` naming the file, the card and the
 field, and nothing is written. Command line::
@@ -27,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from tcgjax.core.cards import CardRegistry
+from tcgjax.core.cards import STATS_ONLY, CardRegistry
 from tcgjax.core.errors import CardDataError
 from tcgjax.core.files import DuplicateKeyError, json_loads
 from tcgjax.games.pokemon.cards import SCHEMA, TYPES, check_card_rules
@@ -247,7 +249,11 @@ def import_cards(
         if not isinstance(label, str) or not label:
             raise CardDataError(source, f"entry #{i}", "id", "missing or not a non-empty string")
         try:
-            cards.append(_convert(card, report))
+            before = len(report)
+            entry = _convert(card, report)
+            if len(report) > before:  # an effect left out: the card plays without it
+                entry[STATS_ONLY] = True
+            cards.append(entry)
         except _Field as exc:
             raise CardDataError(source, label, exc.field, exc.problem) from None
     # The schema and the rules between fields check the result (and name the card and field).

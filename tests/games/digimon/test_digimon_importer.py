@@ -9,8 +9,10 @@ import os
 import numpy as np
 import pytest
 
-from tcgjax.core.errors import CardDataError
+import tcgjax
+from tcgjax.core.errors import CardDataError, ConfigError
 from tcgjax.games.digimon import cards as C
+from tcgjax.games.digimon.decks import DECKS_DIR, deck_problems, load_deck
 from tcgjax.games.digimon.importer import import_cards, import_file, main
 
 # The printed stats of the ST-1, ST-2, ST-3 and ST-5 cards (whether a card has effect text, not the text).
@@ -69,6 +71,37 @@ def test_the_reference_starters_import_to_the_shipped_stats(tmp_path, starters):
     assert "some official text" not in dst.read_text()
     assert report.ignored_fields == {"rarity": 64}
     assert "imported as stats only" in report.summary()
+    # The file marks them, so a deck that holds one is refused unless vanilla play is allowed.
+    assert imported.stats_only == frozenset(with_effects)
+    assert shipped.stats_only == frozenset()
+
+
+def test_a_deck_of_imported_cards_is_refused_unless_vanilla_play_is_allowed(tmp_path, starters):
+    reference, _ = starters
+    src, dst = tmp_path / "public.json", tmp_path / "cards.yaml"
+    src.write_text(json.dumps([public_record(c) for c in reference]))
+    import_file(src, dst)
+    imported = C.load_cards(dst)
+    deck = load_deck("st1", C.load_cards())
+    vanilla = sorted(set(deck.eggs + deck.main) & imported.stats_only)
+    text = {c["number"] for c in reference if c["has_effects"]}
+    assert vanilla == sorted(text & set(deck.main + deck.eggs)) and "ST1-03" in vanilla
+    named = ", ".join(f"{n} ({imported.definition(n)['name']})" for n in vanilla)
+    assert deck_problems("st1", imported) == [
+        f"{os.path.join(DECKS_DIR, 'st1.yaml')}: {len(vanilla)} card(s) whose effects {dst} does "
+        f"not implement (stats only): {named}; pass allow_vanilla=True to play them without "
+        "their effects"
+    ]
+    with pytest.raises(ConfigError, match="card\\(s\\) whose effects"):
+        load_deck("st1", imported)
+    assert deck_problems("st1", imported, allow_vanilla=True) == []
+    assert load_deck("st1", imported, allow_vanilla=True).main == deck.main
+    with pytest.raises(ConfigError, match="ST1-03 \\(Agumon\\), "):
+        tcgjax.make("digimon", cards=dst, decks=("st1", "st1"))
+    env = tcgjax.make("digimon", cards=dst, decks=("st1", "st1"), allow_vanilla=True)
+    assert env.options["allow_vanilla"] is True
+    with pytest.raises(ConfigError, match="option allow_vanilla='yes' must be True or False"):
+        tcgjax.make("digimon", allow_vanilla="yes")
 
 
 GOOD = {"id": "X-1", "name": "X", "type": "Digimon", "color": "Red", "level": 3, "play_cost": 3,

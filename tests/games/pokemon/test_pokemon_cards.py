@@ -10,6 +10,7 @@ import pathlib
 import pytest
 import yaml
 
+import tcgjax
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.errors import CardDataError, ConfigError
 from tcgjax.games.pokemon import importer
@@ -286,6 +287,8 @@ def test_importer_maps_each_field_and_reports_what_it_simplified():
     assert (water["kind"], water["provides"]) == ("basic_energy", ["water"])
     assert (odd["kind"], tool["kind"]) == ("special_energy", "tool")
     assert all(c["text"] == "" for c in cards)  # card text is never copied
+    # A card with an effect left out is marked: decks refuse it unless vanilla play is allowed.
+    assert [c.get("stats_only", False) for c in cards] == [True, False, False, True, True]
     assert report == [
         "t1-1: attack 'Splash' imported as damage only",
         "t1-4: special Energy 'Odd Energy' imported as 1 Colorless, no effect",
@@ -342,3 +345,24 @@ def test_the_printed_cards_import_to_the_shipped_stats():
     for card in imported:
         assert {k: card[k] for k in stats} == {k: shipped[card["id"]][k] for k in stats}
         assert card["attacks"] == shipped[card["id"]]["attacks"]
+
+
+def test_a_deck_of_imported_cards_is_refused_unless_vanilla_play_is_allowed(tmp_path):
+    imported, report = importer.import_cards(_printed_cards(), source="printed_cards.json")
+    path = tmp_path / "imported.yaml"
+    path.write_text(yaml.safe_dump({"cards": imported}, allow_unicode=True), encoding="utf-8")
+    registry = CardRegistry.load(path, SCHEMA)
+    marked = {c["id"] for c in imported if c.get("stats_only")}
+    assert registry.stats_only == marked and marked == {line.split(":")[0] for line in report}
+    deck = load_deck("tapu_koko", registry, allow_vanilla=True)
+    vanilla = sorted(set(deck.cards) & marked)
+    assert vanilla and len(vanilla) < len(set(deck.cards))  # basic Energy has no effect to leave
+    with pytest.raises(ConfigError) as info:
+        load_deck("tapu_koko", registry)
+    named = ", ".join(f"{c} ({registry.definition(c)['name']})" for c in vanilla)
+    assert f"{len(vanilla)} card(s) whose effects {path} does not implement" in str(info.value)
+    assert f"(stats only): {named}; pass allow_vanilla=True" in str(info.value)
+    with pytest.raises(ConfigError, match="whose effects .* does not implement"):
+        tcgjax.make("pokemon", cards=path)
+    env = tcgjax.make("pokemon", cards=path, allow_vanilla=True)
+    assert env.options["allow_vanilla"] is True and env.decks[0].cards == deck.cards
