@@ -1345,9 +1345,9 @@ class DigimonRules:
         for index, branch in enumerate(branches):
             state = when_some(kind == index, branch, state, action)
         state = when_some(kind == len(branches), self._mulligan, state, action, key)
-        # Rules processing after the action (a chosen -DP target at 0 DP is deleted), then the
+        # Rules processing after the action (a chosen -DP target at 0 DP is deleted) opens the
         # automatic play. A finished game never changes (nothing is legal in it).
-        state = tree_where(over, before, self._run(self._zero_dp_rule(state)))
+        state = tree_where(over, before, self._run(state))
         winner = state.winner.astype(jnp.int32)
         rewards = jnp.where(
             (winner < 0) | (winner == 2), 0.0, jnp.where(jnp.arange(2) == winner, 1.0, -1.0)
@@ -1398,30 +1398,43 @@ class DigimonRules:
 
     def _run(self, state: DigimonState) -> DigimonState:
         """Passes of micro-steps until a player must decide or the game is over (at most
-        ``MAX_MICRO_STEPS`` passes: each makes progress, the bound only guards the loop)."""
+        ``MAX_MICRO_STEPS`` passes: each makes progress, the bound only guards the loop). The
+        first pass opens with the rules check due after the action (:meth:`_micro_step`)."""
 
         def cond(carry):
-            i, state = carry
-            return (i < MAX_MICRO_STEPS) & self._has_work(state)
+            i, state, check = carry
+            return (i < MAX_MICRO_STEPS) & (self._has_work(state) | check)
 
         def body(carry):
-            i, state = carry
-            return i + 1, self._micro_step(state)
+            i, state, check = carry
+            return i + 1, *self._micro_step(state, check)
 
-        return jax.lax.while_loop(cond, body, (jnp.int32(0), state))[1]
+        check = self._zero_dp_possible(state)
+        return jax.lax.while_loop(cond, body, (jnp.int32(0), state, check))[1]
 
-    def _micro_step(self, state: DigimonState) -> DigimonState:
-        """One pass of automatic play: each kind of micro-step in priority order (a queued effect
+    def _micro_step(self, state: DigimonState, check: jax.Array) -> tuple[DigimonState, jax.Array]:
+        """One pass of automatic play: the rules check where ``check`` (bool[]) says one is due
+        (:meth:`_zero_dp_check`), then each kind of micro-step in priority order (a queued effect
         row resolves, first in first out; an Option whose rows have resolved goes to the trash;
         the attack in progress moves on; the turn ends, its [End of Your Turn] rows first; the
         new turn's Unsuspend and Draw phases run once its [Start of Your Turn] rows have
         resolved), each when it is the one due (:meth:`_work_kind`) after the previous ones.
+        Returns the state and whether the next pass opens with a rules check.
 
         The same order as one micro-step at a time, in fewer loop iterations: the loop runs as
         often as the busiest game of the batch needs, and a pass lets a plain turn end, or an
         attack without effects, finish in one or two. Under ``vmap`` a kind runs only when some
         game of the batch has it due (``when_any``): a ``lax.cond`` on a per-game predicate would
-        run every kind for every game."""
+        run every kind for every game.
+
+        Rules processing (G11): a Digimon at 0 DP is deleted before anything else happens, so
+        it runs after the action, once an effect row has resolved, after the attack's step (a
+        battle can delete the source of an aura) and after the turn's end (a [Your Turn] bonus
+        ends, a timed one expires); trashing a used Option, Unsuspend and Draw change no DP.
+        A game that needs it ends its pass there and the next pass opens with the check: one
+        copy of the check in the step's program instead of one after each of those kinds."""
+        state = when_some(check, self._zero_dp_check, state)
+        check = jnp.zeros_like(check)
         steps = (
             self._resolve_one,
             self._trash_processed,
@@ -1430,15 +1443,11 @@ class DigimonRules:
             self._turn_start_step,
         )
         for kind, step in enumerate(steps):
-            due = self._work_kind(state) == kind
+            due = (self._work_kind(state) == kind) & ~check
             state = when_some(due, step, state)
-            # Rules processing once an effect has resolved, after the attack's step (a battle
-            # can delete the source of an aura) and after the turn's end (a [Your Turn] bonus
-            # ends, a timed one expires): a Digimon at 0 DP is deleted before anything else
-            # happens. Trashing a used Option, Unsuspend and Draw change no DP.
             if kind in (WORK_RESOLVE, WORK_ATTACK, WORK_END_TURN):
-                state = self._zero_dp_rule(state, due)
-        return state
+                check |= due & self._zero_dp_possible(state)
+        return state, check
 
     def _zero_dp_possible(self, state: DigimonState) -> jax.Array:
         """bool[]: a Digimon may be at 0 DP: a timed -DP modifier is live, a Digi-Egg is on top of
@@ -1452,11 +1461,6 @@ class DigimonRules:
         egg = self.cards["kind"][board.definition] == DIGI_EGG
         egg_on_top = jnp.any(egg & on_top & jnp.asarray(self._battle_zones)[zone])
         return negative | egg_on_top | self._zero_dp_always
-
-    def _zero_dp_rule(self, state: DigimonState, due=True) -> DigimonState:
-        """The rules check of :meth:`_zero_dp_check`, run only for the games where it is ``due``
-        and :meth:`_zero_dp_possible` holds."""
-        return when_some(due & self._zero_dp_possible(state), self._zero_dp_check, state)
 
     def _zero_dp_check(self, state: DigimonState) -> DigimonState:
         """Rules processing (official rule: a Digimon whose DP is 0 is deleted): every Digimon
