@@ -153,14 +153,18 @@ TARGETS = (
             "tests/games/duel",
         ),
     ),
-    Target(
-        "tcgjax/games/digimon/rules.py",
-        (
-            "tests/games/digimon/test_digimon_validate.py",
-            "tests/games/digimon/test_digimon_turn.py",
-            "tests/games/digimon/test_digimon_attack.py",
-            "tests/games/digimon",
-        ),
+    *(
+        Target(
+            f"tcgjax/games/digimon/{room}.py",
+            (
+                "tests/games/digimon/test_digimon_validate.py",
+                "tests/games/digimon/test_digimon_turn.py",
+                "tests/games/digimon/test_digimon_attack.py",
+                "tests/games/digimon",
+            ),
+        )
+        # The rules and their rooms (the mixins DigimonRules is put together from).
+        for room in ("rules", "state", "legality", "turn", "interpreter", "selections", "attacks")
     ),
     Target(
         "tcgjax/games/digimon/invariants.py",

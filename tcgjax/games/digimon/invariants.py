@@ -18,8 +18,10 @@ from tcgjax.core.board import Board
 from tcgjax.core.invariants import InvariantTable, pile_order_problem
 from tcgjax.core.invariants import row as _row
 from tcgjax.core.invariants import scalar as _scalar
-from tcgjax.games.digimon.cards import KEYWORDS, KINDS
-from tcgjax.games.digimon.rules import (
+from tcgjax.games.digimon import actions as A
+from tcgjax.games.digimon.cards import DIGI_EGG, DIGIMON, KEYWORDS, KINDS, OPS, OPTION, TAMER
+from tcgjax.games.digimon.rules import DigimonRules
+from tcgjax.games.digimon.state import (
     BREEDING_SLOT,
     CANNOT_ATTACK,
     CANNOT_BLOCK,
@@ -27,8 +29,6 @@ from tcgjax.games.digimon.rules import (
     CHOICE_ORDER,
     CHOICE_ROW,
     DECISION_PHASES,
-    DIGI_EGG,
-    DIGIMON,
     END_DECK_OUT,
     END_DRAW,
     END_NONE,
@@ -41,8 +41,6 @@ from tcgjax.games.digimon.rules import (
     MEMORY_LIMIT,
     NUM_SLOTS,
     ONGOING,
-    OPS,
-    OPTION,
     PHASE,
     QUEUE_SIZE,
     SELECTION_OF_OP,
@@ -52,9 +50,6 @@ from tcgjax.games.digimon.rules import (
     STAGE_DECLARED,
     STAGE_FIRST_TIMING_OVER,
     STAGE_NONE,
-    TAMER,
-    A,
-    DigimonRules,
     DigimonState,
     zone_of,
 )

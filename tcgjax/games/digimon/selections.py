@@ -1,0 +1,359 @@
+"""Selection phases: what each pending choice offers (SelectTarget, SelectSource, SelectHand,
+SelectReveal, SelectTrash, SelectSecurity, SelectEffectChoice, SelectMaterial) and what a
+chosen id does (:meth:`Selections._select`).
+
+A room of :class:`~tcgjax.games.digimon.rules.DigimonRules` (a mixin: its methods read the
+rules object's tables, set up in ``rules.py``).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from tcgjax.core import zones
+from tcgjax.core.arrays import any_along
+from tcgjax.core.effects import Selection
+from tcgjax.core.tree import tree_where
+from tcgjax.games.digimon import actions as A
+from tcgjax.games.digimon.cards import (
+    DIGIMON,
+    MAX_BRANCHES,
+    MAX_REVEAL,
+    TAMER,
+)
+from tcgjax.games.digimon.state import (
+    CHOICE_MULLIGAN,
+    CHOICE_ORDER,
+    CHOICE_ROW,
+    CODES,
+    FLAG_COST_SUSPEND_SELF,
+    FLAG_OPTIONAL,
+    FLAG_UP_TO,
+    NUM_SLOTS,
+    OP_DE_DIGIVOLVE,
+    OP_PLAY_FREE,
+    OP_REVEAL_ADD,
+    OP_SUSPEND,
+    OP_TRASH_FROM_HAND,
+    OP_TRASH_SOURCES,
+    OP_UNSUSPEND,
+    PHASE,
+    QUEUE_SIZE,
+    REVEAL_SLOTS,
+    SECURITY_SLOTS,
+    TARGET_CHOOSE_OPP,
+    TARGET_CHOOSE_OWN,
+    TARGET_PLAYER,
+    TRASH_SLOTS,
+    DigimonState,
+    _membership,
+    slot_zone,
+    zone_of,
+)
+
+
+class Selections:
+    """Selection phases: what each pending choice offers and what a chosen id does."""
+
+    # -- selections (SelectTarget, SelectSource) ----------------------------------------------------
+
+    def selection_targets(self, state: DigimonState) -> jax.Array:
+        """bool[2, 12]: the permanents (own = controller's row) the pending row may choose now."""
+        card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
+        definition = state.board.definition[card]
+        row = jnp.maximum(state.selection.row.astype(jnp.int32), 0)
+        col = lambda name: self.cards[f"effects.{name}"][definition, row]  # noqa: E731
+        controller = state.board.owner[card].astype(jnp.int32)
+        perm = self.permanents(state)
+        field = lambda x: x[:, : A.FIELD_SLOTS]  # noqa: E731
+        digimon = field(perm.kind) == DIGIMON
+        level = self._card(state, "level", field(perm.top)).astype(jnp.int32)
+        max_dp, max_level = col("max_dp").astype(jnp.int32), col("max_level").astype(jnp.int32)
+        bounds = ((max_dp < 0) | (field(perm.dp) <= max_dp)) & (
+            (max_level < 0) | (level <= max_level)
+        )
+        max_cost = col("max_cost").astype(jnp.int32)
+        play_cost = self._card(state, "play_cost", field(perm.top)).astype(jnp.int32)
+        bounds &= (max_cost < 0) | (play_cost <= max_cost)
+        target, op = col("target"), col("op")
+        owner = jnp.arange(2)[:, None]
+        own, theirs = owner == controller, owner != controller
+        sources = field(perm.size) - 1
+        which = jnp.select(
+            [target == TARGET_CHOOSE_OWN, target == TARGET_CHOOSE_OPP],
+            [own & digimon, theirs & digimon & bounds],
+            theirs & digimon & bounds & (sources == 0),
+        )
+        # Trashing digivolution cards needs a Digimon that has some; <De-Digivolve> a Digimon
+        # with digivolution cards whose top card is above level 3.
+        which &= (op != OP_TRASH_SOURCES) | (sources > 0)
+        which &= (op != OP_DE_DIGIVOLVE) | ((sources > 0) & (level > 3))
+        which &= (op != OP_SUSPEND) | ~field(state.suspended)
+        which &= (op != OP_UNSUSPEND) | field(state.suspended)
+        selecting = state.board.phase == PHASE["select_target"]
+        return which & (state.selection.card >= 0) & selecting
+
+    def source_choices(self, state: DigimonState) -> jax.Array:
+        """bool[12, 10] in SelectSource (``play_from_sources``): the Digimon cards among the
+        digivolution cards (stack position, bottom = 0) of the controller's battle-area Digimon
+        that may be played now (a free battle slot is needed)."""
+        card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
+        controller = state.board.owner[card].astype(jnp.int32)
+        board = state.board
+        card_slot, size, _, top = _membership(board)
+        top, size = top.reshape(2, NUM_SLOTS), size.reshape(2, NUM_SLOTS)
+        my_size = jnp.where(controller == 0, size[0], size[1])[: A.FIELD_SLOTS]
+        my_kind = self._card(state, "kind", jnp.where(controller == 0, top[0], top[1]))
+        # Digimon cards by (battle slot, stack position): one scatter of the C cards.
+        local = card_slot - controller * NUM_SLOTS
+        pos = board.position.astype(jnp.int32)
+        grid = A.FIELD_SLOTS * A.SOURCE_STRIDE
+        placed = (card_slot >= 0) & (local >= 0) & (local < A.FIELD_SLOTS)
+        placed &= pos < A.SOURCE_STRIDE
+        dest = jnp.where(placed, local * A.SOURCE_STRIDE + pos, grid)
+        kind = self.cards["kind"][board.definition]  # [C]
+        is_digimon = jnp.zeros(grid + 1, jnp.bool_).at[dest].set(kind == DIGIMON)[:grid]
+        is_digimon = is_digimon.reshape(A.FIELD_SLOTS, A.SOURCE_STRIDE)
+        under = jnp.arange(A.SOURCE_STRIDE)[None, :] < (my_size - 1)[:, None]
+        which = is_digimon & under & (my_kind[: A.FIELD_SLOTS] == DIGIMON)[:, None]
+        selecting = state.board.phase == PHASE["select_source"]
+        return which & self._has_room(state, controller) & (state.selection.card >= 0) & selecting
+
+    def _select_errors(self, state: DigimonState) -> jax.Array:
+        """Codes of every id in a selection phase: the ids of :meth:`selection_choices`, and 62
+        to decline an optional or "up to" row (never in SelectMaterial: the DNA digivolution
+        was declared by the player and completes)."""
+        flags = self._sel_col(state, "flags").astype(jnp.int32)
+        may_decline = (flags & (FLAG_OPTIONAL | FLAG_UP_TO)) != 0
+        may_decline &= state.board.phase != PHASE["select_material"]
+        # The order of triggers and the mulligan are decisions, not an effect to decline.
+        may_decline &= state.selection.stage == CHOICE_ROW
+        ids = jnp.arange(A.NUM_ACTIONS)
+        legal = self.selection_choices(state) | ((ids == A.LAYOUT.start("pass")) & may_decline)
+        return jnp.where(legal, 0, CODES["not_a_valid_selection"])
+
+    def selection_choices(self, state: DigimonState) -> jax.Array:
+        """bool[2120]: the ids that choose in the pending selection now (the spec's "Selection
+        Conventions", G4). SelectTarget: 100 + i own battle slot, 112 + i the opponent's;
+        SelectMaterial: 100 + i; SelectSource: 2000 + field * 10 + source; SelectHand: 30 + i
+        (hand index) to trash a card (the spec's "Trash From Hand" range), i to choose it for
+        anything else (play_free); SelectReveal: 30 + i (position in ``revealed``); SelectTrash:
+        130 + i (trash position, 0 = the oldest); SelectSecurity: 40 + i own, 50 + i the
+        opponent's (i-th card from the top); SelectEffectChoice: 1000 + i (branch i). All False
+        outside the selection phases."""
+        parts = self._selection_parts(state)
+        out, end = [], 0
+        for start, values in parts:  # static, increasing, non-overlapping ranges
+            out += [jnp.zeros(start - end, jnp.bool_), values]
+            end = start + values.shape[0]
+        out.append(jnp.zeros(A.NUM_ACTIONS - end, jnp.bool_))
+        return jnp.concatenate(out)
+
+    def has_selection_choice(self, state: DigimonState) -> jax.Array:
+        """bool[]: ``any(selection_choices(state))``, without building the 2120 ids."""
+        return jnp.any(jnp.stack([any_along(v) for _, v in self._selection_parts(state)]))
+
+    def _selection_parts(self, state: DigimonState) -> list[tuple[int, jax.Array]]:
+        """The choice ranges of :meth:`selection_choices` as ``(first id, bool[n])`` pairs (a
+        concatenation of static slices: no 2120-wide gather per range)."""
+        controller = self.decider(state)
+        targets = self.selection_targets(state)  # [2, 12]
+        own = jnp.where(controller == 0, targets[0], targets[1])
+        theirs = jnp.where(controller == 0, targets[1], targets[0])
+        op, target = self._sel_col(state, "op"), self._sel_col(state, "target")
+        hand = self.hand_choices(state)
+        trashing = op == OP_TRASH_FROM_HAND
+        security = self.security_choices(state)
+        on_own = target == TARGET_PLAYER
+        none = jnp.zeros(SECURITY_SLOTS, jnp.bool_)
+        ids_30_59 = (
+            (hand & trashing)
+            | jnp.pad(self.reveal_choices(state), (0, 30 - REVEAL_SLOTS))
+            | jnp.concatenate([none, security & on_own, security & ~on_own])
+        )
+        return [
+            (0, hand & ~trashing),
+            (30, ids_30_59),
+            (100, own | self.material_choices(state)),
+            (112, theirs),
+            (130, self.trash_choices(state)),
+            (1000, self.branch_choices(state)),
+            (A.LAYOUT.start("source"), self.source_choices(state).reshape(-1)),
+        ]
+
+    def _sel_col(self, state: DigimonState, name: str) -> jax.Array:
+        card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
+        row = jnp.maximum(state.selection.row.astype(jnp.int32), 0)
+        return self.cards[f"effects.{name}"][state.board.definition[card], row]
+
+    def _sel_matches(self, state: DigimonState, cards: jax.Array) -> jax.Array:
+        """bool[...]: ``cards`` (instances, -1 = none) pass the pending row's filter: a kind
+        among ``kinds`` (empty = any) and, for a Digimon, level <= ``max_level`` (-1 = any)."""
+        kinds = self._sel_col(state, "kinds").astype(jnp.int32)
+        max_level = self._sel_col(state, "max_level").astype(jnp.int32)
+        kind = self._card(state, "kind", cards).astype(jnp.int32)
+        level = self._card(state, "level", cards).astype(jnp.int32)
+        kind_ok = (kinds == 0) | (((kinds >> kind) & 1) == 1)
+        level_ok = (max_level < 0) | (kind != DIGIMON) | (level <= max_level)
+        return (cards >= 0) & kind_ok & level_ok
+
+    def _selecting(self, state: DigimonState, phase: str) -> jax.Array:
+        return (state.board.phase == PHASE[phase]) & (state.selection.card >= 0)
+
+    def hand_choices(self, state: DigimonState) -> jax.Array:
+        """bool[30] in SelectHand: the controller's hand cards the row may take: any card to
+        trash (trash_from_hand); a Digimon or Tamer passing the filter, with a free battle
+        slot (play_free)."""
+        controller = self.decider(state)
+        hand = self.hand(state, controller)
+        kind = self._card(state, "kind", hand)
+        playable = ((kind == DIGIMON) | (kind == TAMER)) & self._has_room(state, controller)
+        which = jnp.where(
+            self._sel_col(state, "op") == OP_PLAY_FREE,
+            self._sel_matches(state, hand) & playable,
+            hand >= 0,
+        )
+        return which & self._selecting(state, "select_hand")
+
+    def reveal_choices(self, state: DigimonState) -> jax.Array:
+        """bool[10] in SelectReveal: the cards revealed by the row (not a security card being
+        checked) that pass its filter, by position in ``revealed``."""
+        revealed = zones.zone_slots(state.board, self.layout.zone_index("revealed"), REVEAL_SLOTS)
+        which = self._sel_matches(state, revealed) & (revealed != state.checking)
+        return which & self._selecting(state, "select_reveal")
+
+    def trash_choices(self, state: DigimonState) -> jax.Array:
+        """bool[50] in SelectTrash: the controller's trash cards (by position, 0 = the first
+        trashed) that pass the row's filter."""
+        trash = zones.zone_slots(state.board, zone_of("trash", self.decider(state)), TRASH_SLOTS)
+        return self._sel_matches(state, trash) & self._selecting(state, "select_trash")
+
+    def _security_zone(self, state: DigimonState) -> jax.Array:
+        """The security stack a trash_security row chooses from (the controller's or theirs)."""
+        controller = self.decider(state)
+        own = self._sel_col(state, "target") == TARGET_PLAYER
+        return zone_of("security", jnp.where(own, controller, 1 - controller))
+
+    def security_choices(self, state: DigimonState) -> jax.Array:
+        """bool[10] in SelectSecurity: the i-th card from the top of the chosen stack exists."""
+        count = zones.zone_count(state.board, self._security_zone(state))
+        return (jnp.arange(SECURITY_SLOTS) < count) & self._selecting(state, "select_security")
+
+    def branch_choices(self, state: DigimonState) -> jax.Array:
+        """bool[Q] in SelectEffectChoice (ids 1000 + i), by the selection's stage: branch i of the
+        choose_one row (its row + 1 + i); the i-th simultaneous triggered effect to resolve
+        next (:meth:`trigger_order_choices`); keep (1000) or redraw (1001) the opening hand."""
+        stage = state.selection.stage
+        count = jnp.select(
+            [stage == CHOICE_ORDER, stage == CHOICE_MULLIGAN],
+            [self.trigger_order_choices(state), 2],
+            self._sel_col(state, "count").astype(jnp.int32),
+        )
+        assert MAX_BRANCHES <= QUEUE_SIZE
+        return (jnp.arange(QUEUE_SIZE) < count) & self._selecting(state, "select_effect_choice")
+
+    def _reveal(self, state: DigimonState, player, n) -> DigimonState:
+        """The top ``n`` cards of ``player``'s deck go to ``revealed`` (fewer when it runs out)."""
+
+        def reveal_one(i, board):
+            shown = zones.draw(
+                self.layout, board, zone_of("deck", player), self.layout.zone_index("revealed")
+            ).board
+            return tree_where(i < n, shown, board)
+
+        return state.replace(board=jax.lax.fori_loop(0, MAX_REVEAL, reveal_one, state.board))
+
+    def _unreveal(self, state: DigimonState, doit) -> DigimonState:
+        """The cards a reveal_add row left in ``revealed`` go to the bottom of their owner's
+        deck (the top one first; the rules let the player order them, this order is fixed).
+        A security card being checked stays."""
+
+        def hide_one(i, board):
+            top = zones.top_card(board, self.layout.zone_index("revealed"))
+            owner = board.owner[jnp.maximum(top, 0)].astype(jnp.int32)
+            moved = zones.move_card(
+                self.layout, board, jnp.maximum(top, 0), zone_of("deck", owner), zones.BOTTOM
+            ).board
+            return tree_where(doit & (top >= 0) & (top != state.checking), moved, board)
+
+        return state.replace(board=jax.lax.fori_loop(0, MAX_REVEAL, hide_one, state.board))
+
+    def _select(self, state: DigimonState, action):
+        """Apply the pending row to the chosen permanent, card or branch (or decline with 62);
+        the selection ends when its count is reached or nothing more can be chosen."""
+        controller = self.decider(state)
+        decline = action == A.LAYOUT.start("pass")
+        phase = state.board.phase
+        in_phase = lambda name: phase == PHASE[name]  # noqa: E731
+        theirs = action >= 112
+        player = jnp.where(theirs, 1 - controller, controller)
+        slot = jnp.clip(jnp.where(theirs, action - 112, action - 100), 0, A.FIELD_SLOTS - 1)
+        op, amount = self._sel_col(state, "op"), self._sel_col(state, "amount").astype(jnp.int32)
+        applied = self._apply_to(state, op, amount, player, slot)
+        board = state.board
+        # A card moves (SelectHand trashing, SelectReveal / SelectTrash to the hand,
+        # SelectSecurity to the trash) or is played free (SelectHand play_free, SelectSource).
+        hand_card = self.hand(state, controller)[jnp.clip(action % 30, 0, A.HAND_SLOTS - 1)]
+        revealed = zones.card_at(board, self.layout.zone_index("revealed"), action - 30)
+        from_trash = zones.card_at(board, zone_of("trash", controller), action - 130)
+        security = self._security_zone(state)
+        from_top = jnp.where(action >= 50, action - 50, action - 40)
+        checked = zones.card_at(board, security, zones.zone_count(board, security) - 1 - from_top)
+        field, position = jnp.divmod(
+            jnp.clip(action - A.LAYOUT.start("source"), 0, 119), A.SOURCE_STRIDE
+        )
+        source = zones.card_at(board, slot_zone(controller, field), position)
+        in_hand = in_phase("select_hand")
+        moving = jnp.select(
+            [in_hand, in_phase("select_reveal"), in_phase("select_trash")],
+            [hand_card, revealed, from_trash],
+            checked,
+        )
+        to_zone = jnp.select(
+            [in_phase("select_security"), in_hand],
+            [zone_of("trash", board.owner[jnp.maximum(moving, 0)]), zone_of("trash", controller)],
+            zone_of("hand", controller),
+        )
+        moved = state.replace(
+            board=zones.move_card(self.layout, board, jnp.maximum(moving, 0), to_zone).board
+        )
+        plays = in_phase("select_source") | (in_hand & (op == OP_PLAY_FREE))
+        played = self._put_into_play(
+            state, jnp.maximum(jnp.where(in_hand, hand_card, source), 0), controller
+        )
+        moves = (in_hand & (op == OP_TRASH_FROM_HAND)) | in_phase("select_reveal")
+        moves |= in_phase("select_trash") | in_phase("select_security")
+        applied = tree_where(plays, played, tree_where(moves, moved, applied))
+        # SelectEffectChoice: the chosen branch row resolves next (front of the queue).
+        branch_row = state.selection.row + 1 + (action - 1000)
+        branched = state.replace(
+            queue=state.queue.push_front(state.selection.card, branch_row, state.selection.slot)
+        )
+        applied = tree_where(in_phase("select_effect_choice"), branched, applied)
+        # SelectMaterial: the first pick is remembered; the second completes the DNA digivolution.
+        first = state.selection.slot.astype(jnp.int32)
+        merged = tree_where(
+            first < 0,
+            state.replace(selection=state.selection.replace(slot=slot.astype(jnp.int8))),
+            self._dna_merge(state, controller, first, slot),
+        )
+        applied = tree_where(in_phase("select_material"), merged, applied)
+        # "You may suspend this card to ...": a choice (not a decline) pays the cost, suspending
+        # the permanent the row acts from.
+        pays = (self._sel_col(state, "flags").astype(jnp.int32) & FLAG_COST_SUSPEND_SELF) != 0
+        pays &= in_phase("select_target") & (state.selection.slot >= 0)
+        source_slot = jnp.clip(state.selection.slot.astype(jnp.int32), 0, NUM_SLOTS - 1)
+        owner = state.board.owner[jnp.maximum(state.selection.card.astype(jnp.int32), 0)]
+        paid = applied.suspended[owner, source_slot] | pays
+        applied = applied.replace(suspended=applied.suspended.at[owner, source_slot].set(paid))
+        state = tree_where(decline, state, applied)
+        left = jnp.where(decline, 0, state.selection.left - 1).astype(jnp.int8)
+        state = state.replace(selection=state.selection.replace(left=left))
+        more = self.has_selection_choice(state)
+        done = state.replace(
+            selection=Selection.none(),
+            board=state.board.replace(phase=state.selection.resume),
+        )
+        done = self._unreveal(done, op == OP_REVEAL_ADD)
+        return tree_where((left <= 0) | ~more, done, state)
