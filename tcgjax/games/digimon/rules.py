@@ -500,7 +500,10 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         keywords = _keywords_per_slot(card_slot, card_kw)  # [2S, K]
         # Keywords granted for a duration (lasting rows): kept while the permanent stays.
         keywords = keywords | self._granted_keywords(state).reshape(num_flat, len(KEYWORDS))
-        card_keywords = keywords[jnp.maximum(card_slot, 0)]  # [C, K]
+        # Each card's permanent's keywords as bits (for ``has_keyword``): one [C] gather of the
+        # packed [2S] words instead of a [C, K] gather of flags.
+        slot_bits = jnp.sum(keywords.astype(jnp.int32) << jnp.arange(len(KEYWORDS)), axis=-1)
+        card_bits = slot_bits[jnp.maximum(card_slot, 0)]  # [C]
 
         # Continuous effect rows, per card: [C, Rc] (``_continuous``: each definition's
         # continuous rows, Rc the most any card has; 1 for the shipped cards).
@@ -531,10 +534,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             | ((condition == COND_BATTLING_NO_SOURCE) & (card_battle == 0)[:, None])
             | ((condition == COND_SECURITY_AT_LEAST) & (own_security >= value))
             | ((condition == COND_SECURITY_AT_MOST) & (own_security <= value))
-            | (
-                (condition == COND_HAS_KEYWORD)
-                & jnp.take_along_axis(card_keywords, jnp.clip(value, 0, len(KEYWORDS) - 1), 1)
-            )
+            | ((condition == COND_HAS_KEYWORD) & (((card_bits[:, None] >> value) & 1) == 1))
         )
         row = cont("row")  # [C, Rc], -1: no continuous row there
         live_cont = (row >= 0) & placed & window_ok & cond_ok & in_battle[:, None]

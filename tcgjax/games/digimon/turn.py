@@ -142,16 +142,22 @@ class TurnLoop:
             due = (self._work_kind(state) == kind) & ~check
             state = when_some(due, step, state)
             if kind in (WORK_RESOLVE, WORK_ATTACK, WORK_END_TURN):
-                check |= due & self._zero_dp_possible(state)
+                check |= due & self._zero_dp_possible(state, kind == WORK_RESOLVE)
         return state, check
 
-    def _zero_dp_possible(self, state: DigimonState) -> jax.Array:
+    def _zero_dp_possible(self, state: DigimonState, stacks_changed: bool = True) -> jax.Array:
         """bool[]: a Digimon may be at 0 DP: a timed -DP modifier is live, a Digi-Egg is on top of
         a battle-area stack, or the card file has cards that make it possible anywhere. Without
         any of them every Digimon's DP is at least its printed DP, above 0: the full check
-        (:meth:`permanents`) is skipped (``when_some``)."""
-        board = state.board
+        (:meth:`permanents`) is skipped (``when_some``).
+
+        ``stacks_changed=False`` (host-known) after a micro-step that cannot leave a Digi-Egg on
+        top of a stack: only an effect (<De-Digivolve>) can, never a battle, a security check's
+        own step or a turn's end, which only delete whole stacks or expire modifiers."""
         negative = jnp.any((state.lasting_kind == LASTING_DP) & (state.lasting_amount < 0))
+        if not stacks_changed:
+            return negative | self._zero_dp_always
+        board = state.board
         zone = board.zone.astype(jnp.int32)
         on_top = board.position.astype(jnp.int32) == zones.zone_counts(self.layout, board)[zone] - 1
         egg = self.cards["kind"][board.definition] == DIGI_EGG
