@@ -353,3 +353,163 @@ def test_coverage_map_names_the_tests_that_run_each_line(tmp_path, monkeypatch):
     assert seconds > 0
     assert mutation.tests_for_line(cmap, target, 8) == ["tests/test_one.py::test_a"]
     assert mutation.tests_for_line(cmap, target, 4) == ["tests/test_two.py::test_b"]
+
+
+_TOY_MODULE = (
+    "class Base:\n"  # 1
+    "    def size(self):\n"  # 2
+    "        return 1\n"  # 3
+    "\n"  # 4
+    "class Box(Base):\n"  # 5
+    "    def size(self):\n"  # 6
+    "        return super().size() + 1\n"  # 7: Add #0, a method with a __class__ cell
+    "\n"  # 8
+    "    @property\n"  # 9
+    "    def double(self):\n"  # 10
+    "        return self.size() * 2\n"  # 11: a property's getter
+    "\n"  # 12
+    "def small(x):\n"  # 13
+    "    return x < 3\n"  # 14
+    "\n"  # 15
+    "def unused(x):\n"  # 16
+    "    return x + 1\n"  # 17: Add #1, no test notices
+    "\n"  # 18
+    "def spin(n):\n"  # 19
+    "    while n > 0:\n"  # 20
+    "        n = n - 1\n"  # 21: Sub -> Add loops forever
+    "    return n\n"  # 22
+    "\n"  # 23
+    "LIMIT = 3 + 0\n"  # 24: Add #2, run at import
+    "\n"  # 25
+    "_TABLE = []\n"  # 26
+    "\n"  # 27
+    "def table():\n"  # 28: built once, on first use, and kept
+    "    if not _TABLE:\n"  # 29
+    "        _TABLE.append(2 * 21)\n"  # 30: Mul #1
+    "    return _TABLE[0]\n"  # 31
+    "\n"  # 32
+    "class Rules:\n"  # 33
+    "    def memo(self):\n"  # 34: kept in the object, as the rules keep their invariant table
+    "        if '_memo' not in self.__dict__:\n"  # 35
+    "            self.__dict__['_memo'] = build()\n"  # 36
+    "        return self.__dict__['_memo']\n"  # 37
+    "\n"  # 38
+    "def build():\n"  # 39
+    "    return 6 * 7\n"  # 40: Mul #2
+    "\n"  # 41
+    "RULES = Rules()\n"  # 42
+)
+
+_TOY_TESTS = (
+    "import pytest\n\nfrom pkg.m import RULES, Box, small, spin, table, unused\n\n"
+    "@pytest.fixture(scope='session')\ndef kind():\n    return Box\n\n"
+    "@pytest.fixture\ndef box(kind):\n    return kind()\n\n"
+    "def test_box(box):\n    assert box.size() == 2 and box.double == 4\n\n"
+    "def test_small():\n    assert small(1) and not small(5)\n\n"
+    "def test_loose():\n    assert unused(1) > -10\n\n"
+    "def test_spin():\n    assert spin(3) == 0\n\n"
+    "def test_table():\n    assert table() == 42\n\n"
+    "def test_memo():\n    assert RULES.memo() == 42\n"
+)
+
+
+def test_in_process_run_kills_what_a_fresh_process_kills_and_leaves_the_rest(tmp_path):
+    """--in-process (tools/mutation_inprocess.py): cosmic-ray's own mutants, swapped into the live
+    functions of one test process, are killed by the tests that notice them (a method calling
+    super(), a property, a plain function, one that loops forever: timeout); a mutant no test
+    notices is only 'not killed' (cosmic-ray's run decides); one outside a function body is left
+    alone; and the module is unmutated afterwards (the last test passes). A killing test runs
+    again unmutated right after itself, with its fixtures set up anew. Every test runs once
+    unmutated before the first mutant, so a table built on first use is built from the original
+    code (a mutant inside it is not killed here: cosmic-ray's fresh process decides); one kept in
+    an attribute the plan names is dropped after each swap and restore, and rebuilt mutated."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "m.py").write_text(_TOY_MODULE)
+    (tmp_path / "test_toy.py").write_text(_TOY_TESTS)
+
+    def mutant(job, operator, occurrence, line, tests):
+        return dict(
+            job_id=job,
+            operator=f"core/{operator}",
+            occurrence=occurrence,
+            line=line,
+            tests=[f"test_toy.py::{t}" for t in tests],
+        )
+
+    plan = dict(
+        module="pkg/m.py",
+        timeout_s=3.0,
+        deadline=9e18,
+        drop_attributes=["_memo"],
+        mutants=[
+            mutant("super", "ReplaceBinaryOperator_Add_Sub", 0, 7, ["test_small", "test_box"]),
+            mutant("property", "ReplaceBinaryOperator_Mul_Sub", 0, 11, ["test_box"]),
+            mutant("plain", "ReplaceComparisonOperator_Lt_Gt", 0, 14, ["test_small"]),
+            mutant("unnoticed", "ReplaceBinaryOperator_Add_Sub", 1, 17, ["test_loose"]),
+            mutant("loops", "ReplaceBinaryOperator_Sub_Add", 0, 21, ["test_spin"]),
+            mutant("import", "ReplaceBinaryOperator_Add_Sub", 2, 24, ["test_small"]),
+            # The table was built (unmutated) by the warm-up pass: this mutant cannot show here,
+            # and leaves nothing behind.
+            mutant("cached", "ReplaceBinaryOperator_Mul_Add", 1, 30, ["test_table"]),
+            # Kept in an attribute the plan names: dropped after the swap, rebuilt mutated.
+            mutant("memo", "ReplaceBinaryOperator_Mul_Add", 2, 40, ["test_memo"]),
+            mutant("memo again", "ReplaceBinaryOperator_Mul_Sub", 2, 40, ["test_memo"]),
+            mutant("after", "ReplaceComparisonOperator_Lt_Gt", 0, 14, ["test_box"]),
+        ],
+    )
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    results = tmp_path / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        + ["-p", "mutation_inprocess", "test_toy.py"],
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+        | {
+            "PYTHONPATH": os.pathsep.join([str(tmp_path), os.path.join(REPO, "tools")]),
+            "MUTATION_PLAN": str(tmp_path / "plan.json"),
+            "MUTATION_RESULTS": str(results),
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {r["job_id"]: r for r in map(json.loads, results.read_text().splitlines())}
+    assert {j: (r["outcome"], r["test"]) for j, r in rows.items()} == {
+        "super": ("killed", "test_toy.py::test_box"),
+        "property": ("killed", "test_toy.py::test_box"),
+        "plain": ("killed", "test_toy.py::test_small"),
+        "unnoticed": ("not_killed", None),
+        "loops": ("killed", "test_toy.py::test_spin"),
+        "import": ("outside_function", None),
+        "cached": ("not_killed", None),
+        "memo": ("killed", "test_toy.py::test_memo"),
+        "memo again": ("killed", "test_toy.py::test_memo"),
+        "after": ("not_killed", None),
+    }
+    assert "-    return x < 3\n+    return x > 3" in rows["plain"]["diff"]
+    assert (tmp_path / "pkg" / "m.py").read_text() == _TOY_MODULE  # nothing written to disk
+
+
+def test_a_mutant_runs_the_tests_of_every_line_of_its_statement(tmp_path):
+    """Coverage records a line only when evaluation reaches it: a test that stops at the false
+    first operand of a two-line ``and`` never runs the second line, though a mutant there
+    (``and`` -> ``or``) changes the result. A line maps to its whole innermost statement (a
+    compound statement's header only)."""
+    path = tmp_path / "m.py"
+    path.write_text(
+        "def idle(a, b):\n"  # 1
+        "    ok = (\n"  # 2
+        "        a\n"  # 3
+        "        and b\n"  # 4
+        "    )\n"  # 5
+        "    if (a or\n"  # 6
+        "            b):\n"  # 7
+        "        return 1\n"  # 8
+        "    return ok\n"  # 9
+    )
+    assert list(mutation.statement_lines(str(path), 4)) == [2, 3, 4, 5]
+    assert list(mutation.statement_lines(str(path), 7)) == [6, 7]
+    assert list(mutation.statement_lines(str(path), 8)) == [8]
+    assert list(mutation.statement_lines(str(path), 1)) == [1]

@@ -529,20 +529,60 @@ def coverage_map(target: Target, files: list[str]) -> tuple[dict, float]:
     return cmap, seconds
 
 
+def statement_lines(path: str, line: int) -> range:
+    """The lines of the innermost statement of the Python file ``path`` that holds ``line``; of a
+    compound statement (``if``, ``while``, ``def`` ...) only its header, up to its body.
+
+    Coverage records a line only when evaluation reaches it: in ``a and b`` written over two
+    lines, a test that stops at a false ``a`` never runs ``b``'s line, yet a mutant there (``and``
+    -> ``or``) changes what it computes. A mutant is therefore run against the tests of every line
+    of its statement."""
+    spans = _statement_spans(path)
+    return spans.get(line, range(line, line + 1))
+
+
+_SPANS: dict[str, dict[int, range]] = {}
+
+
+def _statement_spans(path: str) -> dict[int, range]:
+    if path not in _SPANS:
+        with open(path) as fh:
+            tree = ast.parse(fh.read())
+        spans: dict[int, range] = {}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.stmt):
+                continue
+            body = getattr(node, "body", None)
+            end = body[0].lineno - 1 if isinstance(body, list) and body else node.end_lineno
+            span = range(node.lineno, max(end, node.lineno) + 1)
+            for n in span:
+                if n not in spans or len(span) < len(spans[n]):  # the innermost statement
+                    spans[n] = span
+        _SPANS[path] = spans
+    return _SPANS[path]
+
+
 def tests_for_line(cmap: dict, target: Target, line: int) -> list[str] | None:
-    """The node ids that run ``line`` of the target's module, quickest first (as timed by the
-    coverage run: ``pytest -x`` stops at the first that fails, so a killed mutant costs the
-    quickest test that kills it); ``None`` (run the whole list) for a line run at import; empty
-    when no test runs it."""
-    if line in set(cmap["import_lines"]):
+    """The node ids that run ``line`` of the target's module, or another line of its statement
+    (:func:`statement_lines`), quickest first (as timed by the coverage run: ``pytest -x`` stops
+    at the first that fails, so a killed mutant costs the quickest test that kills it); ``None``
+    (run the whole list) for a statement run at import; empty when no test runs it."""
+    lines = statement_lines(os.path.join(REPO, target.module), line)
+    if set(lines) & set(cmap["import_lines"]):
         return None
     chosen: dict[str, float] = {}
     for test_file in _test_files(target):
         entry = cmap["files"].get(test_file, {})
-        for node in entry.get("lines", {}).get(str(line), []):
-            chosen.setdefault(node, entry.get("seconds", {}).get(node, float("inf")))
+        for n in lines:
+            for node in entry.get("lines", {}).get(str(n), []):
+                chosen.setdefault(node, entry.get("seconds", {}).get(node, float("inf")))
     return sorted(chosen, key=lambda node: chosen[node])  # stable: the target's order on ties
 
+
+#: Attributes in which the library keeps what it builds lazily from a target's code (each rules
+#: object's invariant table, built by the validator's ``build_invariants``): the in-process run
+#: (:func:`run_in_process`) drops them from every live object after each swap and each restore.
+IN_PROCESS_CACHES = ("_invariant_table",)
 
 #: The quick pass leaves out the named files' tests that took longer than this in the coverage
 #: run (a random-play sweep that validates thousands of states): they run in the full pass.
@@ -661,6 +701,119 @@ def _run_one(
         shutil.copy2(os.path.join(REPO, target.module), os.path.join(tree, target.module))
     with _open_db(session) as db:
         db.set_result(job_id, result)
+
+
+def run_in_process(
+    target: Target,
+    tree: str,
+    session: str,
+    job_ids: list[str],
+    coverage: dict,
+    quick: tuple[str, ...] | None,
+    deadline: float | None,
+    timeout_s: float,
+) -> int:
+    """The fast filter (``--in-process``, :mod:`tools.mutation_inprocess`): one pytest process
+    runs the mutants ``job_ids`` of a host-side module against the tests that run their line (the
+    quick ones only, with ``quick``) and records those it kills; the rest stay pending for
+    cosmic-ray's fresh process. Returns the number killed."""
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    base = os.path.join(WORK, target.slug)
+    with _open_db(session) as db:
+        wanted = set(job_ids)
+        items = [i for i in db.pending_work_items if i.job_id in wanted]
+    mutants, nodes = [], []
+    for item in items:
+        (mutation,) = item.mutations
+        tests = tests_for_line(coverage, target, mutation.start_pos[0])
+        if not tests:  # a line run at import (None) or by no test: cosmic-ray's run decides
+            continue
+        if quick is not None:
+            seconds = coverage["files"]
+            tests = [
+                n
+                for n in tests
+                if n.split("::", 1)[0] in quick
+                and (seconds[n.split("::", 1)[0]]["seconds"].get(n) or 0.0) <= QUICK_MAX_SECONDS
+            ]
+            if not tests:
+                continue
+        mutants.append(
+            dict(
+                job_id=item.job_id,
+                operator=mutation.operator_name,
+                occurrence=mutation.occurrence,
+                line=mutation.start_pos[0],
+                tests=tests,
+            )
+        )
+        nodes.extend(n for n in tests if n not in nodes)
+    if not mutants:
+        return 0
+    plan_path, results_path = (os.path.join(base, f) for f in ("plan.json", "results.jsonl"))
+    nodes_path = os.path.join(base, "plan-nodes.txt")
+    with open(plan_path, "w") as fh:
+        json.dump(
+            dict(
+                module=target.module,
+                timeout_s=timeout_s,
+                drop_attributes=list(IN_PROCESS_CACHES),
+                deadline=time.time() + (1e9 if deadline is None else deadline - time.monotonic()),
+                mutants=mutants,
+            ),
+            fh,
+        )
+    with open(nodes_path, "w") as fh:
+        fh.write("\n".join(nodes) + "\n")
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(results_path)
+    _log(target.slug, f"in process: {len(mutants)} mutants against {len(nodes)} tests")
+    tools = os.path.join(tree, "tools")
+    done = subprocess.run(
+        [_python(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mutation_inprocess"]
+        + ["-p", "no:randomly", f"@{nodes_path}"],
+        cwd=tree,
+        env=_environ(tree)
+        | {
+            "PYTHONPATH": os.pathsep.join([tree, tools]),
+            "MUTATION_PLAN": plan_path,
+            "MUTATION_RESULTS": results_path,
+        },
+        capture_output=True,
+        text=True,
+    )
+    results = []
+    if os.path.exists(results_path):
+        with open(results_path) as fh:
+            results = [json.loads(line) for line in fh if line.strip()]
+    if done.returncode != 0 and not results:
+        raise SystemExit(f"{target.slug}: the in-process run failed:\n{done.stdout[-4000:]}")
+    killed = [r for r in results if r["outcome"] == "killed"]
+    with _open_db(session) as db:
+        for r in killed:
+            db.set_result(
+                r["job_id"],
+                WorkResult(
+                    worker_outcome=WorkerOutcome.NORMAL,
+                    output=f"in process: killed by {r['test']}",
+                    test_outcome=TestOutcome.KILLED,
+                    diff=r.get("diff"),
+                ),
+            )
+    tainted = [r for r in results if r["outcome"] == "tainted"]
+    outcomes = ", ".join(
+        f"{n} {o}"
+        for o, n in sorted(
+            {
+                o: sum(r["outcome"] == o for r in results) for o in {r["outcome"] for r in results}
+            }.items()
+        )
+    )
+    _log(target.slug, f"in process: {outcomes or 'nothing ran'}")
+    if tainted:
+        _log(target.slug, f"in process stopped: {tainted[0]['test']} failed unmutated")
+    return len(killed)
 
 
 def _log(slug: str, message: str) -> None:
@@ -816,12 +969,15 @@ def execute(
     first_lines: set[int] = frozenset(),
     coverage: dict | None = None,
     quick: tuple[str, ...] | None = None,
+    in_process: bool = False,
 ) -> None:
     """Run the target's pending mutants until none is left or ``budget_s`` is spent: first the
     survivors re-opened by a change of the tests, then those on ``first_lines`` (one at a time,
     in line order), then the rest (``cosmic-ray exec``, random order). With a ``coverage`` map
     the re-opened survivors and the ``first_lines`` mutants run only the tests that run their
-    line (:func:`tests_for_line`); the rest run the whole list."""
+    line (:func:`tests_for_line`); the rest run the whole list. With ``in_process`` (and a
+    coverage map) those two groups go through :func:`run_in_process` first, and only the mutants
+    it did not kill run in a fresh process each."""
     base = os.path.join(WORK, target.slug)
     tree = os.path.join(base, "tree")
     config, session = os.path.join(base, "cosmic-ray.toml"), os.path.join(base, "session.sqlite")
@@ -847,7 +1003,22 @@ def execute(
     )
     if first_lines:
         _log(target.slug, f"{len(on_lines)} pending mutants on the {len(first_lines)} lines first")
-    for job_id in [j for j in rerun if j in pending_ids] + [j for _, j in on_lines]:
+    first = [j for j in rerun if j in pending_ids] + [j for _, j in on_lines]
+    if in_process and coverage is not None and first:
+        run_in_process(
+            target,
+            tree,
+            session,
+            first,
+            coverage,
+            quick,
+            deadline,
+            timeout_s=3 * state["baseline_s"] + 60,
+        )
+        with _open_db(session) as db:
+            still = {item.job_id for item in db.pending_work_items}
+        first = [j for j in first if j in still]
+    for job_id in first:
         if deadline is not None and time.monotonic() > deadline:
             _log(target.slug, "budget spent, stopped (run again to resume)")
             return
@@ -1274,7 +1445,16 @@ def main(argv: list[str] | None = None) -> int:
         "validator's own tests) that run the line; a mutant that survives them is a quick "
         "survivor, run against every test by the next run without --quick",
     )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="with --by-coverage: first run those mutants in one test process "
+        "(tools/mutation_inprocess.py: code objects swapped, no import per mutant) and record "
+        "its kills; the others then run as usual, one fresh process each",
+    )
     args = parser.parse_args(argv)
+    if args.in_process and not args.by_coverage:
+        parser.error("--in-process needs --by-coverage")
     if args.quick is not None and not args.by_coverage:
         parser.error("--quick needs --by-coverage")
     quick = None if args.quick is None else tuple(f.strip() for f in args.quick.split(","))
@@ -1311,6 +1491,7 @@ def main(argv: list[str] | None = None) -> int:
                     first,
                     cmap,
                     quick,
+                    args.in_process,
                 )
 
         with ThreadPoolExecutor(args.jobs) as pool:
