@@ -31,7 +31,7 @@ def rules(env):
     return env.rules
 
 
-def _base(rules, **kw):
+def _base(rules, turn=TURN, **kw):
     """Player 1 (ST-1) in their Main phase: Greymon over Agumon over a Digi-Egg in slot 0, a
     Tamer in slot 1, Koromon in the breeding area; player 2 (ST-2) has Gabumon in slot 0."""
     players = [
@@ -39,7 +39,7 @@ def _base(rules, **kw):
          "breeding": ["ST1-01", "ST1-02"], "security": ["ST1-02", "ST1-04"], "trash": ["ST1-05"]},
         {"field": [["ST2-03"]], "security": ["ST2-02"], "hand": ["ST2-04"]},
     ]  # fmt: skip
-    return build_state(rules, players, memory=3, turn=TURN, **kw)
+    return build_state(rules, players, memory=3, turn=turn, **kw)
 
 
 def _cards(rules, state, zone, player=None):
@@ -104,7 +104,9 @@ def _in_block_timing(state):
 
 @pytest.fixture(scope="module")
 def mulligan(rules):
-    return jax.device_get(jax.jit(rules.init)(jax.random.PRNGKey(3)))
+    # Key 0: player 1 goes first, so the first mulligan is about player 1's cards (whose first
+    # deck card is instance 0).
+    return jax.device_get(jax.jit(rules.init)(jax.random.PRNGKey(0)))
 
 
 # -- 1. every field is named -----------------------------------------------------------------------
@@ -297,6 +299,28 @@ OUT_OF_RANGE = [
      [("turnState.phase", "phase is a GamePhase"), ("turnState.phase", "a game that goes on")]),
     ("a negative phase", lambda r, s: _board(s, phase=jnp.int8(-1)), "turnState.phase",
      [("turnState.phase", "phase is a GamePhase"), ("turnState.phase", "a game that goes on")]),
+    # A selection's card past the instances: the selection's row and phase rows, which look the
+    # card up, count as broken too (read as definition 0, the padding row: no effect rows).
+    ("a selection's card past the instances", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(card=jnp.int16(r.layout.num_cards))))(_with_selection(r, s)),
+     "game.selection",
+     [("game.selection", "a pending selection: a card"),
+      ("game.selection.row", "a row's selection names"),
+      ("turnState.phase", "a row's selection waits")]),
+    # Attacker -1 in a timing: the stage row names it; the attacker row refuses it on its own
+    # (never reading slot -1, the breeding area) and the target row too.
+    ("attacker -1 in the block timing", lambda r, s: _in_block_timing(s).replace(
+        attacker=jnp.int8(-1)), "game.attack_stage",
+     [("game.attack_stage", "the attack stage agrees"), ("game.attacker", "an attack is recorded"),
+      ("game.attack_target", "the target is")]),
+    # A row's selection about card -1: nothing is pending in a selection phase; the row's own
+    # check reads the card as definition 0 (no effect rows), never instance -1 (the last one).
+    ("a row's selection of card -1", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(card=jnp.int16(-1))))(_with_selection(r, s)),
+     "game.selection.card",
+     [("game.selection.card", "a pending selection exactly"),
+      ("game.selection", "with no selection pending"),
+      ("game.selection.row", "a row's selection names")]),
     # Phase 0 ("start") is a phase, but not one a game waits in.
     ("phase 0 in a game that goes on", lambda r, s: _board(s, phase=jnp.int8(0)),
      "turnState.phase", [("turnState.phase", "a game that goes on")]),
@@ -564,6 +588,62 @@ def _free_entry(s, i, field, value):
     return s.replace(queue=q.replace(**{field: getattr(q, field).at[i].set(value)}))
 
 
+def _paused_in_checks(rules, s, checking=-1, left=0):
+    """Player 1's slot-0 Greymon attacks player 2 and the security checks are under way, paused
+    on a row's selection (a [Security] effect choosing): the checked card may be anywhere."""
+    s = s.replace(
+        attacker=jnp.int8(0), attack_target=jnp.int8(A.TARGET_PLAYER),
+        attack_stage=jnp.int8(R.STAGE_CHECKS), attacked=jnp.bool_(True),
+        checks_left=jnp.int8(left), checking=jnp.int16(checking),
+    )  # fmt: skip
+    return _with_selection(rules, s)
+
+
+def _won(rules, s, winner, reason=R.END_SECURITY):
+    """``winner`` (0, 1; 2 a draw) has won by ``reason``; for a security win the loser's security
+    cards are trashed first."""
+    if reason == R.END_SECURITY:
+        loser = 1 - winner
+        for card in _cards(rules, s, "security", loser):
+            s = _move(rules, s, card, R.zone_of("trash", loser))
+    return s.replace(winner=jnp.int8(winner), end_reason=jnp.int8(reason))
+
+
+def _breeding(rules, s, *numbers):
+    """Player 1's breeding area holds exactly ``numbers`` (bottom first; the base's two cards go
+    back to the deck first, then each card is taken from player 1's deck or hand)."""
+    deck = R.zone_of("deck", 0)
+    for card in _cards(rules, s, "breeding", 0):
+        s = _move(rules, s, card, deck)
+    for number in numbers:
+        s = _move(rules, s, _find(rules, s, number, "deck"), R.zone_of("breeding", 0))
+    return s
+
+
+def _order_choice(rules, s, about=0):
+    """Player 1 orders two of their triggered rows (Greymon's in queue entry 0, the Tamer's in
+    entry 1); the choice is about queue entry ``about``'s card."""
+    greymon, tamer = _cards(rules, s, "field0", 0)[-1], _cards(rules, s, "field1", 0)[-1]
+    s = _queue_entry(_queue_entry(s, 0, greymon, 0), 1, tamer, 0, slot=1)
+    sel = s.selection.replace(
+        card=jnp.int16((greymon, tamer)[about]), stage=jnp.int8(R.CHOICE_ORDER),
+        left=jnp.int8(1), resume=jnp.int8(R.PHASE["main"]),
+    )  # fmt: skip
+    return _board(s.replace(selection=sel), phase=jnp.int8(R.PHASE["select_effect_choice"]))
+
+
+def _attacking_slot(s, target, active=0):
+    """Player ``active + 1``'s slot-0 Digimon attacks the defender's slot ``target``, waiting in
+    the block timing."""
+    s = _in_block_timing(s).replace(attack_target=jnp.int8(target))
+    return _board(s, active_player=jnp.int8(active))
+
+
+def _player_2_active(rules):
+    """The base with player 2 to act on turn 4 (player 1 went first)."""
+    return _base(rules, turn=4, active=1, first_player=0)
+
+
 # States on a rule's edge that the rules reach: each must validate.
 ACCEPTED_EDGES = [
     # An Option resolving: one card in processing, its row queued (also as instance 0).
@@ -592,6 +672,60 @@ ACCEPTED_EDGES = [
     # An attack declared earlier this turn (Main), and a <Blocker> granted until a later turn.
     ("an attack declared this turn", lambda r, s: s.replace(attacked=jnp.bool_(True))),
     ("a granted keyword", lambda r, s: _lasting(s, R.LASTING_KEYWORD, 1 << R.KW["blocker"])),
+    # The queue's bounds, on their edges: a row queued from the breeding area, group Q.
+    ("a row queued from the breeding area", lambda r, s: _queue_entry(
+        s, 0, _cards(r, s, "field0", 0)[-1], 0, slot=R.BREEDING_SLOT)),
+    ("a queued row of group Q", lambda r, s: _queue_entry(
+        s, 0, _cards(r, s, "field0", 0)[-1], 0, group=R.QUEUE_SIZE)),
+    # Memory below 0 while instance 0's row is queued: not idle (entry 0 is a card).
+    ("memory -2 with instance 0's row queued", lambda r, s: _queue_entry(
+        _with_instance_0(s, _cards(r, s, "field0", 0)[-1]), 0, 0, 0).replace(
+            memory=jnp.int8(-2))),
+    # Timed modifiers on their edges: player 2's, expiring this very turn, on the breeding slot
+    # (its slot is in range even if no effect reaches it), a restriction.
+    ("player 2's timed modifier", lambda r, s: _lasting(s, R.LASTING_DP, 1000).replace(
+        lasting_player=s.lasting_player.at[0].set(1))),
+    ("a timed modifier expiring this turn", lambda r, s: _lasting(s, R.LASTING_DP, 1000).replace(
+        lasting_expires=s.lasting_expires.at[0].set(TURN))),
+    ("a timed modifier's slot 12", lambda r, s: _lasting(
+        s, R.LASTING_DP, 1000, slot=R.BREEDING_SLOT)),
+    ("a cannot-attack restriction", lambda r, s: _lasting(s, R.LASTING_RESTRICT, R.CANNOT_ATTACK)),
+    ("a cannot-block restriction", lambda r, s: _lasting(s, R.LASTING_RESTRICT, R.CANNOT_BLOCK)),
+    # Selections on their edges: from the breeding slot, paused in Main after an attack.
+    ("a selection from the breeding slot", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(slot=jnp.int8(R.BREEDING_SLOT))))(_with_selection(r, s))),
+    ("an attack declared, a selection resuming Main",
+     lambda r, s: _with_selection(r, s.replace(attacked=jnp.bool_(True)))),
+    # The security checks, paused on a [Security] row's selection: 8 checks left, the checked
+    # card instance 0, a checked card in the revealed zone.
+    ("in the checks, 8 checks left", lambda r, s: _paused_in_checks(r, s, left=R.MAX_CHECKS)),
+    ("in the checks, checking instance 0", lambda r, s: _paused_in_checks(r, s, checking=0)),
+    ("in the checks, a revealed card checked", lambda r, s: (lambda c: _paused_in_checks(
+        r, _move(r, s, c, r.layout.zone_index("revealed")), checking=c))(
+            _cards(r, s, "security", 1)[-1])),
+    # An attack on the defender's slot 0 (Gabumon).
+    ("an attack on the defender's slot 0", lambda r, s: _attacking_slot(s, 0)),
+    # The game over every way: player 2 won, player 1 won, a draw.
+    ("player 2 won by security", lambda r, s: _won(r, s, 1)),
+    ("player 1 won by security", lambda r, s: _won(r, s, 0)),
+    ("a draw", lambda r, s: _won(r, s, 2, R.END_DRAW)),
+    # [End of Your Turn] rows fired in Main, and while a selection resumes Main.
+    ("end rows fired in Main", lambda r, s: s.replace(end_fired=jnp.bool_(True))),
+    ("end rows fired, a selection resuming Main",
+     lambda r, s: _with_selection(r, s.replace(end_fired=jnp.bool_(True)))),
+    # A once-per-turn use of a one-row card's row 0.
+    ("row 0 used this turn", lambda r, s: s.replace(
+        opt_used=s.opt_used.at[_one_row_card(r, s)].set(1))),
+    # A breeding stack of three: Digi-Egg, Level 3, Level 4.
+    ("a breeding stack of three", lambda r, s: _breeding(r, s, "ST1-01", "ST1-03", "ST1-06")),
+    # A trigger-order choice about the first of two queued rows.
+    ("a trigger-order choice", lambda r, s: _order_choice(r, s)),
+    # Player 2 attacks player 1's slot 0 (the defender is player 1).
+    ("player 2 attacks slot 0", lambda r, s: _attacking_slot(_player_2_active(r), 0, active=1)),
+    # The memory gauge at both ends.
+    ("memory 10", lambda r, s: s.replace(memory=jnp.int8(R.MEMORY_LIMIT))),
+    ("memory -10 with a row queued",
+     lambda r, s: _queued(r, s, 0).replace(memory=jnp.int8(-R.MEMORY_LIMIT))),
 ]  # fmt: skip
 
 
@@ -651,6 +785,111 @@ REFUSED_EDGES = [
      f"entry 0: granted keyword bits {1 << len(R.KEYWORDS)} outside 1..{(1 << len(R.KEYWORDS)) - 1}"),
     ("no granted keyword", lambda r, s: _lasting(s, R.LASTING_KEYWORD, 0), "game.lasting",
      f"entry 0: granted keyword bits 0 outside 1..{(1 << len(R.KEYWORDS)) - 1}"),
+    # The queue's entries one step past each bound (a message may depend on the rules: a
+    # callable of them).
+    ("instance 0 queued with row 5", lambda r, s: _queue_entry(
+        _with_instance_0(s, _cards(r, s, "field0", 0)[-1]), 0, 0, 5),
+     "game.queue", "entry 0: row 5 is not an effect row of its card"),
+    ("a queued card one past the last instance", lambda r, s: _queue_entry(
+        s, 0, r.layout.num_cards, 0), "game.queue",
+     lambda r: f"entry 0: card {r.layout.num_cards} is not a card instance"),
+    ("a queued row -1", lambda r, s: _queue_entry(s, 0, _cards(r, s, "field0", 0)[-1], -1),
+     "game.queue", "entry 0: row -1 is not an effect row of its card"),
+    ("a queued row one past the card's last", lambda r, s: (lambda c: _queue_entry(
+        s, 0, c, int(r.cards.numpy["effects.num_rows"][int(s.board.definition[c])])))(
+            _cards(r, s, "field0", 0)[-1]), "game.queue",
+     "is not an effect row of its card"),
+    ("a queued slot -2", lambda r, s: _queue_entry(s, 0, _cards(r, s, "field0", 0)[-1], 0, slot=-2),
+     "game.queue", f"entry 0: slot -2 outside [-1, {R.BREEDING_SLOT}]"),
+    ("a queued group -2", lambda r, s: _queue_entry(
+        s, 0, _cards(r, s, "field0", 0)[-1], 0, group=-2),
+     "game.queue", f"entry 0: group -2 outside [-1, {R.QUEUE_SIZE}]"),
+    # Timed modifiers' fields one step past each bound.
+    ("a timed modifier of kind -1", lambda r, s: s.replace(
+        lasting_kind=s.lasting_kind.at[1].set(-1)), "game.lasting",
+     f"outside 0..{R.LASTING_KINDS}"),
+    ("a timed modifier of player -2", lambda r, s: s.replace(
+        lasting_player=s.lasting_player.at[1].set(-2)), "game.lasting", "outside -1..1"),
+    ("a timed modifier of player 2", lambda r, s: s.replace(
+        lasting_player=s.lasting_player.at[1].set(2)), "game.lasting", "outside -1..1"),
+    ("a timed modifier on slot -2", lambda r, s: s.replace(
+        lasting_slot=s.lasting_slot.at[1].set(-2)), "game.lasting",
+     f"outside [-1, {R.BREEDING_SLOT}]"),
+    ("a live timed modifier of no player", lambda r, s: _lasting(s, R.LASTING_DP, 1000).replace(
+        lasting_player=s.lasting_player.at[0].set(-1)), "game.lasting",
+     "entry 0: a live modifier of no player"),
+    ("a timed modifier expired last turn", lambda r, s: _lasting(s, R.LASTING_DP, 1000).replace(
+        lasting_expires=s.lasting_expires.at[0].set(TURN - 1)), "game.lasting",
+     f"entry 0: expired at turn {TURN - 1}, still live on {TURN}"),
+    ("a restriction with bit 4", lambda r, s: _lasting(s, R.LASTING_RESTRICT, 4), "game.lasting",
+     "entry 0: restriction bits 4 beyond CANNOT_*"),
+    # A pending selection's fields one step past each bound.
+    ("a selection's card one past the last instance", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(card=jnp.int16(r.layout.num_cards))))(_with_selection(r, s)),
+     "game.selection", lambda r: f"card {r.layout.num_cards} is not a card instance"),
+    ("a selection with 0 choices left", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(left=jnp.int8(0))))(_with_selection(r, s)),
+     "game.selection", "0 choices left"),
+    ("a selection's slot -2", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(slot=jnp.int8(-2))))(_with_selection(r, s)),
+     "game.selection", f"slot -2 outside [-1, {R.BREEDING_SLOT}]"),
+    ("a selection's row -1", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(row=jnp.int8(-1))))(_with_selection(r, s)),
+     "game.selection.row", "row -1 is not an effect row of the selecting card"),
+    ("a selection's row one past its card's last", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(row=jnp.int8(
+            int(r.cards.numpy["effects.num_rows"][_selection_row(r)[0]])))))(_with_selection(r, s)),
+     "game.selection.row", "is not an effect row of the selecting card"),
+    ("SelectMaterial for a card with no DNA requirements", _material,
+     "game.selection", "the card has no DNA requirements"),
+    ("SelectMaterial with row 0", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(row=jnp.int8(0))))(_material(r, s)),
+     "game.selection", "row 0 in SelectMaterial (-1: the DNA card itself)"),
+    ("SelectMaterial with row -2", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(row=jnp.int8(-2))))(_material(r, s)),
+     "game.selection", "row -2 in SelectMaterial (-1: the DNA card itself)"),
+    # The attack's fields one step past each bound.
+    ("checks left -1", lambda r, s: _paused_in_checks(r, s).replace(checks_left=jnp.int8(-1)),
+     "game.checks_left", f"-1 outside [0, {R.MAX_CHECKS}]"),
+    ("a checked card with no attack", lambda r, s: s.replace(checking=jnp.int16(5)),
+     "game.checking", "a security card is checked outside the security checks"),
+    ("a checked card one past the last instance", lambda r, s: _paused_in_checks(
+        r, s, checking=r.layout.num_cards),
+     "game.checking", "a security card is checked outside the security checks"),
+    ("a checked card left the revealed zone", lambda r, s: (lambda c: _board(
+        _paused_in_checks(r, s, checking=c), phase=jnp.int8(R.PHASE["main"])))(
+            _cards(r, s, "security", 1)[-1]),
+     "game.checking", "the checked card has left the revealed zone mid-check"),
+    ("an empty slot attacks", lambda r, s: _in_block_timing(s).replace(attacker=jnp.int8(5)),
+     "game.attacker", "5 is not a permanent of the attacking player"),
+    ("the breeding area attacks", lambda r, s: _in_block_timing(s).replace(
+        attacker=jnp.int8(R.BREEDING_SLOT)),
+     "game.attacker", f"{R.BREEDING_SLOT} is not a permanent of the attacking player"),
+    ("an attack on target -2", lambda r, s: _paused_in_checks(r, s).replace(
+        attack_target=jnp.int8(-2)),
+     "game.attack_target", "-2 is neither a field slot nor the player"),
+    ("an attack on the defender's empty slot 1", lambda r, s: _attacking_slot(s, 1),
+     "game.attack_target", "the target slot 1 of the defender is empty"),
+    # The game's end one step past each bound.
+    ("winner 3", lambda r, s: _won(r, s, 0).replace(winner=jnp.int8(3)),
+     "game.winner", "3 is not -1, a player or 2 (draw)"),
+    ("end reason -1 with a winner", lambda r, s: _won(r, s, 0).replace(end_reason=jnp.int8(-1)),
+     "game.end_reason", f"-1 is not one of {R.END_REASONS}"),
+    ("end reason one past the last", lambda r, s: _won(r, s, 0).replace(
+        end_reason=jnp.int8(len(R.END_REASONS))),
+     "game.end_reason", f"{len(R.END_REASONS)} is not one of {R.END_REASONS}"),
+    ("a draw by security", lambda r, s: _won(r, s, 0).replace(winner=jnp.int8(2)),
+     "game.end_reason", "security_attack with winner 2"),
+    ("end rows fired, a selection resuming Breeding", lambda r, s: (lambda t: t.replace(
+        selection=t.selection.replace(resume=jnp.int8(R.PHASE["breeding"]))))(
+            _with_selection(r, s.replace(end_fired=jnp.bool_(True)))),
+     "game.end_fired", lambda r: "[End of Your Turn] rows fired, yet the phase is "
+     + A.PHASES[_selection_row(r)[2]]),
+    ("board version -1", lambda r, s: _board(s, version=jnp.int32(-1)),
+     "board.version", "-1 < 0"),
+    # A trigger-order choice about the second queued row.
+    ("a trigger-order choice about entry 1", lambda r, s: _order_choice(r, s, about=1),
+     "game.selection.card", "a trigger-order choice not about the first queued row"),
 ]  # fmt: skip
 
 
@@ -672,7 +911,9 @@ def test_one_step_past_a_rules_edge_is_refused(rules, case):
     state = make(rules, _base(rules))
     with pytest.raises(tcgjax.InvalidStateError) as info:
         rules.validate(state)
-    assert info.value.field == field
+    assert info.value.field == field, str(info.value)
+    if callable(message):  # a message that depends on the rules: its end
+        message = message(rules)
     assert str(info.value).endswith(message), str(info.value)
 
 
@@ -683,6 +924,73 @@ def test_mulligan_state_after_init_is_valid(rules, mulligan):
     assert A.PHASES[int(mulligan.board.phase)] == "select_effect_choice"
     assert int(mulligan.selection.stage) == R.CHOICE_MULLIGAN
     rules.validate(mulligan)
+
+
+def _refused(rules, state, field, message):
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        rules.validate(state)
+    assert info.value.field == field, str(info.value)
+    assert str(info.value).endswith(message), str(info.value)
+
+
+def test_the_mulligan_on_its_edges(rules, mulligan):
+    """The mulligan's choice may be about card instance 0; it is refused on turn 2, with the
+    option off, and once a card is on the field."""
+    mulligan = jax.tree.map(jnp.asarray, mulligan)
+    card = int(mulligan.selection.card)
+    assert int(mulligan.board.owner[card]) == 0  # player 1's mulligan (the fixture's key)
+    at_0 = _with_instance_0(mulligan, card)
+    rules.validate(at_0.replace(selection=at_0.selection.replace(card=jnp.int16(0))))
+    outside = "a mulligan outside the setup (or with mulligan off)"
+    _refused(rules, _board(mulligan, turn_number=jnp.int16(2)), "game.selection.stage", outside)
+    off = R.DigimonRules(rules.cards, rules.decks, mulligan=False)
+    _refused(off, mulligan, "game.selection.stage", outside)
+    digimon = next(
+        c for c in _cards(rules, mulligan, "deck", 0)
+        if int(rules.cards.numpy["kind"][int(mulligan.board.definition[c])]) == R.DIGIMON
+    )  # fmt: skip
+    begun = _on_top(rules, mulligan, digimon)
+    begun = begun.replace(entered_turn=begun.entered_turn.at[0, 0].set(1))
+    _refused(rules, begun, "game.selection.stage", "a mulligan after the game has begun")
+
+
+@pytest.mark.parametrize(
+    ("card", "rows"),
+    [
+        ("past", [("game.selection", "a pending selection: a card"),
+                  ("game.selection.stage", "the stage is"),
+                  ("game.selection.card", "a trigger order")]),
+        (-1, [("game.selection.card", "a pending selection exactly"),
+              ("game.selection", "with no selection pending"),
+              ("game.selection.stage", "the stage is"),
+              ("game.selection.card", "a trigger order")]),
+    ],
+    ids=["past the instances", "-1"],
+)  # fmt: skip
+def test_a_mulligan_about_no_card_breaks_its_own_rows(rules, mulligan, card, rows):
+    """A mulligan's card out of range: the stage row refuses it on its own (never looking the
+    card up), beside the rows that bound the card."""
+    mulligan = jax.tree.map(jnp.asarray, mulligan)
+    card = rules.layout.num_cards if card == "past" else card
+    state = mulligan.replace(selection=mulligan.selection.replace(card=jnp.int16(card)))
+    broken = rules.invariants.broken(rules.facts(state))
+    assert [(b.path, b.rule) for b in broken] == [
+        (path, _row(rules, path, rule).rule) for path, rule in rows
+    ]
+
+
+def test_trigger_order_fixed_has_no_order_choice(rules):
+    """Under ``trigger_order="fixed"`` a row's selection is valid, a trigger-order choice is not."""
+    fixed = R.DigimonRules(rules.cards, rules.decks, trigger_order="fixed")
+    base = _base(fixed)
+    fixed.validate(_with_selection(fixed, base))
+    rules.validate(_order_choice(rules, _base(rules)))
+    _refused(
+        fixed,
+        _order_choice(fixed, base),
+        "game.selection.stage",
+        "a trigger-order choice under trigger_order=fixed",
+    )
 
 
 def test_trigger_order_choice_and_what_follows_are_valid(rules):

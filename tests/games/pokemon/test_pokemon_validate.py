@@ -478,3 +478,73 @@ def test_one_step_past_a_rules_edge_is_refused(rules, case):
         rules.validate(make(rules))
     assert info.value.field == path
     assert message.format(limit=rules.max_turns + 1) in str(info.value), str(info.value)
+
+
+def _at(field, index, value):
+    """``state.<field>[index] = value`` (a per-player or per-slot field)."""
+
+    def mutate(r, s):
+        return s.replace(**{field: getattr(s, field).at[index].set(value)})
+
+    return mutate
+
+
+def _activation_row(**kw):
+    """The mid-attack state's queue entry 0 as the attack's own row 0 (its card and slot), with
+    ``kw`` over it."""
+
+    def mutate(r, s):
+        fields = dict(card=s.effect_card, row=0, slot=s.effect_slot, group=-1) | kw
+        return _queue(0, **fields)(r, s)
+
+    return mutate
+
+
+# A field on its edge (accepted: no path) and one step past it (refused: the path and the end
+# of the message), from the Main-phase situation (turn 4, player 2 to act, player 1 went first)
+# or the attack waiting on a choice ("mid"). Aimed at the validator's mutation survivors: a row
+# whose boundary or message a mutant moved without changing the path.
+FIELD_EDGES = [
+    ("an attack that flipped heads", "mid", _set("coin", 1), None, None),
+    ("bonus damage 10", "mid", _set("bonus_damage", 10), None, None),
+    ("bonus damage 9", "mid", _set("bonus_damage", 9), "game.effect",
+     "bonus damage 9: counters of 10, >= 0"),
+    ("bonus damage 11", "mid", _set("bonus_damage", 11), "game.effect",
+     "bonus damage 11: counters of 10, >= 0"),
+    ("a queue entry after an empty one", "mid", _queue(1, card=0, row=0, slot=0), "game.queue",
+     "not packed: [-1, 0, -1, -1, -1, -1]"),
+    ("the attack's row queued, group -1", "mid", _activation_row(), None, None),
+    ("the attack's row queued, group 0", "mid", _activation_row(group=0), None, None),
+    ("the attack's row queued, group Q", "mid",
+     lambda r, s: _activation_row(group=s.queue.card.shape[0])(r, s), None, None),
+    ("another card's row queued", "mid",
+     lambda r, s: _activation_row(card=int(s.effect_card) + 1)(r, s), "game.queue",
+     "entry 0: card 118 is not the activation's"),
+    ("in play since this turn", "main", _at("since_turn", (1, 0), 4), None, None),
+    ("an empty Bench slot in play since this turn", "main", _at("since_turn", (1, 4), 4),
+     "players.player2.slots.bench4.sinceTurn", "4 on an empty slot or in setup"),
+    ("cannot attack until turn 3", "main", _at("cannot_attack_turn", (0, 0), 3), None, None),
+    ("cannot attack until turn 6 (turn + 2)", "main", _at("cannot_attack_turn", (1, 0), 6),
+     None, None),
+    ("protected on turn 1", "main", _at("protected_turn", (1, 0), 1),
+     "players.player2.slots.active.protectedTurn", "1 (turn 4)"),
+    ("player 1's Active Poisoned", "main", _at("poisoned", 0, True), None, None),
+    ("player 2's Active Poisoned", "main", _at("poisoned", 1, True), None, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, base, mutate, path, message", FIELD_EDGES, ids=[e[0] for e in FIELD_EDGES]
+)
+def test_a_field_on_its_edge_and_one_step_past(
+    table, rules, mid_attack, name, base, mutate, path, message
+):
+    state = mutate(rules, zacian_situation(rules) if base == "main" else mid_attack.game)
+    if path is None:
+        assert [(r.path, r.rule) for r in table.broken(R.state_facts(rules, state))] == []
+        rules.validate(state)
+        return
+    with pytest.raises(InvalidStateError) as info:
+        rules.validate(state)
+    assert info.value.field == path
+    assert str(info.value).endswith(message), str(info.value)
