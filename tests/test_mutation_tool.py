@@ -513,3 +513,19 @@ def test_a_mutant_runs_the_tests_of_every_line_of_its_statement(tmp_path):
     assert list(mutation.statement_lines(str(path), 7)) == [6, 7]
     assert list(mutation.statement_lines(str(path), 8)) == [8]
     assert list(mutation.statement_lines(str(path), 1)) == [1]
+
+
+def test_an_in_process_mutant_runs_its_tests_file_by_file():
+    """Switching test files rebuilds module-scoped fixtures (a jitted step: seconds), so a
+    mutant's tests are grouped by file, files in the order of their quickest test."""
+    spec = importlib.util.spec_from_file_location(
+        "mutation_inprocess", os.path.join(REPO, "tools", "mutation_inprocess.py")
+    )
+    inprocess = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(inprocess)
+    assert inprocess.by_file(["b.py::x", "a.py::y", "b.py::z", "a.py::w"]) == [
+        "b.py::x",
+        "b.py::z",
+        "a.py::y",
+        "a.py::w",
+    ]
