@@ -908,13 +908,9 @@ def _lasting(s, kind, amount, slot=0):
 @pytest.mark.parametrize("case", REFUSED_EDGES, ids=[c[0] for c in REFUSED_EDGES])
 def test_one_step_past_a_rules_edge_is_refused(rules, case):
     _, make, field, message = case
-    state = make(rules, _base(rules))
-    with pytest.raises(tcgjax.InvalidStateError) as info:
-        rules.validate(state)
-    assert info.value.field == field, str(info.value)
     if callable(message):  # a message that depends on the rules: its end
         message = message(rules)
-    assert str(info.value).endswith(message), str(info.value)
+    _refused(rules, make(rules, _base(rules)), field, message)
 
 
 # -- 3. transient states the rules reach --------------------------------------------------------
