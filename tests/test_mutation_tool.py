@@ -413,6 +413,44 @@ _TOY_TESTS = (
 )
 
 
+def _run_toy(tmp_path, plan: dict, extra_tests: str = "") -> dict:
+    """Run the toy tests (and ``extra_tests``) under the in-process plugin with ``plan``; the
+    rows it wrote, by job."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "m.py").write_text(_TOY_MODULE)
+    (tmp_path / "test_toy.py").write_text(_TOY_TESTS + extra_tests)
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    results = tmp_path / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        + ["-p", "mutation_inprocess", "test_toy.py"],
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+        | {
+            "PYTHONPATH": os.pathsep.join([str(tmp_path), os.path.join(REPO, "tools")]),
+            "MUTATION_PLAN": str(tmp_path / "plan.json"),
+            "MUTATION_RESULTS": str(results),
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "pkg" / "m.py").read_text() == _TOY_MODULE  # nothing written to disk
+    return {r["job_id"]: r for r in map(json.loads, results.read_text().splitlines())}
+
+
+def _toy_mutant(job, operator, occurrence, line, tests):
+    return dict(
+        job_id=job,
+        operator=f"core/{operator}",
+        occurrence=occurrence,
+        line=line,
+        tests=[f"test_toy.py::{t}" for t in tests],
+    )
+
+
 def test_in_process_run_kills_what_a_fresh_process_kills_and_leaves_the_rest(tmp_path):
     """--in-process (tools/mutation_inprocess.py): cosmic-ray's own mutants, swapped into the live
     functions of one test process, are killed by the tests that notice them (a method calling
@@ -420,23 +458,10 @@ def test_in_process_run_kills_what_a_fresh_process_kills_and_leaves_the_rest(tmp
     notices is only 'not killed' (cosmic-ray's run decides); one outside a function body is left
     alone; and the module is unmutated afterwards (the last test passes). A killing test runs
     again unmutated right after itself, with its fixtures set up anew. Every test runs once
-    unmutated before the first mutant, so a table built on first use is built from the original
+    unmutated before the first mutant that runs it, so a table built on first use is built from the original
     code (a mutant inside it is not killed here: cosmic-ray's fresh process decides); one kept in
     an attribute the plan names is dropped after each swap and restore, and rebuilt mutated."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "m.py").write_text(_TOY_MODULE)
-    (tmp_path / "test_toy.py").write_text(_TOY_TESTS)
-
-    def mutant(job, operator, occurrence, line, tests):
-        return dict(
-            job_id=job,
-            operator=f"core/{operator}",
-            occurrence=occurrence,
-            line=line,
-            tests=[f"test_toy.py::{t}" for t in tests],
-        )
-
+    mutant = _toy_mutant
     plan = dict(
         module="pkg/m.py",
         timeout_s=3.0,
@@ -458,24 +483,7 @@ def test_in_process_run_kills_what_a_fresh_process_kills_and_leaves_the_rest(tmp
             mutant("after", "ReplaceComparisonOperator_Lt_Gt", 0, 14, ["test_box"]),
         ],
     )
-    (tmp_path / "plan.json").write_text(json.dumps(plan))
-    results = tmp_path / "results.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        + ["-p", "mutation_inprocess", "test_toy.py"],
-        cwd=tmp_path,
-        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-        | {
-            "PYTHONPATH": os.pathsep.join([str(tmp_path), os.path.join(REPO, "tools")]),
-            "MUTATION_PLAN": str(tmp_path / "plan.json"),
-            "MUTATION_RESULTS": str(results),
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    rows = {r["job_id"]: r for r in map(json.loads, results.read_text().splitlines())}
+    rows = _run_toy(tmp_path, plan)
     assert {j: (r["outcome"], r["test"]) for j, r in rows.items()} == {
         "super": ("killed", "test_toy.py::test_box"),
         "property": ("killed", "test_toy.py::test_box"),
@@ -489,7 +497,21 @@ def test_in_process_run_kills_what_a_fresh_process_kills_and_leaves_the_rest(tmp
         "after": ("not_killed", None),
     }
     assert "-    return x < 3\n+    return x > 3" in rows["plain"]["diff"]
-    assert (tmp_path / "pkg" / "m.py").read_text() == _TOY_MODULE  # nothing written to disk
+
+
+def test_an_in_process_run_past_its_deadline_runs_nothing(tmp_path):
+    """The budget is checked before each mutant and before each test's first (unmutated) run: a
+    plan whose deadline has passed runs no test and records no mutant."""
+    plan = dict(
+        module="pkg/m.py",
+        timeout_s=3.0,
+        deadline=0.0,
+        drop_attributes=[],
+        mutants=[_toy_mutant("plain", "ReplaceComparisonOperator_Lt_Gt", 0, 14, ["test_ran"])],
+    )
+    ran = "\n\ndef test_ran():\n    open('ran.txt', 'w').close()\n"
+    assert _run_toy(tmp_path, plan, extra_tests=ran) == {}
+    assert not (tmp_path / "ran.txt").exists()
 
 
 def test_a_mutant_runs_the_tests_of_every_line_of_its_statement(tmp_path):

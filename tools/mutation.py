@@ -246,7 +246,13 @@ def _copy_tree(files: list[str], dest: str) -> None:
 
 
 def _environ(tree: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_", "PYTHON"))}
+    # PYTEST_*: a caller's PYTEST_ADDOPTS (a plugin, -n) or an xdist worker's variables would
+    # change the tool's own pytest runs.
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("JAX_", "XLA_", "PYTHON", "PYTEST_"))
+    }
     # TCGJAX_TEST_CACHE: the mutants' test runs share the persistent compilation cache (the test
     # session's default, tests/conftest.py; said explicitly so that a caller's "0" cannot leak in).
     env.update(

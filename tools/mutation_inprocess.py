@@ -16,11 +16,12 @@ process collects the tests once and, for each mutant of the plan,
 4. puts the original code back and, after a kill, runs the killing test once more unmutated: it
    must pass (otherwise an earlier mutant left state behind, and the whole pass stops).
 
-A mutant's tests run file by file (:func:`by_file`), and the warm-up below in collection order:
-module-scoped fixtures are built once per visit of their file.
+A mutant's tests run file by file (:func:`by_file`): module-scoped fixtures are built once per
+visit of their file.
 
-Before the first mutant every test of the plan runs once unmutated (each must pass), so that what
-the library builds lazily and caches is built from the original code. What it caches in the
+Each test runs once unmutated (it must pass) before the first mutant that runs it, so that what
+the library builds lazily and caches is built from the original code. The budget (``deadline``) is
+checked before each mutant and each of these first runs. What it caches in the
 attributes the plan names (``drop_attributes``: a rules object's invariant table, built from the
 validator's code) is dropped after each swap and each restore, so the mutant's tests build it from
 the mutated code and the next mutant's from the original.
@@ -244,21 +245,25 @@ def pytest_runtestloop(session):
         return _run_item(item)
 
     try:
-        # Every test once, unmutated, first: it must pass here too, and what the library builds
-        # lazily and caches (an invariant table, a jitted step) is built from the original code,
-        # not from the first mutant that happens to run it.
-        wanted = {n for m in plan["mutants"] for n in m["tests"]}
-        for nodeid in [item.nodeid for item in session.items if item.nodeid in wanted]:
-            report = run(nodeid)
-            if not report.passed:
-                print(
-                    f"mutation_inprocess: {nodeid} fails unmutated:\n{report.longreprtext}",
-                    file=sys.stderr,
-                )
-                return True
+        warmed: set[str] = set()
         for mutant in plan["mutants"]:
             if time.time() > plan["deadline"]:
                 break
+            # Each test once, unmutated, before the first mutant that runs it: it must pass here
+            # too, and what the library builds lazily and caches (an invariant table, a jitted
+            # step) is built from the original code, not from a mutant. Done as the mutants come
+            # (not all up front), so a budget spent before the end has killed mutants on the way.
+            for nodeid in by_file([n for n in mutant["tests"] if n not in warmed]):
+                if time.time() > plan["deadline"]:
+                    return True
+                report = run(nodeid)
+                warmed.add(nodeid)
+                if not report.passed:
+                    print(
+                        f"mutation_inprocess: {nodeid} fails unmutated:\n{report.longreprtext}",
+                        file=sys.stderr,
+                    )
+                    return True
             started = time.monotonic()
             entry = {"job_id": mutant["job_id"], "outcome": "not_killed", "test": None}
             chain = definition_path(source, mutant["line"])

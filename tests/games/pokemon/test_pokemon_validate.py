@@ -530,6 +530,9 @@ FIELD_EDGES = [
      "players.player2.slots.active.protectedTurn", "1 (turn 4)"),
     ("player 1's Active Poisoned", "main", _at("poisoned", 0, True), None, None),
     ("player 2's Active Poisoned", "main", _at("poisoned", 1, True), None, None),
+    ("two overrides in play: the first card is named", "main",
+     _board("visibility", lambda x: x.at[3].set(zones.OWNER).at[70].set(zones.OWNER)),
+     "cards.visibilityOverride", f"card_004: override {zones.OWNER}, expected {zones.NO_OVERRIDE}"),
 ]  # fmt: skip
 
 
