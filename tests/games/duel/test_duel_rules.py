@@ -42,8 +42,10 @@ def test_play_creature_pays_mana_and_enters_exhausted(env, step):
     mask = np.asarray(s.legal_action_mask)
     assert mask[PLAY(0)] and not mask[PLAY(1)], "dragon costs 5 > 2 mana"
     assert mask[END_TURN] and not mask[ATTACK(0)]
+    life = attr(s, 1, rules.LIFE)
     s = step(s, PLAY(0), KEY)
     assert int(s.error) == 0
+    assert attr(s, 1, rules.LIFE) == life, "a creature deals no damage as it enters"
     assert zone_cards(env, s, "board", 0) == ["goblin"]
     assert zone_cards(env, s, "hand", 0) == ["dragon"], "hand closes the gap"
     assert attr(s, 0, rules.MANA) == 1
@@ -206,10 +208,27 @@ def test_observation_is_from_the_viewers_side(env):
 
 
 def test_card_schema_allows_free_cards_and_caps_cost_and_power():
-    """A card file may hold a free card (cost 0); cost above 10 or power above 20 is refused."""
+    """Cost in [0, 10] and power in [0, 20]: each end is accepted (a free card, a 0-power card)
+    and one step past it refused, naming the field."""
     free = {"id": "imp", "name": "Imp", "kind": "creature", "cost": 0, "power": 1}
     registry = tcgjax.CardRegistry(rules.SCHEMA, [free], source="mem.yaml")
     assert int(registry["cost"][registry.index("imp")]) == 0
-    for field, value in (("cost", 11), ("power", 21), ("cost", -1)):
+    for field, value in (("cost", 10), ("power", 0), ("power", 20)):
+        edge = tcgjax.CardRegistry(rules.SCHEMA, [{**free, field: value}], source="mem.yaml")
+        assert int(edge[field][edge.index("imp")]) == value
+    for field, value in (("cost", 11), ("power", 21), ("cost", -1), ("power", -1)):
         with pytest.raises(tcgjax.CardDataError, match=f"field '{field}'"):
             tcgjax.CardRegistry(rules.SCHEMA, [{**free, field: value}], source="mem.yaml")
+
+
+@pytest.mark.parametrize("active", [0, 1])
+def test_an_illegal_move_under_lose_makes_the_other_player_the_winner(active):
+    """``illegal_action="lose"``: the player to act plays an action the mask refuses (an attack
+    from an empty board) and loses; either seat."""
+    env = tcgjax.make("duel", illegal_action="lose")
+    s = build_state(env, [{}, {}], active=active)
+    assert not bool(s.legal_action_mask[ATTACK(0)])
+    s = jax.jit(env.step)(s, ATTACK(0), KEY)
+    assert bool(s.terminated)
+    assert int(s.game.winner) == 1 - active
+    assert int(s.game.end_reason) == rules.END_ILLEGAL
