@@ -458,10 +458,11 @@ def test_in_process_run_kills_what_a_fresh_process_kills_and_leaves_the_rest(tmp
     notices is only 'not killed' (cosmic-ray's run decides); one outside a function body is left
     alone; and the module is unmutated afterwards (the last test passes). A killing test runs
     again unmutated right after itself, with its fixtures set up anew. Every test runs once
-    unmutated before the first mutant that runs it, so a table built on first use is built from the original
-    code (a mutant inside it is not killed here: cosmic-ray's fresh process decides); one kept in
-    an attribute the plan names is dropped after each swap and restore, and rebuilt mutated."""
-    mutant = _toy_mutant
+    unmutated before the first mutant that runs it, so a table built on first use is built from
+    the original code (a mutant inside it is not killed here: cosmic-ray's fresh process
+    decides); one kept in an attribute the plan names is dropped after each swap and restore, and
+    rebuilt mutated."""
+    mutant = _toy_mutant  # short, for the table below
     plan = dict(
         module="pkg/m.py",
         timeout_s=3.0,
