@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The accelerator rows of benchmarks/RESULTS.md in one prepared run (a lent GPU machine is held
-# for minutes, so everything goes into one call): throughput of the card games at batch 65536 and
-# 4096 next to Pgx, sb3-contrib MaskablePPO (host CPU) next to tcgjax's PPO (GPU), training
-# throughput. Steps run in priority order; each is skipped when fewer seconds than it needs are
+# for minutes, so everything goes into one call): training throughput against the pure rollout at
+# 16,384 games with where an update's time goes (issue 37), the card games' rollout at batch 4096
+# and 65536 next to Pgx (issue 36). The sb3 comparison's steps, run on 2026-11-26, are in git
+# history. Steps run in priority order; each is skipped when fewer seconds than it needs are
 # left of BUDGET, so the run ends on time with the most important rows recorded.
 #
 #   OUT=/tmp/out BUDGET=540 bash benchmarks/gpu_suite.sh
@@ -33,14 +34,14 @@ step() { # step SECONDS_NEEDED NAME COMMAND...
     cp benchmarks/RESULTS.md "$OUT/RESULTS.md"
 }
 
-step 30 versions python3 -c "import jax, flax, optax; print(jax.__version__, flax.__version__, optax.__version__, jax.devices())"
-NOTE="one H100, jax from the image, one call of benchmarks/gpu_suite.sh"
-step 200 digimon-65536 python3 benchmarks/throughput.py --env digimon --batch 65536 --steps 100 --repeats 3 --compare-pgx --note "$NOTE"
-step 150 pokemon-65536 python3 benchmarks/throughput.py --env pokemon --batch 65536 --steps 100 --repeats 3 --compare-pgx --note "$NOTE"
-step 90 sb3-duel python3 benchmarks/vs_sb3.py --env duel --sb3-steps 4096 --updates 5 --torch-threads 1 --note "$NOTE; sb3 on the host CPU, one torch thread; tcgjax batch raised to 8192 games" num_envs=8192
-step 150 sb3-digimon python3 benchmarks/vs_sb3.py --env digimon --sb3-steps 2048 --updates 3 --torch-threads 1 --note "$NOTE; sb3 on the host CPU, one torch thread; like for like: MLP [64, 64] vs random, 4096 games" network=mlp "hidden_sizes=[64,64]" opponent=random num_envs=4096
-step 120 digimon-4096 python3 benchmarks/throughput.py --env digimon --batch 4096 --repeats 3 --compare-pgx --note "$NOTE"
-step 100 pokemon-4096 python3 benchmarks/throughput.py --env pokemon --batch 4096 --repeats 3 --note "$NOTE"
-step 60 deployment-65536 python3 benchmarks/throughput.py --env deployment --batch 65536 --repeats 3 --note "$NOTE"
-step 120 train-digimon python3 benchmarks/train_throughput.py --config configs/ppo/digimon.yaml --updates 3 num_envs=4096
+step 20 versions python3 -c "import jax, flax, optax; print(jax.__version__, flax.__version__, optax.__version__, jax.devices())"
+NOTE="one $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), jax from the image, one call of benchmarks/gpu_suite.sh"
+# Issue 37 point 5: does the learner keep up at batch >= 16,384, and where an update's time goes.
+step 240 train-digimon-16384 python3 benchmarks/train_throughput.py --config digimon --updates 3 --note "$NOTE" num_envs=16384
+step 180 train-pokemon-16384 python3 benchmarks/train_throughput.py --config pokemon --updates 3 --note "$NOTE" num_envs=16384
+# Issue 36 point 5: the card pools' cost on an accelerator, next to Pgx chess in the same run.
+step 100 digimon-4096 python3 benchmarks/throughput.py --env digimon --batch 4096 --repeats 3 --compare-pgx --note "$NOTE"
+step 80 digimon-65536 python3 benchmarks/throughput.py --env digimon --batch 65536 --steps 100 --repeats 3 --note "$NOTE"
+step 80 pokemon-4096 python3 benchmarks/throughput.py --env pokemon --batch 4096 --repeats 3 --note "$NOTE"
+step 80 pokemon-65536 python3 benchmarks/throughput.py --env pokemon --batch 65536 --steps 100 --repeats 3 --note "$NOTE"
 echo "done at t=${SECONDS}s" | tee -a "$LOG"

@@ -7,6 +7,10 @@
 * **train**: the jitted PPO ``update`` of ``tcgjax.train.ppo`` (rollout with the policy network, per-seat
   GAE, ``update_epochs`` x ``num_minibatches`` Adam steps), timed over ``--updates`` updates; env steps
   per second including the updates.
+* **where a training step's time goes**: the PPO's own rollout (env, opponent and policy forward, no
+  learning) timed alone, so an update splits into env (the pure rollout's time for the same steps),
+  policy and opponent (PPO rollout minus pure rollout) and learning (update minus PPO rollout); and
+  each program's compile time (its first call minus one timed call).
 
 Prints both and their ratio and appends a row to ``benchmarks/RESULTS.md`` (section "Training
 throughput") unless ``--no-record``. Issue target: train >= 50% of rollout on the CPU.
@@ -17,11 +21,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import platform
 import time
 
 import jax
 
+from tcgjax.bench import machine_description, make_rollout  # the rollout benchmark's harness
 from tcgjax.train.config import load_config
 from tcgjax.train.ppo import make_ppo
 
@@ -33,69 +37,92 @@ HEADER = (
 )
 
 
-def _machine() -> str:
-    device = jax.devices()[0]
-    cpu = platform.processor() or "cpu"
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next(line.split(":", 1)[1].strip() for line in fh if "model name" in line)
-    except (OSError, StopIteration):
-        pass
-    return f"{device.platform}: {cpu}, {os.cpu_count()} cores"
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="deployment")
     parser.add_argument("--updates", type=int, default=10)
     parser.add_argument("--no-record", action="store_true")
+    parser.add_argument("--note", default="", help="free text added to the notes column")
     parser.add_argument("overrides", nargs="*")
     args = parser.parse_args(argv)
     config = load_config(args.config, args.overrides)
     ppo = make_ppo(config)
     env, n, t = ppo.env, config.num_envs, config.num_steps
 
-    import sys
-
-    sys.path.insert(0, HERE)
-    from tcgjax.bench import make_rollout  # the same harness as the rollout benchmark
-
     rollout = jax.jit(make_rollout(env.init, env.step, n, t))
     state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), n))
+    start = time.perf_counter()
     jax.block_until_ready(rollout(state, jax.random.PRNGKey(1)))
+    rollout_first = time.perf_counter() - start
     start = time.perf_counter()
     for i in range(args.updates):
         out = rollout(state, jax.random.PRNGKey(2 + i))
     jax.block_until_ready(out)
-    rollout_sps = n * t * args.updates / (time.perf_counter() - start)
+    rollout_s = (time.perf_counter() - start) / args.updates
+    rollout_sps = n * t / rollout_s
+
+    runner = ppo.init(jax.random.PRNGKey(0))
+    policy_rollout = jax.jit(ppo.rollout)
+    start = time.perf_counter()
+    jax.block_until_ready(policy_rollout(runner, jax.random.PRNGKey(1)))
+    policy_first = time.perf_counter() - start
+    start = time.perf_counter()
+    for i in range(args.updates):
+        out = policy_rollout(runner, jax.random.PRNGKey(2 + i))
+    jax.block_until_ready(out)
+    policy_s = (time.perf_counter() - start) / args.updates
 
     update = jax.jit(ppo.update)
-    runner = ppo.init(jax.random.PRNGKey(0))
+    start = time.perf_counter()
     runner, metrics = update(runner)
     jax.block_until_ready(metrics)
+    update_first = time.perf_counter() - start
     start = time.perf_counter()
     for _ in range(args.updates):
         runner, metrics = update(runner)
     jax.block_until_ready(metrics)
-    train_sps = n * t * args.updates / (time.perf_counter() - start)
+    update_s = (time.perf_counter() - start) / args.updates
+    train_sps = n * t / update_s
     ratio = train_sps / rollout_sps
+    learn_s = max(update_s - policy_s, 0.0)
+    split = (
+        f"an update {update_s:.3f} s: env {rollout_s / update_s:.0%}, policy and opponent "
+        f"{max(policy_s - rollout_s, 0.0) / update_s:.0%}, learning {learn_s / update_s:.0%}; "
+        f"compile: rollout {rollout_first - rollout_s:.1f} s, PPO rollout "
+        f"{policy_first - policy_s:.1f} s, update {update_first - update_s:.1f} s"
+    )
     print(
         f"{env.id}: rollout {rollout_sps:,.0f} steps/s | train {train_sps:,.0f} steps/s | "
-        f"ratio {ratio:.1%} (target >= 50%)"
+        f"ratio {ratio:.1%} (target >= 50%) | {split}"
     )
     if not args.no_record:
         path = os.path.join(HERE, "RESULTS.md")
         text = open(path).read()
-        if "## Training throughput" not in text:
-            text += HEADER
+        now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         row = (
-            f"| {datetime.datetime.now(datetime.UTC).strftime('%Y-%m-%dT%H:%M:%SZ')} | {_machine()} "
-            f"| {jax.__version__} | {env.id} | {n} x {t} | MLP {list(config.hidden_sizes)}, "
+            f"| {now} | {machine_description()} "
+            f"| {jax.__version__} | {env.id} | {n} x {t} | {config.network} {list(config.hidden_sizes)}, "
             f"{config.update_epochs} epochs x {config.num_minibatches} minibatches "
-            f"| {rollout_sps:,.0f} | {train_sps:,.0f} | {ratio:.1%} | opponent {config.opponent} |\n"
+            f"| {rollout_sps:,.0f} | {train_sps:,.0f} | {ratio:.1%} | opponent {config.opponent}; "
+            f"{split}{'; ' + args.note if args.note else ''} |\n"
         )
         with open(path, "w") as fh:
-            fh.write(text.rstrip("\n") + "\n" + row if text.rstrip().endswith("|") else text + row)
+            fh.write(_insert_row(text, row))
+
+
+def _insert_row(text: str, row: str) -> str:
+    """``text`` with ``row`` after the last row of the training-throughput table (the section is
+    created at the end when absent), not after whatever table ends the file."""
+    if "## Training throughput" not in text:
+        text = text.rstrip("\n") + "\n" + HEADER
+    head, _, tail = text.partition("## Training throughput")
+    lines = tail.split("\n")
+    first_row = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    end = next(
+        (i for i in range(first_row, len(lines)) if not lines[i].startswith("|")), len(lines)
+    )
+    lines.insert(end, row.rstrip("\n"))
+    return head + "## Training throughput" + "\n".join(lines)
 
 
 if __name__ == "__main__":
