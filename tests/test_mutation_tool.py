@@ -75,10 +75,31 @@ def test_targets_and_equivalents_name_real_code():
     with open(mutation.EQUIVALENT) as fh:
         entries = yaml.safe_load(fh)
     for entry in entries:
-        assert set(entry) == {"module", "operator", "original", "mutated", "why"}, entry
+        assert set(entry) - {"line"} == {"module", "operator", "original", "mutated", "why"}, entry
         with open(os.path.join(REPO, entry["module"])) as fh:
-            assert entry["original"] in {line.strip() for line in fh}, entry["original"]
+            lines = [line.strip() for line in fh]
+        assert entry["original"] in lines, entry["original"]
+        if "line" in entry:
+            assert lines[entry["line"] - 1] == entry["original"], entry
         assert mutation._RUN.match(entry["operator"]), entry["operator"]
+
+
+def test_an_equivalent_with_a_line_explains_that_line_only(tmp_path, monkeypatch):
+    """The same text on two lines: an entry naming line 3 explains the mutant there, not the one
+    on line 7 (a loop header repeated through a module, say)."""
+    equivalent = tmp_path / "equivalent.yaml"
+    equivalent.write_text(
+        "- {module: pkg/m.py, operator: core/NumberReplacer, original: 'x = 1', "
+        "mutated: 'x = 2', line: 3, why: same}\n"
+    )
+    monkeypatch.setattr(mutation, "EQUIVALENT", str(equivalent))
+
+    def diff(line):
+        return f"--- a\n+++ b\n@@ -{line - 1},3 +{line - 1},3 @@\n a = 0\n-x = 1\n+x = 2\n b = 0\n"
+
+    assert mutation._changed_line_number(diff(3)) == 3
+    assert mutation._is_equivalent("pkg/m.py", "core/NumberReplacer", diff(3))
+    assert not mutation._is_equivalent("pkg/m.py", "core/NumberReplacer", diff(7))
 
 
 def test_forget_survivors_keeps_killed_skipped_and_explained_mutants(tmp_path, monkeypatch):

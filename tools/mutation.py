@@ -369,15 +369,30 @@ def _forget_survivors(session: str, module: str) -> list[str]:
 
 
 def _is_equivalent(module: str, operator: str, diff: str) -> bool:
-    """Whether a survivor's diff is explained in :data:`EQUIVALENT`."""
+    """Whether a survivor's diff is explained in :data:`EQUIVALENT` (an entry with ``line``
+    explains that line only: the same text elsewhere in the module may be a real survivor)."""
     original, mutated = _changed_lines(diff)
     return any(
         e["module"] == module
         and e["operator"] == operator
         and e["original"].strip() == original
         and e["mutated"].strip() == mutated
+        and e.get("line", _changed_line_number(diff)) == _changed_line_number(diff)
         for e in _equivalents()
     )
+
+
+def _changed_line_number(diff: str) -> int | None:
+    """The module's line number of a unified diff's first removed line (None without a hunk)."""
+    line = None
+    for text in diff.splitlines():
+        if text.startswith("@@"):
+            line = int(text.split()[1].split(",")[0].lstrip("-"))
+        elif line is not None and text.startswith("-") and not text.startswith("---"):
+            return line
+        elif line is not None and not text.startswith("+"):
+            line += 1
+    return None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1232,6 +1247,8 @@ def _equivalents() -> list[dict]:
         missing = {"module", "operator", "original", "mutated", "why"} - set(entry)
         if missing:
             raise SystemExit(f"{EQUIVALENT}: entry {i}: missing {sorted(missing)}")
+        if "line" in entry and (type(entry["line"]) is not int or entry["line"] < 1):
+            raise SystemExit(f"{EQUIVALENT}: entry {i}: 'line' must be a positive integer")
     return entries
 
 

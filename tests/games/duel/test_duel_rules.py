@@ -186,6 +186,16 @@ def test_init_shuffles_with_the_key(env):
     assert again in deals and len(deals) > 1
 
 
+def test_a_seed_deals_the_recorded_cards(env):
+    """A replay stores the seed, not the deal: how ``init`` spends its key is part of the replay
+    format, so seed 0's deal is pinned here (a change to it is a deliberate format change)."""
+    s = env.init(KEY)
+    assert zone_cards(env, s, "hand", 0) == ["knight", "spark", "wolf", "wolf"]
+    assert zone_cards(env, s, "hand", 1) == ["fireball", "dragon", "goblin"]
+    assert zone_cards(env, s, "deck", 0)[-3:] == ["goblin", "goblin", "dragon"]
+    assert zone_cards(env, s, "deck", 1)[-3:] == ["goblin", "knight", "wolf"]
+
+
 def test_hidden_cards_do_not_leak_into_observation(env):
     """Permuting the opponent's hidden cards (hand and deck) leaves my observation unchanged."""
     a = build_state(
