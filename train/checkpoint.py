@@ -96,12 +96,13 @@ def config_to_dict(config: Any) -> dict[str, Any]:
     """A plain, JSON/YAML-able dict of a ``PPOConfig`` (or a copy of a mapping).
 
     Built field by field: ``dataclasses.asdict`` (hence ``PPOConfig.to_dict``) deep-copies fields
-    and cannot copy the read-only ``env_options`` mapping.
+    and cannot copy the read-only ``env_options`` and ``league_shares`` mappings.
     """
     if isinstance(config, Mapping):
         return dict(config)
     out = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
     out["env_options"] = dict(out["env_options"])
+    out["league_shares"] = dict(out["league_shares"])
     out["hidden_sizes"] = list(out["hidden_sizes"])
     return out
 

@@ -28,7 +28,9 @@ __all__ = ["PPOConfig", "load_config", "short_repr", "CONFIG_DIR"]
 # holds in a source checkout and in an installed wheel.
 CONFIG_DIR = os.path.join(os.path.dirname(tcgjax.__file__), "configs", "ppo")
 INT32_LIMIT = 2**31
-OPPONENTS = ("self", "random", "heuristic", "mixed", "snapshot")
+OPPONENTS = ("self", "random", "heuristic", "mixed", "snapshot", "league")
+# What a league's env slots face (opponent="league", tcgjax.train.league), in slot order.
+LEAGUE_OPPONENTS = ("self", "snapshot", "heuristic", "random")
 NETWORKS = ("mlp", "card_embedding")
 ACTION_DESIGNS = ("flat", "unmasked", "factored", "pointer")  # tcgjax.train.designs
 CRITICS = ("shared", "player", "omniscient")
@@ -112,8 +114,17 @@ class PPOConfig:
     # pointer: candidates listed per decision (null: the game's measured maximum of legal ids,
     # tcgjax.train.designs.MAX_LEGAL_ACTIONS); decisions with more legal ids are counted.
     max_options: int | None = None
-    opponent: str = "self"  # self | random | heuristic | mixed | snapshot
-    snapshot_pool_size: int = 4  # frozen snapshots for opponent="snapshot"
+    opponent: str = "self"  # self | random | heuristic | mixed | snapshot | league
+    snapshot_pool_size: int = 4  # frozen snapshots for opponent="snapshot" or "league"
+    # opponent="league": the share of env slots facing each of LEAGUE_OPPONENTS (a key left out
+    # is 0; the shares sum to 1): the learner itself in both seats, a frozen snapshot chosen by
+    # prioritized fictitious self-play, the scripted heuristic, random play.
+    league_shares: Mapping[str, float] = dataclasses.field(
+        default_factory=lambda: {"self": 0.25, "snapshot": 0.5, "random": 0.25}
+    )
+    # PFSP: a snapshot's weight is (1 - the learner's win rate against it) ** pfsp_power (0:
+    # uniform; AlphaStar's "hard" weighting used 2).
+    pfsp_power: float = 2.0
     snapshot_every: int = 10  # updates between snapshots
     eval_games: int = 2000
     eval_every: int | None = None  # updates between evaluations (None = only at the end)
@@ -205,6 +216,7 @@ class PPOConfig:
             raise ConfigError(
                 f"config key 'opponent' = {short_repr(self.opponent)}: one of {OPPONENTS}"
             )
+        self._check_league()
         for name in ("gamma", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:  # False for NaN too
                 raise ConfigError(
@@ -216,6 +228,34 @@ class PPOConfig:
                     f"config key 'env_options': option name {short_repr(key)} is not a string"
                 )
         object.__setattr__(self, "env_options", types.MappingProxyType(dict(self.env_options)))
+        object.__setattr__(self, "league_shares", types.MappingProxyType(dict(self.league_shares)))
+
+    def _check_league(self) -> None:
+        for key, share in self.league_shares.items():
+            if key not in LEAGUE_OPPONENTS:
+                raise ConfigError(
+                    f"config key 'league_shares': unknown opponent {short_repr(key)}: one of "
+                    f"{LEAGUE_OPPONENTS}"
+                )
+            if isinstance(share, bool) or not isinstance(share, int | float):
+                raise ConfigError(
+                    f"config key 'league_shares.{key}' = {short_repr(share)}: expected a number"
+                )
+            if not _finite(share) or share < 0:
+                raise ConfigError(
+                    f"config key 'league_shares.{key}' = {short_repr(share)}: must be finite and "
+                    ">= 0"
+                )
+        total = sum(self.league_shares.values())
+        if abs(total - 1.0) > 1e-6:
+            raise ConfigError(
+                f"config key 'league_shares' = {short_repr(dict(self.league_shares))}: the shares "
+                f"sum to {total:.6g}, not 1"
+            )
+        if not _finite(self.pfsp_power) or self.pfsp_power < 0:
+            raise ConfigError(
+                f"config key 'pfsp_power' = {short_repr(self.pfsp_power)}: must be finite and >= 0"
+            )
 
     @property
     def num_updates(self) -> int:
@@ -238,6 +278,7 @@ class PPOConfig:
         """Plain, YAML/JSON-ready dict (``env_options`` as a dict, tuples as lists)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         out["env_options"] = dict(self.env_options)
+        out["league_shares"] = dict(self.league_shares)
         out["hidden_sizes"] = list(self.hidden_sizes)
         return out
 

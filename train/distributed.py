@@ -128,6 +128,7 @@ def runner_shardings(mesh: Mesh) -> RunnerState:
         key=replicated,
         update=replicated,
         invalid_attempts=batch,
+        league_win_rate=replicated,
     )
 
 

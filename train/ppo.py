@@ -33,7 +33,8 @@ import optax
 import tcgjax
 from tcgjax.core.env import Env, State
 from tcgjax.core.tree import tree_where
-from tcgjax.train.config import PPOConfig
+from tcgjax.train import league as L
+from tcgjax.train.config import LEAGUE_OPPONENTS, PPOConfig
 from tcgjax.train.designs import MAX_LEGAL_ACTIONS, action_structure
 from tcgjax.train.networks import (
     ActorCritic,
@@ -88,6 +89,8 @@ class RunnerState(NamedTuple):
     update: jax.Array  # int32[]
     # action_design="unmasked": illegal choices refused so far in each game's current decision.
     invalid_attempts: jax.Array  # int32[B]
+    # opponent="league": the learner's running win rate against each snapshot (PFSP; 0.5 otherwise).
+    league_win_rate: jax.Array  # float32[K]
 
 
 def per_seat_gae(traj: Transition, last_values: jax.Array, gamma: float, lam: float):
@@ -293,7 +296,12 @@ def make_ppo(
     num_envs, num_steps = config.num_envs, config.num_steps
     num_updates = config.num_updates
     sgd_batch = config.sgd_batch
-    if config.opponent in ("heuristic", "mixed") and opponent_policy is None:
+    league = config.opponent == "league"
+    if league:
+        slot_opponent = jnp.asarray(L.slot_opponents(config.league_shares, num_envs))
+        plays = {k: config.league_shares.get(k, 0.0) > 0 for k in LEAGUE_OPPONENTS}
+    needs_heuristic = config.opponent in ("heuristic", "mixed") or (league and plays["heuristic"])
+    if needs_heuristic and opponent_policy is None:
         from tcgjax.train.opponents import heuristic_policy
 
         opponent_policy = heuristic_policy(env)
@@ -359,6 +367,7 @@ def make_ppo(
             key=k_run,
             update=jnp.int32(0),
             invalid_attempts=jnp.zeros(num_envs, jnp.int32),
+            league_win_rate=jnp.full(config.snapshot_pool_size, L.UNKNOWN_WIN_RATE, jnp.float32),
         )
 
     def opponent_actions(runner, state, key, snapshot_index):
@@ -372,11 +381,32 @@ def make_ppo(
             random = random_legal_action(k_random, state.legal_action_mask)
             return jnp.where(jnp.arange(num_envs) % 2 == 0, random, scripted)
         if config.opponent == "snapshot":
-            # A frozen opponent plays masked whatever the design (its illegal choice would forfeit).
-            params = jax.tree.map(lambda p: p[snapshot_index], runner.snapshots)
-            logits, _ = network.apply(params, state.observation, state.legal_action_mask)
-            return masked_distribution(logits, state.legal_action_mask).sample(seed=key)
+            return snapshot_actions(runner, state, key, snapshot_index)
+        if league:
+            # Only the opponents with a share run (a table of slots, not a branch per game); the
+            # self-play slots' entry is never used (both their seats are the learner's).
+            k_snap, k_heuristic, k_random = jax.random.split(key, 3)
+            action = jnp.zeros(num_envs, jnp.int32)
+            if plays["random"]:
+                random = random_legal_action(k_random, state.legal_action_mask)
+                action = jnp.where(slot_opponent == L.RANDOM, random, action)
+            if plays["heuristic"]:
+                keys = jax.random.split(k_heuristic, num_envs)
+                scripted = jax.vmap(opponent_policy)(state, keys).astype(jnp.int32)
+                action = jnp.where(slot_opponent == L.HEURISTIC, scripted, action)
+            if plays["snapshot"]:
+                frozen = snapshot_actions(runner, state, k_snap, snapshot_index)
+                action = jnp.where(slot_opponent == L.SNAPSHOT, frozen, action)
+            return action
         raise AssertionError("self-play has no opponent")
+
+    def snapshot_actions(runner, state, key, snapshot_index):
+        # A frozen opponent plays masked whatever the design (its illegal choice would forfeit).
+        params = jax.tree.map(lambda p: p[snapshot_index], runner.snapshots)
+        logits, _ = network.apply(params, state.observation, state.legal_action_mask)
+        return (
+            masked_distribution(logits, state.legal_action_mask).sample(seed=key).astype(jnp.int32)
+        )
 
     def env_step(carry, key):
         runner, snapshot_index = carry
@@ -398,6 +428,8 @@ def make_ppo(
             weight = jnp.ones(num_envs, jnp.float32)
         else:
             is_learner = state.current_player == learner_seat
+            if league:
+                is_learner = is_learner | (slot_opponent == L.SELF)
             opp = opponent_actions(runner, state, k_opp, snapshot_index).astype(jnp.int32)
             action = jnp.where(is_learner, action, opp)
             weight = is_learner.astype(jnp.float32)
@@ -504,7 +536,11 @@ def make_ppo(
 
     def update(runner: RunnerState):
         key, k_roll, k_snap, k_perm = jax.random.split(runner.key, 4)
-        snapshot_index = jax.random.randint(k_snap, (), 0, config.snapshot_pool_size)
+        if league:
+            weights = L.pfsp_weights(runner.league_win_rate, config.pfsp_power)
+            snapshot_index = jax.random.choice(k_snap, config.snapshot_pool_size, p=weights)
+        else:
+            snapshot_index = jax.random.randint(k_snap, (), 0, config.snapshot_pool_size)
         runner, traj = rollout(runner, k_roll, snapshot_index)
         last_values = values_per_seat(runner.params, runner.env_state)
         final_done = (runner.env_state.terminated | runner.env_state.truncated)[:, None]
@@ -541,15 +577,34 @@ def make_ppo(
             epoch, (runner.params, runner.opt_state), jax.random.split(k_perm, config.update_epochs)
         )
         update_index = runner.update + 1
+        new_snapshot = update_index % config.snapshot_every == 0
+        written = (update_index // config.snapshot_every) % config.snapshot_pool_size
         snapshots = jax.tree.map(
-            lambda pool, p: jnp.where(
-                update_index % config.snapshot_every == 0,
-                pool.at[(update_index // config.snapshot_every) % config.snapshot_pool_size].set(p),
-                pool,
-            ),
+            lambda pool, p: jnp.where(new_snapshot, pool.at[written].set(p), pool),
             runner.snapshots,
             params,
         )
+        league_win_rate, league_metrics = runner.league_win_rate, {}
+        if league:
+            finished = traj.episode_done & (slot_opponent == L.SNAPSHOT)[None, :]
+            league_win_rate, _, _ = L.update_win_rates(
+                league_win_rate, snapshot_index, finished, traj.learner_outcome
+            )
+            # The slot a new snapshot replaces is an unknown opponent again.
+            fresh = new_snapshot & (jnp.arange(config.snapshot_pool_size) == written)
+            league_win_rate = jnp.where(fresh, L.UNKNOWN_WIN_RATE, league_win_rate)
+            league_metrics = {
+                "league_snapshot_played": snapshot_index.astype(jnp.float32),
+                "league_snapshot_weight": weights[snapshot_index],
+            }
+            for name in ("snapshot", "heuristic", "random"):
+                kind = LEAGUE_OPPONENTS.index(name)
+                done = traj.episode_done & (slot_opponent == kind)[None, :]
+                games = jnp.sum(done, dtype=jnp.float32)
+                # Wins plus half the draws, per finished game (0 when none finished).
+                score = jnp.sum(done * (jnp.sign(traj.learner_outcome) + 1.0) / 2.0)
+                league_metrics[f"league_games_vs_{name}"] = games
+                league_metrics[f"league_win_rate_vs_{name}"] = score / jnp.maximum(games, 1.0)
         finished = traj.episode_done
         learner_transitions = jnp.sum(traj.weight)
         metrics = {k: jnp.mean(v) for k, v in stats.items()}
@@ -575,8 +630,14 @@ def make_ppo(
                 jnp.stack([jnp.all(jnp.isfinite(x)) for x in jax.tree.leaves(params)])
             ).astype(jnp.float32),
         )
+        metrics.update(league_metrics)
         runner = runner._replace(
-            params=params, opt_state=opt_state, snapshots=snapshots, key=key, update=update_index
+            params=params,
+            opt_state=opt_state,
+            snapshots=snapshots,
+            key=key,
+            update=update_index,
+            league_win_rate=league_win_rate,
         )
         return runner, metrics
 
