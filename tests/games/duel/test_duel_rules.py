@@ -62,6 +62,14 @@ def test_spell_damages_opponent_and_goes_to_discard(env, step):
     assert not bool(s.terminated)
 
 
+def test_the_second_player_s_spell_damages_the_first_player(env, step):
+    s = build_state(env, [{"life": 9}, {"hand": ["fireball"], "mana": 3}], active=1)
+    s = step(s, PLAY(0), KEY)
+    assert int(s.error) == 0
+    assert (attr(s, 0, rules.LIFE), attr(s, 1, rules.LIFE)) == (5, rules.START_LIFE)
+    assert attr(s, 1, rules.MANA) == 0
+
+
 def test_lethal_damage_wins_with_rewards(env, step):
     s = build_state(env, [{"board": ["wolf"]}, {"life": 2}])
     s = step(s, ATTACK(0), KEY)
