@@ -121,3 +121,24 @@ def test_the_digest_lists_exactly_the_baseline_files():
             "eval.txt",
             "params.msgpack",
         ]
+
+
+def test_a_run_s_checkpoints_are_rated_against_the_scripted_players(run_dir, capsys):
+    """``python -m tcgjax.train.ratings``: every checkpoint (sampled play) and the named players
+    in one round robin; the table, the pairs and the plot written into the run directory."""
+    from tcgjax.train import ratings
+
+    code = ratings.main([run_dir, "--games", "8", "--players", "random", "heuristic"])
+    assert code == 0
+    with open(os.path.join(run_dir, "ratings.json")) as fh:
+        written = json.load(fh)
+    players = {row["player"] for row in written["ratings"]}
+    assert players == {"update 0", "update 2", "update 4", "random", "heuristic"}
+    assert len(written["pairs"]) == 10 and all(p["games"] == 8 for p in written["pairs"])
+    assert os.path.getsize(os.path.join(run_dir, "ratings.png")) > 0
+    table = open(os.path.join(run_dir, "ratings.md")).read()
+    printed = capsys.readouterr().out
+    assert table.startswith("# Ratings: deployment, 8 games a pair") and "| 1 |" in printed
+    assert printed in table, "the printed table is the one written"
+    assert ratings.main([run_dir, "--players", "champion"]) == 2
+    assert "unknown player 'champion'" in capsys.readouterr().err
