@@ -355,9 +355,10 @@ def evaluation_table(
     """The network (``params``) against the standard opponents, one :func:`evaluate` row each.
 
     Rows, in order: ``"random"``; ``"heuristic"`` if ``env.id`` has one in
-    ``tcgjax.train.opponents.HEURISTICS``; ``"checkpoint"`` (the same network with ``checkpoint_params``,
-    played the same way) when given. ``greedy`` picks how the network acts (see
-    :func:`network_policy`). ``key`` is consumed. All rows are one jitted program
+    ``tcgjax.train.opponents.HEURISTICS``; ``"checkpoint"`` (the same network with ``checkpoint_params``)
+    when given. The checkpoint's copy always samples its moves: two greedy copies of one policy
+    would replay the same games, so that row said 0, 50 or 100% by construction. ``greedy`` picks
+    how the network acts (see :func:`network_policy`). ``key`` is consumed. All rows are one jitted program
     (:func:`evaluate_against`), and the parameters are its arguments: evaluating new ``params`` of
     the same network does not recompile.
 
@@ -372,7 +373,7 @@ def evaluation_table(
     if env.id in HEURISTICS:
         opponents["heuristic"] = heuristic_policy(env)
     if checkpoint_params is not None:
-        opponents["checkpoint"] = network_policy(network, checkpoint_params, greedy)
+        opponents["checkpoint"] = network_policy(network, checkpoint_params, greedy=False)
     return evaluate_against(
         env, learner, opponents, key, num_games, max_invalid=max_invalid if unmasked else None
     )

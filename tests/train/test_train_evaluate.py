@@ -72,6 +72,20 @@ def test_a_policy_against_itself_is_even_over_both_seats(table):
     assert abs(wins[0] - losses[1]) < 0.1 * GAMES and abs(wins[1] - losses[0]) < 0.1 * GAMES
 
 
+def test_the_checkpoint_copy_samples_even_against_a_greedy_learner(small, network, monkeypatch):
+    net, params, other = network
+    seen = {}
+
+    def capture(env, learner, opponents, key, num_games, **kwargs):
+        seen.update(learner=learner, **opponents)
+        return {}
+
+    monkeypatch.setattr(ev, "evaluate_against", capture)
+    evaluation_table(small, net, params, KEY, GAMES, checkpoint_params=other, greedy=True)
+    assert seen["learner"].greedy and not seen["checkpoint"].greedy
+    assert seen["checkpoint"].params is other
+
+
 def test_results_are_from_policy_a_side(table):
     row = table["heuristic"]  # an untrained network loses to the heuristic from both seats
     assert row["loss_rate"] > 0.9 and min(row["losses_as_seat"]) > 0.85 * GAMES // 2, row
