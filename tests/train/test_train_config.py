@@ -2,6 +2,7 @@
 names the key (and the file it came from); overrides parse as YAML scalars."""
 
 import dataclasses
+import os
 
 import pytest
 import yaml
@@ -9,7 +10,7 @@ import yaml
 from tcgjax import ConfigError
 from tcgjax.train import config as config_module
 from tcgjax.train.checkpoint import config_to_dict
-from tcgjax.train.config import PPOConfig, load_config
+from tcgjax.train.config import CONFIG_DIR, PPOConfig, load_config
 
 
 def _error(overrides=(), path=None) -> str:
@@ -260,3 +261,11 @@ def test_boundaries_that_are_valid():
 def test_override_with_a_yaml_error_names_the_override(override):
     message = _error([override])
     assert message.startswith(f"override {override!r}"), message
+
+
+def test_every_shipped_config_loads():
+    names = sorted(f[: -len(".yaml")] for f in os.listdir(CONFIG_DIR) if f.endswith(".yaml"))
+    assert {"deployment_gpu", "digimon_gpu", "duel_gpu", "pokemon_gpu"} <= set(names)
+    for name in names:
+        config = load_config(name)
+        assert config.env_id in name, name
