@@ -13,9 +13,11 @@ round (game ``g`` of every pair, then game ``g + 1``), each pair's wins, draws a
 order drawn with ``seed``: the same results and seed give the same table.
 
 Command line (a run directory of ``python -m tcgjax.train``; its checkpoints play sampled, not
-greedy, so that two copies of one policy do not replay one game)::
+greedy, so that two copies of one policy do not replay one game; ``--runs`` adds the latest
+checkpoint of other runs of the same game, named by their folder)::
 
-    python -m tcgjax.train.ratings runs/duel-... --games 256 --players random heuristic baseline
+    python -m tcgjax.train.ratings runs/duel-... --games 256 --players random heuristic baseline \
+        --runs runs/duel-other-1 runs/duel-other-2
 
 writes ``ratings.md`` (the table and the score of every pair), ``ratings.json`` and
 ``ratings.png`` into the run directory (or ``--out``).
@@ -151,7 +153,7 @@ def plot_ratings(table: Sequence[Mapping], path: str, title: str = "") -> None:
     plt.close(fig)
 
 
-def _players(run_dir: str, names: Sequence[str], steps, greedy: bool):
+def _players(run_dir: str, names: Sequence[str], steps, greedy: bool, runs: Sequence[str] = ()):
     import tcgjax
     from tcgjax.train import checkpoint
     from tcgjax.train.config import load_config
@@ -162,6 +164,8 @@ def _players(run_dir: str, names: Sequence[str], steps, greedy: bool):
     players: dict[str, Policy] = {}
     for step in steps or checkpoint.all_steps(run_dir):
         players[f"update {step}"] = load_policy(run_dir, env, greedy=greedy, step=step)
+    for other in runs:  # other runs of the same env: their latest checkpoint
+        players[os.path.basename(os.path.normpath(other))] = load_policy(other, env, greedy=greedy)
     for name in names:
         if name == "random":
             players[name] = random_policy(env)
@@ -182,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=256, help="games a pair (half each seat)")
     parser.add_argument("--players", nargs="*", default=["random", "heuristic"])
     parser.add_argument("--steps", type=int, nargs="*", help="checkpoint steps (default: all)")
+    parser.add_argument(
+        "--runs", nargs="*", default=[], help="other run directories (their latest checkpoint)"
+    )
     parser.add_argument("--greedy", action="store_true", help="checkpoints play greedy")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="folder of the outputs (default: the run directory)")
@@ -189,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.games < 1 or not 0 <= args.seed < 2**32:
             raise ConfigError("--games must be >= 1 and --seed in [0, 2**32)")
-        env, players = _players(args.run_dir, args.players, args.steps, args.greedy)
+        env, players = _players(args.run_dir, args.players, args.steps, args.greedy, args.runs)
         results = round_robin(env, players, jax.random.PRNGKey(args.seed), args.games)
         table = rate(results, seed=args.seed)
         out = args.out or args.run_dir

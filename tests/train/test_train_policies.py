@@ -130,6 +130,7 @@ def test_a_run_s_checkpoints_are_rated_against_the_scripted_players(run_dir, cap
 
     code = ratings.main([run_dir, "--games", "8", "--players", "random", "heuristic"])
     assert code == 0
+    printed = capsys.readouterr().out
     with open(os.path.join(run_dir, "ratings.json")) as fh:
         written = json.load(fh)
     players = {row["player"] for row in written["ratings"]}
@@ -137,8 +138,14 @@ def test_a_run_s_checkpoints_are_rated_against_the_scripted_players(run_dir, cap
     assert len(written["pairs"]) == 10 and all(p["games"] == 8 for p in written["pairs"])
     assert os.path.getsize(os.path.join(run_dir, "ratings.png")) > 0
     table = open(os.path.join(run_dir, "ratings.md")).read()
-    printed = capsys.readouterr().out
     assert table.startswith("# Ratings: deployment, 8 games a pair") and "| 1 |" in printed
     assert printed in table, "the printed table is the one written"
+    # Chosen steps, and another run's latest checkpoint named by its folder (here the same run).
+    args = [run_dir, "--games", "8", "--steps", "0", "4", "--players", "random", "--runs", run_dir]
+    assert ratings.main([*args, "--out", os.path.join(run_dir, "more")]) == 0
+    with open(os.path.join(run_dir, "more", "ratings.json")) as fh:
+        more = {row["player"] for row in json.load(fh)["ratings"]}
+    assert more == {"update 0", "update 4", os.path.basename(run_dir), "random"}
+    capsys.readouterr()
     assert ratings.main([run_dir, "--players", "champion"]) == 2
     assert "unknown player 'champion'" in capsys.readouterr().err
