@@ -202,6 +202,8 @@ CASES = [
      _units(("red_tank", "deploy_order", 4))),
     ("units.UNIT.deployHexSlot", "a deployed unit's hex slot", "mid_skirmish",
      _units(("blue_tank", "deploy_hex_slot", 12))),
+    ("units.UNIT.deployHexSlot", "a deployed unit's hex slot", "mid_skirmish",
+     _units(("blue_tank", "deploy_hex_slot", -1))),
     ("units.UNIT.deployHexSlot", "during deployment a unit stands", "mid_deployment_player2",
      _units(("blue_tank", "deploy_hex_slot", 0))),
     ("units.UNIT.deployOrder", "a deployed unit's order", "mid_deployment_player2",
