@@ -51,37 +51,25 @@ def main(argv=None) -> None:
 
     rollout = jax.jit(make_rollout(env.init, env.step, n, t))
     state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), n))
-    start = time.perf_counter()
-    jax.block_until_ready(rollout(state, jax.random.PRNGKey(1)))
-    rollout_first = time.perf_counter() - start
-    start = time.perf_counter()
-    for i in range(args.updates):
-        out = rollout(state, jax.random.PRNGKey(2 + i))
-    jax.block_until_ready(out)
-    rollout_s = (time.perf_counter() - start) / args.updates
+    rollout_first, rollout_s = _timed(
+        lambda i: rollout(state, jax.random.PRNGKey(1 + i)), args.updates
+    )
     rollout_sps = n * t / rollout_s
 
     runner = ppo.init(jax.random.PRNGKey(0))
     policy_rollout = jax.jit(ppo.rollout)
-    start = time.perf_counter()
-    jax.block_until_ready(policy_rollout(runner, jax.random.PRNGKey(1)))
-    policy_first = time.perf_counter() - start
-    start = time.perf_counter()
-    for i in range(args.updates):
-        out = policy_rollout(runner, jax.random.PRNGKey(2 + i))
-    jax.block_until_ready(out)
-    policy_s = (time.perf_counter() - start) / args.updates
+    policy_first, policy_s = _timed(
+        lambda i: policy_rollout(runner, jax.random.PRNGKey(1 + i)), args.updates
+    )
 
     update = jax.jit(ppo.update)
-    start = time.perf_counter()
-    runner, metrics = update(runner)
-    jax.block_until_ready(metrics)
-    update_first = time.perf_counter() - start
-    start = time.perf_counter()
-    for _ in range(args.updates):
-        runner, metrics = update(runner)
-    jax.block_until_ready(metrics)
-    update_s = (time.perf_counter() - start) / args.updates
+    carried = [runner]  # each update starts from the last one's runner
+
+    def one_update(_):
+        carried[0], metrics = update(carried[0])
+        return metrics
+
+    update_first, update_s = _timed(one_update, args.updates)
     train_sps = n * t / update_s
     ratio = train_sps / rollout_sps
     learn_s = max(update_s - policy_s, 0.0)
@@ -108,6 +96,19 @@ def main(argv=None) -> None:
         )
         with open(path, "w") as fh:
             fh.write(_insert_row(text, row))
+
+
+def _timed(call, repeats: int) -> tuple[float, float]:
+    """``(seconds of call(0), its compile included; mean seconds of call(1..repeats))``, each
+    waited on until its result is ready."""
+    start = time.perf_counter()
+    jax.block_until_ready(call(0))
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    for i in range(repeats):
+        out = call(i + 1)
+    jax.block_until_ready(out)
+    return first, (time.perf_counter() - start) / repeats
 
 
 def _insert_row(text: str, row: str) -> str:
