@@ -32,17 +32,22 @@ import time
 import jax
 import pytest
 
-# XLA's CPU backend at optimisation level 0 (LLVM's cheap pipeline): the suite compiles far more
-# than it runs (a Digimon api_test spent 92 of its 117 s compiling), and level 0 compiles the big
-# programs ~1.6x faster (the Digimon batched rollout 42 -> 26 s) while a run-heavy test (100k random
-# Digimon steps) takes as long as before. It changes how fast the machine code is, not what it
-# computes (no fast-math either way). Set in the environment, so subprocesses (notebook kernels,
-# the CLI, tcgjax.train.run) inherit it; ``TCGJAX_TEST_XLA_OPT=default`` runs the suite at XLA's default
-# level. Benchmarks and `make train` never set it.
-_TEST_XLA_FLAG = "--xla_backend_optimization_level=0"
+# XLA's CPU backend at optimisation level 0 (LLVM's cheap pipeline), with its older loop emitters
+# for fusions (``--xla_cpu_use_fusion_emitters=false``): the suite compiles far more than it runs
+# (2026-11-28, a cold 2-core run: 11,500 compiles, 49% of the workers' time in XLA's backend
+# compile, 23% more in tracing and lowering). Level 0 compiles the big programs ~1.6x faster (the
+# Digimon batched rollout 42 -> 26 s) while a run-heavy test (100k random Digimon steps) takes as
+# long as before; the older emitters halve the cost of the ~8,000 small programs the tests compile
+# (eager ops on states: 34 -> 17 ms each) and take 6-20% off the big ones (a batched step: Pokémon
+# 18 -> 15 s, Digimon 29 -> 28 s). Both change how fast the machine code is, not what it computes
+# (no fast-math either way). Set in the environment, so subprocesses (notebook kernels, the CLI,
+# tcgjax.train.run) inherit them; ``TCGJAX_TEST_XLA_OPT=default`` runs the suite with XLA's
+# defaults. Benchmarks and `make train` never set them.
+_TEST_XLA_FLAGS = ("--xla_backend_optimization_level=0", "--xla_cpu_use_fusion_emitters=false")
 if os.environ.get("TCGJAX_TEST_XLA_OPT", "0") != "default":
-    if _TEST_XLA_FLAG not in os.environ.get("XLA_FLAGS", ""):
-        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_TEST_XLA_FLAG}".strip()
+    for _flag in _TEST_XLA_FLAGS:
+        if _flag.split("=")[0] not in os.environ.get("XLA_FLAGS", ""):
+            os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_flag}".strip()
 
 if os.environ.get("TCGJAX_TEST_CACHE", "1") != "0":
     jax.config.update(

@@ -145,6 +145,27 @@ def _eliminate_red(r, g):
     return g
 
 
+def _kill_blue_infantry(r, g):
+    """blue_infantry (slot 0, the first unit the rows visit) at 0 HP, red_sniper credited with the
+    damage (conservation holds): a dead unit that a per-unit rule must step over, not stop at."""
+    i, sniper = r.scenario.unit_index("blue_infantry"), r.scenario.unit_index("red_sniper")
+    return g.replace(
+        damage_dealt=jnp.asarray(g.damage_dealt).at[sniper].add(int(g.hp[i])),
+        hp=jnp.asarray(g.hp).at[i].set(0),
+    )
+
+
+def _red_tank_deployed_instead(r, g):
+    """``mid_deployment_player2`` with red_tank, not red_infantry, as player 2's one placed unit
+    (same hex, order and hex slot): undeployed red_infantry and red_sniper now precede a deployed
+    unit in slot order, so a per-unit rule must step over them."""
+    tank, infantry = r.scenario.unit_index("red_tank"), r.scenario.unit_index("red_infantry")
+    for field in ("col", "row", "deploy_order", "deploy_hex_slot"):
+        column = jnp.asarray(getattr(g, field))
+        g = g.replace(**{field: column.at[tank].set(column[infantry]).at[infantry].set(-1)})
+    return g
+
+
 def _then(*edits):
     def edit(r, g):
         for one in edits:
@@ -192,6 +213,9 @@ CASES = [
      _units(("red_sniper", "has_shot", True))),
     ("units.UNIT.col", "one living unit per hex", "mid_skirmish",
      _units(("blue_tank", "col", 5), ("blue_tank", "row", 2))),
+    # A dead unit first in slot order: the rule goes on to the living ones after it.
+    ("units.UNIT.col", "one living unit per hex", "mid_skirmish",
+     _then(_kill_blue_infantry, _units(("red_tank", "col", 5), ("red_tank", "row", 3)))),
     ("units.UNIT.col", "during an active deployment", "mid_deployment_player2",
      _units(("blue_tank", "col", 2), ("blue_tank", "row", 0))),
     ("deploymentSteps", "a fixed deployment records", "line_start", _set(deploy_steps=1)),
@@ -206,6 +230,11 @@ CASES = [
      _units(("blue_tank", "deploy_hex_slot", -1))),
     ("units.UNIT.deployHexSlot", "during deployment a unit stands", "mid_deployment_player2",
      _units(("blue_tank", "deploy_hex_slot", 0))),
+    # Undeployed units first in slot order: the rule goes on to the deployed one after them.
+    ("units.UNIT.deployHexSlot", "during deployment a unit stands", "mid_deployment_player2",
+     _then(_red_tank_deployed_instead, lambda r, g: g.replace(
+         deploy_hex_slot=jnp.asarray(g.deploy_hex_slot).at[r.scenario.unit_index("red_tank")].add(1)
+     ))),
     ("units.UNIT.deployOrder", "a deployed unit's order", "mid_deployment_player2",
      _units(("blue_tank", "deploy_order", 7))),
     ("units", "the deployed units' orders", "mid_skirmish", _units(("blue_tank", "deploy_order", 0))),
@@ -311,6 +340,19 @@ def test_each_invariant_refuses_what_breaks_it(situations, case):
     with pytest.raises(tcgjax.InvalidStateError) as info:
         rules.validate(state)
     assert _path_matches(path, info.value.field), (path, info.value.field)
+
+
+def test_the_edits_that_step_over_units_break_nothing_by_themselves(situations):
+    """The helpers above keep a state valid on their own, so each case's second edit is the only
+    fact broken."""
+    for name, edit in (
+        ("mid_skirmish", _kill_blue_infantry),
+        ("mid_deployment_player2", _red_tank_deployed_instead),
+    ):
+        env, g = situations[name]
+        edited = edit(env.rules, g)
+        assert env.rules.invariants.broken(env.rules.facts(edited)) == [], name
+        env.rules.validate(edited)
 
 
 def test_the_field_named_is_the_broken_unit(situations):
