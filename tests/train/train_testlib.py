@@ -2,6 +2,7 @@
 
 import jax
 import jax.numpy as jnp
+from suite_xla import compiled_for_running
 
 from tcgjax.wrappers import random_legal_action
 
@@ -70,4 +71,4 @@ def sweep(env, policy, key, steps, random_play, versus):
             done[versus_only],
         )
 
-    return jax.device_get(run(key))
+    return jax.device_get(compiled_for_running(run, key)(key))

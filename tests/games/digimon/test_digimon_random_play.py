@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from flax import struct
+from suite_xla import compiled_for_running
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import rules as R
@@ -120,6 +121,7 @@ def test_random_play_keeps_every_invariant_for_100k_steps(rules):
 
     state = jax.jit(init)(jax.random.split(jax.random.PRNGKey(0), BATCH))
     key = jax.random.PRNGKey(1)
+    run = compiled_for_running(run, state, key)
     phases, ends, finished = set(), set(), 0
     covered = np.zeros(rules.cards["effects.where"].shape, bool)
     for chunk in range(STEPS // 100):

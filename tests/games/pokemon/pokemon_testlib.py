@@ -179,4 +179,6 @@ def random_rollout():
         _, out = jax.lax.scan(body, state, jax.random.split(key, ROLLOUT_STEPS))
         return out
 
-    return rollout
+    from suite_xla import compiled_for_running
+
+    return compiled_for_running(rollout, jax.random.PRNGKey(0))
