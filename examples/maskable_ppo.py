@@ -24,8 +24,9 @@ def make_model(env: TcgjaxEnv, *, n_steps: int, batch_size: int, seed: int):
     """A ``MaskablePPO`` with a ``MultiInputPolicy`` (the observation is a ``Dict`` of the board
     vector and the mask); sb3's defaults otherwise."""
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
-    return MaskablePPO(
+    model = MaskablePPO(
         "MultiInputPolicy",
         env,
         n_steps=n_steps,
@@ -34,6 +35,10 @@ def make_model(env: TcgjaxEnv, *, n_steps: int, batch_size: int, seed: int):
         verbose=0,
         device="cpu",
     )
+    # sb3's default logger makes a /tmp/SB3-<time> folder for every model, even at verbose=0
+    # (it writes nothing there): a logger with no outputs keeps the file system clean.
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    return model
 
 
 def evaluate(model, env: TcgjaxEnv, games: int, seed: int) -> dict:

@@ -334,12 +334,15 @@ def test_maskable_ppo_trains_through_the_wrapper_and_plays_only_legal_actions(ga
     assert result["wins"] + result["losses"] + result["draws"] + result["truncated"] == 2
 
 
-def test_maskable_ppo_example_command_line(capsys):
+def test_maskable_ppo_example_command_line(capsys, tmp_path, monkeypatch):
+    # sb3's default logger would make its folder here (SB3_LOGDIR) even at verbose=0.
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path / "sb3"))
     example = _example("maskable_ppo")
     result = example.main(
         ["--env", "duel", "--timesteps", "128", "--n-steps", "64", "--eval-games", "1"]
     )
     assert result["env"] == "duel" and result["illegal"] == 0
     assert "MaskablePPO on duel vs random" in capsys.readouterr().out
+    assert not (tmp_path / "sb3").exists(), "the example left sb3's logger folder behind"
     with pytest.raises(SystemExit):
         example.main(["--env", "chess"])  # not a registered game
