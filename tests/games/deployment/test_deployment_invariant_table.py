@@ -237,6 +237,11 @@ CASES = [
      ))),
     ("units.UNIT.deployOrder", "a deployed unit's order", "mid_deployment_player2",
      _units(("blue_tank", "deploy_order", 7))),
+    # Both ends: -1 (an undeployed unit's mark) and the step count itself (4 here).
+    ("units.UNIT.deployOrder", "a deployed unit's order", "mid_deployment_player2",
+     _units(("blue_tank", "deploy_order", -1))),
+    ("units.UNIT.deployOrder", "a deployed unit's order", "mid_deployment_player2",
+     _units(("blue_tank", "deploy_order", 4))),
     ("units", "the deployed units' orders", "mid_skirmish", _units(("blue_tank", "deploy_order", 0))),
     ("units", "the first deployer places all", "mid_skirmish",
      _units(("red_infantry", "deploy_order", 0), ("blue_infantry", "deploy_order", 3))),
