@@ -134,25 +134,26 @@ def _units(*edits):
     return edit
 
 
+def _killed(r, g, uid, by):
+    """``g`` with ``uid`` at 0 HP and ``by`` credited with the damage (conservation holds)."""
+    i, j = r.scenario.unit_index(uid), r.scenario.unit_index(by)
+    return g.replace(
+        damage_dealt=jnp.asarray(g.damage_dealt).at[j].add(int(g.hp[i])),
+        hp=jnp.asarray(g.hp).at[i].set(0),
+    )
+
+
 def _eliminate_red(r, g):
     """Every red unit at 0 HP, blue_sniper credited with the damage (conservation holds)."""
     for uid in r.scenario.units_by_player[1]:
-        i, sniper = r.scenario.unit_index(uid), r.scenario.unit_index("blue_sniper")
-        g = g.replace(
-            damage_dealt=jnp.asarray(g.damage_dealt).at[sniper].add(int(g.hp[i])),
-            hp=jnp.asarray(g.hp).at[i].set(0),
-        )
+        g = _killed(r, g, uid, "blue_sniper")
     return g
 
 
 def _kill_blue_infantry(r, g):
     """blue_infantry (slot 0, the first unit the rows visit) at 0 HP, red_sniper credited with the
-    damage (conservation holds): a dead unit that a per-unit rule must step over, not stop at."""
-    i, sniper = r.scenario.unit_index("blue_infantry"), r.scenario.unit_index("red_sniper")
-    return g.replace(
-        damage_dealt=jnp.asarray(g.damage_dealt).at[sniper].add(int(g.hp[i])),
-        hp=jnp.asarray(g.hp).at[i].set(0),
-    )
+    damage: a dead unit that a per-unit rule must step over, not stop at."""
+    return _killed(r, g, "blue_infantry", "red_sniper")
 
 
 def _red_tank_deployed_instead(r, g):
