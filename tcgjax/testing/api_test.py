@@ -12,7 +12,9 @@ It plays random legal games, single (host loop through :class:`tcgjax.replay.Rec
 * terminal states are absorbing (any action: same state, zero rewards);
 * no retracing (``chex.assert_max_traces`` on the batched step, one compiled single-game step);
 * card conservation (dense positions, capacities, definitions unchanged) for board games;
-* the game's invariants (``env.validate``) on every single-game state and on samples of the batch;
+* the game's invariants (``env.validate``) on every single-game state and on samples of the batch
+  (or, with ``batch_check_every``, on every game's state at every k-th batched step, each also
+  round-tripped through JSON);
 * ``checked_step`` refuses non-integer actions (floats, strings, bools, None) by name;
 * JSON round trip on states met along the way, and replay reproduction of every finished episode;
 * the picture of those states (``env.render`` for the omniscient view and each player's): a
@@ -58,6 +60,7 @@ class ApiTestReport:
     batched_steps: int = 0
     batched_episodes_finished: int = 0
     states_validated: int = 0
+    batched_json_round_trips: int = 0
 
 
 def assert_states_equal(a: State, b: State, what: str = "states") -> None:
@@ -166,6 +169,7 @@ def api_test(
     batch_size: int = 16,
     batch_steps: int = 200,
     json_every: int = 10,
+    batch_check_every: int | None = None,
     seed: int = 0,
 ) -> ApiTestReport:
     """Run the conformance checks on ``env`` (see the module docstring); raise on any failure.
@@ -176,6 +180,10 @@ def api_test(
       batch_size: ``B`` games for the ``jit(vmap(...))`` part.
       batch_steps: steps of the batched part.
       json_every: JSON round trip every this many single-game steps (and on every terminal state).
+      batch_check_every: if given, every game's state after every this-many-th batched step is
+        validated and round-tripped through JSON (a random-play sweep of ``validate``: the
+        batched program is compiled once for both checks); by default, every game at 8 evenly
+        spaced steps is validated.
       seed: PRNG seed; the checks never depend on a particular draw.
 
     Returns:
@@ -323,11 +331,25 @@ def api_test(
     # An explicit leading size: a zero-size leaf (a board without card attributes) has no -1.
     flat = jax.tree.map(lambda x: x.reshape((batch_size * batch_steps,) + x.shape[2:]), trajectory)
     _check_state(env, flat, (batch_size * batch_steps,))
-    # The game's invariants on a sample of batched states: 8 time points, every game.
-    for t in np.linspace(0, batch_steps - 1, num=min(8, batch_steps)).astype(int):
+    # The game's invariants on batched states: every game at 8 time points, or at every
+    # ``batch_check_every``-th step with a JSON round trip of each.
+    if batch_check_every is None:
+        times = np.linspace(0, batch_steps - 1, num=min(8, batch_steps)).astype(int)
+    else:
+        assert batch_check_every >= 1, "batch_check_every must be a positive number of steps"
+        times = np.arange(batch_check_every - 1, batch_steps, batch_check_every)
+    checked = jax.device_get(jax.tree.map(lambda x: x[times], trajectory))
+    for i, t in enumerate(times):
         for g in range(batch_size):
-            env.validate(jax.tree.map(lambda x, t=t, g=g: x[t, g], trajectory))
+            one = jax.tree.map(lambda x, i=i, g=g: x[i, g], checked)
+            env.validate(one)
             report.states_validated += 1
+            if batch_check_every is not None:
+                text = to_json(env, one)
+                assert_states_equal(
+                    from_json(env, text), one, f"{env.id}: JSON round trip (step {t}, game {g})"
+                )
+                report.batched_json_round_trips += 1
     errs = np.asarray(trajectory.error)
     assert (errs == 0).all(), f"{env.id}: random legal play produced error codes {np.unique(errs)}"
     report.batched_steps = batch_size * batch_steps

@@ -1,9 +1,7 @@
 """``DigimonRules.validate`` as one invariant table (issue #33 point 1): every field named, each
 row refusing a state that breaks only its rule, the transient states the rules reach (mulligan,
-trigger-order choice, an attack paused on a selection) accepted, and a random-play sweep whose
-states all validate and round-trip through JSON exactly."""
-
-import time
+trigger-order choice, an attack paused on a selection) accepted. The random-play sweep whose states
+validate and round-trip through JSON exactly is part of ``api_test`` (test_digimon_env.py)."""
 
 import jax
 import jax.numpy as jnp
@@ -16,7 +14,6 @@ from tcgjax.core.invariants import leaf_paths
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import rules as R
 from tcgjax.games.digimon.scenario import build_state
-from tcgjax.wrappers import random_legal_action
 
 TURN = 3  # player 1 (index 0) is first and active on odd turns
 
@@ -1018,49 +1015,7 @@ def test_trigger_order_choice_and_what_follows_are_valid(rules):
     assert ("select_effect_choice", R.CHOICE_ORDER, True) in seen, seen
 
 
-# -- 4. random play: every state validates and round-trips through JSON -------------------------
-
-GAMES, STEPS, STRIDE = 64, 300, 20
-
-
-def test_random_play_states_validate_and_round_trip(env):
-    """64 games x 300 random legal steps (one jitted, vmapped step driven from Python: one small
-    program to compile instead of a scan of scans; finished games are absorbed by ``env.step``,
-    not reset). Every ``STRIDE``-th step's states (all games) are validated and round-tripped
-    through JSON: 960 of the 19,200 states (5%), since the host check costs about 25 ms a state
-    (``from_json`` ~16 ms, ``env.validate`` ~4 ms): all of them would take minutes."""
-
-    @jax.jit
-    def random_step(state, key):
-        k_act, k_step = jax.random.split(key)
-        action = random_legal_action(k_act, state.legal_action_mask)
-        return jax.vmap(env.step)(state, action, jax.random.split(k_step, GAMES))
-
-    def rollout(key):
-        k_init, k_play = jax.random.split(key)
-        state = jax.jit(jax.vmap(env.init))(jax.random.split(k_init, GAMES))
-        kept = []
-        for i, k in enumerate(jax.random.split(k_play, STEPS)):
-            state = random_step(state, k)
-            if (i + 1) % STRIDE == 0:
-                kept.append(state)
-        return jax.tree.map(lambda *xs: np.stack(xs), *jax.device_get(kept))
-
-    t0 = time.perf_counter()
-    states = jax.device_get(rollout(jax.random.PRNGKey(11)))
-    t1 = time.perf_counter()
-    phases, paused_attacks, finished = set(), 0, 0
-    for t in range(STEPS // STRIDE):
-        for g in range(GAMES):
-            one = jax.tree.map(lambda x, t=t, g=g: x[t, g], states)
-            env.validate(one)
-            back = tcgjax.from_json(env, tcgjax.to_json(env, one))
-            for a, b in zip(jax.tree.leaves(one), jax.tree.leaves(back), strict=True):
-                assert np.array_equal(np.asarray(a), np.asarray(b)), (t, g)
-            game = one.game
-            phases.add(A.PHASES[int(game.board.phase)])
-            paused_attacks += int(game.attacker) >= 0 and int(game.selection.card) >= 0
-            finished += int(game.winner) >= 0
-    t2 = time.perf_counter()
-    print(f"rollout {t1 - t0:.1f} s, validate + JSON {t2 - t1:.1f} s")
-    assert {"main", "breeding"} <= phases and finished > 0, (phases, finished)
+# -- 4. random play --------------------------------------------------------------------------------
+# The random-play sweep (every game's state at every 20th of 300 batched steps, 64 games: validated
+# and round-tripped through JSON) runs inside ``api_test`` in test_digimon_env.py, on the batched
+# program it compiles anyway (``batch_check_every``).
