@@ -39,7 +39,7 @@ def test_recurrent_fn_signs_follow_the_player_to_act(duel_env):
         "end_turn",
     ]
     states = batch_of(build_state(env, WINNING_SPARK), 3)
-    fn = search.recurrent_fn(env, search.uniform_evaluator(env))
+    fn = jax.jit(search.recurrent_fn(env, search.uniform_evaluator(env)), static_argnums=0)
     out, following = fn(
         None, jax.random.PRNGKey(0), jnp.array([PLAY_GOBLIN, END_TURN, PLAY_SPARK]), states
     )

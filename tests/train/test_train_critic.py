@@ -137,7 +137,7 @@ def test_a_separate_critic_trains(critic):
         total_timesteps=64,
     )
     ppo = make_ppo(config)
-    runner = ppo.init(jax.random.key(0))
+    runner = jax.jit(ppo.init)(jax.random.key(0))
     before = jax.device_get(runner.params)
     runner, metrics = jax.jit(ppo.update)(runner)
     assert float(metrics["params_finite"]) == 1.0

@@ -345,7 +345,7 @@ def test_unmasked_refuses_penalises_counts_and_forfeits():
         max_invalid=max_invalid,
     )
     ppo = make_ppo(config)
-    runner = ppo.init(jax.random.key(0))
+    runner = jax.jit(ppo.init)(jax.random.key(0))
     # A policy that always chooses attack[0]: illegal while its side has no creature in play.
     attack = ppo.env.action_layout.encode("attack", 0)
     runner = _always_choosing(runner, attack)
@@ -386,7 +386,7 @@ def test_unmasked_metrics_count_invalid_attempts_and_forfeits():
         total_timesteps=32,
     )
     ppo = make_ppo(config)
-    runner = ppo.init(jax.random.key(0))
+    runner = jax.jit(ppo.init)(jax.random.key(0))
     attack = ppo.env.action_layout.encode("attack", 0)
     runner, metrics = jax.jit(ppo.update)(_always_choosing(runner, attack))
     # Every learner decision starts from no creature in play: each is refused once then forfeits.

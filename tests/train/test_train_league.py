@@ -95,7 +95,7 @@ def test_a_league_of_one_opponent_plays_as_that_opponent(shares, plain):
         PPOConfig(**SMALL, opponent=plain),
     ):
         ppo = make_ppo(config, opponent_policy=_first_legal)
-        runner = ppo.init(jax.random.PRNGKey(0))
+        runner = jax.jit(ppo.init)(jax.random.PRNGKey(0))
         trajectories.append(jax.jit(ppo.rollout)(runner, key)[1])
     league, alone = trajectories
     for name in ("action", "weight", "actor", "rewards", "episode_done"):
@@ -111,7 +111,7 @@ def league_run():
     config = PPOConfig(**SMALL, opponent="league", league_shares=shares, snapshot_every=1)
     ppo = make_ppo(config)
     update = jax.jit(ppo.update)
-    runner = ppo.init(jax.random.PRNGKey(0))
+    runner = jax.jit(ppo.init)(jax.random.PRNGKey(0))
     trajectory = jax.jit(ppo.rollout)(runner, jax.random.PRNGKey(1))[1]
     runner, first = update(runner)
     runner, second = update(runner)
@@ -153,7 +153,7 @@ def test_the_pool_and_its_win_rates_are_saved_with_the_checkpoint(league_run, tm
     config, ppo, runner, _, _ = league_run
     runner = runner._replace(league_win_rate=jnp.array([0.25, 0.875], jnp.float32))
     checkpoint.save(str(tmp_path), runner, config, int(runner.update))
-    template = ppo.init(jax.random.PRNGKey(9))
+    template = jax.jit(ppo.init)(jax.random.PRNGKey(9))
     restored = checkpoint.restore(str(tmp_path), template).runner
     np.testing.assert_array_equal(restored.league_win_rate, [0.25, 0.875])
     for a, b in zip(

@@ -239,7 +239,7 @@ def test_an_illegal_opponent_action_raises_naming_it(duel_env):
         return jax.numpy.argmin(state.legal_action_mask)  # the first illegal action
 
     env = tcg_gym.TcgjaxEnv(duel_env, opponent=stubborn, agent_seat=1)
-    first = duel_env.init(jax.random.PRNGKey(0))
+    first = jax.jit(duel_env.init)(jax.random.PRNGKey(0))
     assert bool(~first.legal_action_mask.all())
     # The move is named in the position the opponent chose it in (a card at a hand position:
     # the first illegal id of a duel's first turn is a play).

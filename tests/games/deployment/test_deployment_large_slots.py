@@ -16,7 +16,7 @@ def test_hex_slot_above_127_round_trips(scenario_dict):
     }
     data["deployment_max_hex_slots"] = 150
     env = tcgjax.make("deployment", scenario=data)
-    state = env.init(jax.random.PRNGKey(0))
+    state = jax.jit(env.init)(jax.random.PRNGKey(0))
     index = encode_deploy(env, state, "blue_tank", 14, 1)  # hex slot 14 * 10 + 1 = 141
     assert index == 2 * 150 + 141
     assert decode_action(env, state, index) == ("blue_tank", 14, 1)

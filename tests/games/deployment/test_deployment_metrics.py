@@ -144,7 +144,7 @@ def episodes(line_env, line_step):
     assert bool(e3.terminated) and int(e3.game.outcome) == R.DEADLOCK
     # A step on the finished game is not an attempt.
     acc = update_attempts(acc, e3, step(e3, 0, jax.random.PRNGKey(0)))
-    running = env.init(jax.random.PRNGKey(0))
+    running = jax.jit(env.init)(jax.random.PRNGKey(0))
     return stack([e1, e2, e3, running]), acc
 
 
@@ -161,7 +161,7 @@ def test_accumulator_counts_valid_and_invalid_deployment_steps(episodes):
 
 def test_accumulator_under_lose_policy_counts_the_losing_step():
     env = tcgjax.make("deployment", scenario=line_dict(), illegal_action="lose")
-    state = env.init(jax.random.PRNGKey(0))
+    state = jax.jit(env.init)(jax.random.PRNGKey(0))
     new = env.step(state, PASS, jax.random.PRNGKey(0))
     assert bool(new.terminated) and int(new.error) != 0
     acc = update_attempts(init_attempts(), state, new)
@@ -291,7 +291,7 @@ def test_fixed_deployment_uses_fixed_positions(line_env):
         fixed_positions={"a1": [0, 0], "a2": [2, 0], "b1": [5, 0], "b2": [3, 0]},
     )
     env = tcgjax.make("deployment", scenario=d)
-    state = env.init(jax.random.PRNGKey(0))
+    state = jax.jit(env.init)(jax.random.PRNGKey(0))
     state = finish(state, R.PLAYER2_WON, 1, [0, 0, 0, 2, 1, 0], [0, 1, 0, 1, 2, 0])
     m = deployment_metrics(env, stack([state]), learner_player=1)
     assert float(m["deployment_active"]) == 0.0 and float(m["winrate"]) == 1.0

@@ -791,7 +791,7 @@ def test_d6_is_per_player_overlap_deadlocks_surface_at_runtime():
     shared = [[0, 0], [0, 1], [0, 2]]
     data["deployment_pools_by_player"] = {"player1": shared, "player2": shared}
     env = tcgjax.make("deployment", scenario=data)
-    state = env.init(jax.random.PRNGKey(0))
+    state = jax.jit(env.init)(jax.random.PRNGKey(0))
     for unit_id, hex_ in zip(("blue_infantry", "blue_sniper", "blue_tank"), shared, strict=True):
         state = tcgjax.checked_step(
             env, state, encode_deploy(env, state, unit_id, *hex_), jax.random.PRNGKey(1)

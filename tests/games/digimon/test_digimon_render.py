@@ -124,7 +124,7 @@ def test_a_pending_choice_names_its_card_in_the_header(env, situation):
 def test_the_mulligan_header_names_the_decision_not_a_hidden_hand_card(env):
     """The mulligan's record points at a card of the decider's hand only to say who decides; the
     header names the decision, so the other player's picture never shows that hidden card."""
-    deal = env.init(jax.random.PRNGKey(0))  # both players still to decide (G10)
+    deal = jax.jit(env.init)(jax.random.PRNGKey(0))  # both players still to decide (G10)
     selection = deal.game.selection
     assert int(selection.stage) == A.CHOICE_MULLIGAN and int(selection.card) >= 0
     decider = int(deal.game.board.owner[int(selection.card)])

@@ -4,6 +4,7 @@ damage past the HP accepted, and random play validated and round-tripped through
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 
@@ -39,10 +40,23 @@ def table(rules):
     return R.build_invariants(rules)
 
 
+@functools.cache
+def _wrapper(env):
+    """``wrap`` for ``env``, jitted (op-by-op, ``init`` and ``finalize`` compiled ~200 small
+    programs)."""
+    blank = jax.jit(env.init)(KEY)
+
+    @jax.jit
+    def wrap_game(game):
+        state = blank.replace(game=game)
+        return env.finalize(state.replace(terminated=jnp.asarray(env._is_terminal(game), bool)))
+
+    return wrap_game
+
+
 def wrap(env, game):
     """An env ``State`` around a rules state (derived fields recomputed)."""
-    state = env.init(KEY).replace(game=game)
-    return env.finalize(state.replace(terminated=jnp.asarray(env._is_terminal(game), bool)))
+    return _wrapper(env)(game)
 
 
 def round_trips(env, state):
