@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 import yaml
@@ -519,6 +520,30 @@ def test_in_process_run_kills_what_a_fresh_process_kills_and_leaves_the_rest(tmp
         "after": ("not_killed", None),
     }
     assert "-    return x < 3\n+    return x > 3" in rows["plain"]["diff"]
+
+
+def test_a_tainted_mutant_hands_the_rest_to_a_fresh_process():
+    """A run that stops on a tainted mutant (its killing test then failed unmutated) is followed
+    by a fresh run over the mutants it had not reached, without the tainted one; a run with no
+    tainted mutant, or past the budget, is the last."""
+    mutants = [{"job_id": j} for j in "abcde"]
+    calls = []
+
+    def run_once(left):
+        calls.append([m["job_id"] for m in left])
+        if left[0]["job_id"] in "ac":  # a kill, then a mutant that taints its killing test
+            return [
+                {"job_id": left[0]["job_id"], "outcome": "killed"},
+                {"job_id": left[1]["job_id"], "outcome": "tainted"},
+            ]
+        return [{"job_id": m["job_id"], "outcome": "not_killed"} for m in left]
+
+    rounds = list(mutation.in_process_rounds(run_once, mutants, deadline=None))
+    assert calls == [list("abcde"), list("cde"), list("e")]
+    assert [len(r) for r in rounds] == [2, 2, 1]
+    calls.clear()
+    past = list(mutation.in_process_rounds(run_once, mutants, deadline=time.monotonic() - 1))
+    assert calls == [list("abcde")] and len(past) == 1
 
 
 def test_an_in_process_run_past_its_deadline_runs_nothing(tmp_path):

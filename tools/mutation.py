@@ -736,15 +736,15 @@ def run_in_process(
 ) -> int:
     """The fast filter (``--in-process``, :mod:`tools.mutation_inprocess`): one pytest process
     runs the mutants ``job_ids`` of a host-side module against the tests that run their line (the
-    quick ones only, with ``quick``) and records those it kills; the rest stay pending for
+    quick ones only, with ``quick``) and records those it kills (after a ``tainted`` mutant, a
+    fresh process takes the rest: :func:`in_process_rounds`); the rest stay pending for
     cosmic-ray's fresh process. Returns the number killed."""
-    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
     base = os.path.join(WORK, target.slug)
     with _open_db(session) as db:
         wanted = set(job_ids)
         items = [i for i in db.pending_work_items if i.job_id in wanted]
-    mutants, nodes = [], []
+    mutants = []
     for item in items:
         (mutation,) = item.mutations
         tests = tests_for_line(coverage, target, mutation.start_pos[0])
@@ -769,11 +769,48 @@ def run_in_process(
                 tests=tests,
             )
         )
-        nodes.extend(n for n in tests if n not in nodes)
     if not mutants:
         return 0
     plan_path, results_path = (os.path.join(base, f) for f in ("plan.json", "results.jsonl"))
     nodes_path = os.path.join(base, "plan-nodes.txt")
+    killed = 0
+    for results in in_process_rounds(
+        lambda left: _run_in_process_once(
+            target, tree, base, left, plan_path, results_path, nodes_path, deadline, timeout_s
+        ),
+        mutants,
+        deadline,
+    ):
+        killed += _record_in_process(target, session, results)
+    return killed
+
+
+def in_process_rounds(run_once, mutants: list[dict], deadline: float | None):
+    """Yield the results of ``run_once(mutants)`` (one in-process pytest run), then of a fresh
+    run over the mutants it had not reached, for as long as a run stops on a ``tainted`` mutant
+    (its killing test failed unmutated afterwards: the process's state is not the library's any
+    more) and the budget lasts. The tainted mutant is not run again in process: cosmic-ray's
+    fresh process decides it."""
+    while mutants:
+        results = run_once(mutants)
+        yield results
+        if not any(r["outcome"] == "tainted" for r in results):
+            return
+        if deadline is not None and time.monotonic() > deadline:
+            return
+        reached = {r["job_id"] for r in results}
+        mutants = [m for m in mutants if m["job_id"] not in reached]
+        if mutants:
+            print(f"in process: a fresh process for the {len(mutants)} mutants left", flush=True)
+
+
+def _run_in_process_once(
+    target, tree, base, mutants, plan_path, results_path, nodes_path, deadline, timeout_s
+) -> list[dict]:
+    """One pytest process over ``mutants`` (:func:`run_in_process`); its results, in order."""
+    nodes: list[str] = []
+    for mutant in mutants:
+        nodes.extend(n for n in mutant["tests"] if n not in nodes)
     with open(plan_path, "w") as fh:
         json.dump(
             dict(
@@ -810,6 +847,13 @@ def run_in_process(
             results = [json.loads(line) for line in fh if line.strip()]
     if done.returncode != 0 and not results:
         raise SystemExit(f"{target.slug}: the in-process run failed:\n{done.stdout[-4000:]}")
+    return results
+
+
+def _record_in_process(target: Target, session: str, results: list[dict]) -> int:
+    """Record the in-process kills in the session; log the outcomes. Returns the number killed."""
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
     killed = [r for r in results if r["outcome"] == "killed"]
     with _open_db(session) as db:
         for r in killed:
