@@ -546,6 +546,34 @@ def test_a_tainted_mutant_hands_the_rest_to_a_fresh_process():
     assert calls == [list("abcde")] and len(past) == 1
 
 
+def test_a_cache_named_with_its_class_is_dropped_only_from_that_class():
+    """``Class.attribute`` in the plan's caches drops the attribute from instances of that class
+    (and subclasses) only; a plain name drops it everywhere."""
+    spec = importlib.util.spec_from_file_location(
+        "mutation_inprocess", os.path.join(REPO, "tools", "mutation_inprocess.py")
+    )
+    mutation_inprocess = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutation_inprocess)
+
+    class DeploymentRules:
+        pass
+
+    class Sub(DeploymentRules):
+        pass
+
+    class Package:
+        pass
+
+    rules, sub, package = DeploymentRules(), Sub(), Package()
+    for obj in (rules, sub, package):
+        obj.invariants, obj._invariant_table = "table", "table"
+    dropped = mutation_inprocess.drop_cached(["_invariant_table", "DeploymentRules.invariants"])
+    assert dropped >= 5
+    assert not hasattr(rules, "invariants") and not hasattr(sub, "invariants")
+    assert package.invariants == "table"
+    assert not any(hasattr(o, "_invariant_table") for o in (rules, sub, package))
+
+
 def test_an_in_process_run_past_its_deadline_runs_nothing(tmp_path):
     """The budget is checked before each mutant and before each test's first (unmutated) run: a
     plan whose deadline has passed runs no test and records no mutant."""

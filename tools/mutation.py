@@ -601,9 +601,11 @@ def tests_for_line(cmap: dict, target: Target, line: int) -> list[str] | None:
 
 
 #: Attributes in which the library keeps what it builds lazily from a target's code (each rules
-#: object's invariant table, built by the validator's ``build_invariants``): the in-process run
-#: (:func:`run_in_process`) drops them from every live object after each swap and each restore.
-IN_PROCESS_CACHES = ("_invariant_table",)
+#: object's invariant table, built by the validator's ``build_invariants``; the deployment game's
+#: ``cached_property``, named with its class since packages hold a submodule ``invariants``): the
+#: in-process run (:func:`run_in_process`) drops them from every live object after each swap and
+#: each restore.
+IN_PROCESS_CACHES = ("_invariant_table", "DeploymentRules.invariants")
 
 #: The quick pass leaves out the named files' tests that took longer than this in the coverage
 #: run (a random-play sweep that validates thousands of states): they run in the full pass.

@@ -139,22 +139,31 @@ def live_functions(module, chain_names: list[str]) -> list:
 def drop_cached(names: list[str]) -> int:
     """Remove the attributes ``names`` from every live object's ``__dict__`` (where the library
     keeps what it builds lazily from the target's code, e.g. a rules object's invariant table),
-    so that the next use builds them again from the code now in place. Returns how many."""
+    so that the next use builds them again from the code now in place. A name ``Class.attribute``
+    is dropped only from instances of a class of that name (or a subclass): for a
+    ``functools.cached_property`` whose plain name other objects use for other things (a package
+    keeps its submodule ``invariants`` in its ``__dict__`` too). Returns how many."""
     if not names:
         return 0
     import gc
 
+    anywhere = [n for n in names if "." not in n]
+    by_class = [tuple(n.split(".", 1)) for n in names if "." in n]
     dropped = 0
     for obj in gc.get_objects():
         try:
             attributes = object.__getattribute__(obj, "__dict__")
         except (AttributeError, TypeError):
             continue
-        if type(attributes) is dict:
-            for name in names:
-                if name in attributes:
-                    del attributes[name]
-                    dropped += 1
+        if type(attributes) is not dict:
+            continue
+        wanted = [n for n in anywhere if n in attributes]
+        if by_class:
+            classes = {c.__name__ for c in type(obj).__mro__}
+            wanted += [a for c, a in by_class if c in classes and a in attributes]
+        for name in wanted:
+            del attributes[name]
+            dropped += 1
     return dropped
 
 
