@@ -18,6 +18,7 @@ import re
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import pytest
 from test_deployment_json import scripted_states
 
@@ -359,6 +360,26 @@ def test_the_edits_that_step_over_units_break_nothing_by_themselves(situations):
         edited = edit(env.rules, g)
         assert env.rules.invariants.broken(env.rules.facts(edited)) == [], name
         env.rules.validate(edited)
+
+
+def test_a_tie_between_the_deployers_orders_breaks_only_the_once_each_rule(situations):
+    """The second deployer's first unit given the first deployer's last order: a duplicate order
+    (refused by the once-each row), but no unit of the second deployer placed *before* the first
+    deployer had finished, so the first-deployer row (7.1) holds: a tie is not "before"."""
+    env, g = situations["mid_skirmish"]
+    rules = env.rules
+    facts = rules.facts(g)
+    first = rules.scenario.first_deployer
+    orders = np.asarray(g.deploy_order)
+    owner = np.asarray(facts.owner)
+    deployed = np.asarray(facts.deployed)
+    last_of_first = orders[deployed & (owner == first)].max()
+    others = np.flatnonzero(deployed & (owner != first))
+    second = int(others[np.argmin(orders[others])])
+    assert orders[second] == last_of_first + 1  # the second deployer's first unit
+    tied = _units((second, "deploy_order", int(last_of_first)))(rules, g)
+    once_each = _row(rules, "units", "the deployed units' orders are 0..steps-1, once each")
+    assert rules.invariants.broken(rules.facts(tied)) == [once_each]
 
 
 def test_the_field_named_is_the_broken_unit(situations):
