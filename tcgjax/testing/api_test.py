@@ -190,6 +190,15 @@ def api_test(
       An :class:`ApiTestReport` with counts, so a caller can assert episodes actually finished.
     """
     assert env.illegal_action == "reject", "api_test expects illegal_action='reject'"
+    if batch_check_every is not None and (
+        isinstance(batch_check_every, bool)
+        or not isinstance(batch_check_every, int)
+        or batch_check_every < 1
+    ):
+        raise errors.ConfigError(
+            f"api_test: batch_check_every={batch_check_every!r} is not a positive whole number "
+            "of steps (or None)"
+        )
     report = ApiTestReport()
     key = jax.random.PRNGKey(seed)
 
@@ -336,7 +345,6 @@ def api_test(
     if batch_check_every is None:
         times = np.linspace(0, batch_steps - 1, num=min(8, batch_steps)).astype(int)
     else:
-        assert batch_check_every >= 1, "batch_check_every must be a positive number of steps"
         times = np.arange(batch_check_every - 1, batch_steps, batch_check_every)
     checked = jax.device_get(jax.tree.map(lambda x: x[times], trajectory))
     for i, t in enumerate(times):

@@ -4,7 +4,9 @@ import os
 
 import jax
 import numpy as np
+import pytest
 
+from tcgjax.core.errors import ConfigError
 from tcgjax.testing import api_test, assert_states_equal
 
 
@@ -16,6 +18,19 @@ def test_duel_passes_api_test(duel_env):
     assert report.renders_checked == 3 * report.json_round_trips  # every viewer
     assert report.illegal_actions_checked > report.single_steps
     assert report.batched_episodes_finished >= 10
+
+
+def test_api_test_refuses_a_bad_batch_check_every_before_playing(duel_env):
+    for bad in (0, -3, 2.5, True, "20"):
+        with pytest.raises(ConfigError, match="batch_check_every"):
+            api_test(duel_env, num_steps=1, batch_size=1, batch_steps=1, batch_check_every=bad)
+
+
+def test_batch_check_every_round_trips_every_game_at_every_kth_step(duel_env):
+    report = api_test(duel_env, num_steps=5, batch_size=4, batch_steps=10, batch_check_every=3)
+    # Steps 2, 5 and 8 of 10, all 4 games: validated and round-tripped through JSON.
+    assert report.batched_json_round_trips == 12
+    assert report.states_validated == report.single_steps + 12
 
 
 def test_jit_vmap_match_single_games(duel_env):
