@@ -245,6 +245,52 @@ def test_lines_changed_since_are_the_added_and_changed_lines(tmp_path):
     assert mutation.lines_changed_since("HEAD", "m.py", repo=str(tmp_path)) == {3, 8}
     with pytest.raises(SystemExit, match="no-such-rev"):
         mutation.lines_changed_since("no-such-rev", "m.py", repo=str(tmp_path))
+    with pytest.raises(SystemExit, match="no-such-end"):
+        mutation.lines_changed_since("HEAD..no-such-end", "m.py", repo=str(tmp_path))
+
+
+def test_lines_changed_follow_moved_code_and_a_range_names_one_issues_lines(tmp_path):
+    """A function moved to a new module keeps the commit that wrote its lines (git blame -C), so
+    after a split only what was really changed counts; ``REV..END`` keeps the lines those commits
+    wrote and drops what came after."""
+
+    def git(*args):
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+
+    body = [
+        f"    value_{i} = compute_something_long_enough_to_be_matched({i}, 'text')\n"
+        for i in range(8)
+    ]
+    (tmp_path / "m.py").write_text("def kept():\n    return 1\n\n\ndef moved():\n" + "".join(body))
+    git("init", "-q")
+    git("add", "m.py")
+    git("commit", "-qm", "base")
+    base = git("rev-parse", "HEAD")
+    # The "issue": one line of moved() changed.
+    text = (tmp_path / "m.py").read_text().replace("(3, 'text')", "(3, 'changed')")
+    (tmp_path / "m.py").write_text(text)
+    git("commit", "-qam", "issue")
+    issue = git("rev-parse", "HEAD")
+    # Later: moved() goes to its own module unchanged, and one more line of it changes after.
+    lines = text.splitlines(keepends=True)
+    (tmp_path / "m.py").write_text("".join(lines[:2]))
+    (tmp_path / "room.py").write_text("".join(lines[4:]))
+    git("add", "m.py", "room.py")
+    git("commit", "-qm", "split")
+    room = (tmp_path / "room.py").read_text().replace("(6, 'text')", "(6, 'later')")
+    (tmp_path / "room.py").write_text(room)
+    git("commit", "-qam", "later")
+    repo = str(tmp_path)
+    # room.py's line 1 is "def moved():", then value_0 .. value_7 on lines 2..9.
+    assert mutation.lines_changed_since(base, "room.py", repo=repo) == {5, 8}
+    assert mutation.lines_changed_since(f"{base}..{issue}", "room.py", repo=repo) == {5}
+    assert mutation.lines_changed_since(f"{base}..{issue}", "m.py", repo=repo) == set()
 
 
 def test_group_summary_weights_each_modules_rate_by_its_mutants():

@@ -35,6 +35,7 @@ Usage::
     python tools/mutation.py                      # every target, resume, report
     python tools/mutation.py core/zones deployment/rules --budget-minutes 60 --jobs 2
     python tools/mutation.py games/digimon/rules --first-since 13154fb  # changed lines first
+    python tools/mutation.py games/digimon/turn --first-since 8ad42ca..1a22a33  # one issue's lines
     python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants  # validator
     python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants --by-coverage
     python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants --by-coverage \
@@ -965,22 +966,39 @@ def prepare(target: Target, files: list[str], fresh: bool, by_coverage: bool = F
     return session
 
 
-def lines_changed_since(rev: str, module: str, repo: str = REPO) -> set[int]:
-    """Line numbers of ``module`` in the working tree that were added or changed since git
-    revision ``rev`` (the ``+`` side of ``git diff -U0 rev``).
+def _git(args: list[str], repo: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+
+
+def lines_changed_since(spec: str, module: str, repo: str = REPO) -> set[int]:
+    """Line numbers of ``module`` in the working tree written since a git revision.
+
+    ``spec`` is ``REV`` (every line added or changed since ``REV``, uncommitted ones included)
+    or ``REV..END`` (only the lines last written by the commits in ``REV..END``: what an issue's
+    commits wrote that is still in the tree). Lines are traced with ``git blame -C -C -M``, so a
+    line moved from another module or within this one keeps the commit that wrote it: splitting
+    a module does not make all of its lines new.
 
     Raises:
-      SystemExit: ``rev`` is not a revision git knows.
+      SystemExit: a revision git does not know.
     """
-    done = subprocess.run(
-        ["git", "diff", "-U0", rev, "--", module], cwd=repo, capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"--first-since {rev!r}: git diff failed: {done.stderr.strip()}")
+    rev, dots, end = spec.partition("..")
+    for name in (rev, end) if dots else (rev,):
+        if _git(["rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"], repo).returncode:
+            raise SystemExit(f"--first-since {spec!r}: git knows no revision {name!r}")
+    blame = _git(["blame", "-C", "-C", "-M", "--porcelain", "--", module], repo)
+    if blame.returncode != 0:
+        raise SystemExit(f"--first-since {spec!r}: git blame failed: {blame.stderr.strip()}")
+    if dots:
+        wrote = set(_git(["rev-list", f"{rev}..{end}"], repo).stdout.split())
+    else:
+        before = set(_git(["rev-list", rev], repo).stdout.split())
     lines: set[int] = set()
-    for match in re.finditer(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", done.stdout, re.M):
-        start, count = int(match.group(1)), int(match.group(2) or 1)
-        lines.update(range(start, start + count))
+    # Porcelain: every line of the file has a header "<commit> <original line> <final line>".
+    for match in re.finditer(r"^([0-9a-f]{40}) \d+ (\d+)", blame.stdout, re.M):
+        commit, line = match.group(1), int(match.group(2))
+        if (commit in wrote) if dots else (commit not in before):
+            lines.add(line)
     return lines
 
 
@@ -1491,7 +1509,9 @@ def main(argv: list[str] | None = None) -> int:
         "--first-since",
         metavar="REV",
         default=None,
-        help="run the mutants on lines changed since git revision REV first (then the rest)",
+        help="run the mutants on lines changed since git revision REV first (then the rest); "
+        "REV..END: only the lines last written by the commits in that range (git blame -C: "
+        "lines moved between modules keep their commit)",
     )
     parser.add_argument(
         "--first-in",

@@ -1,21 +1,10 @@
 """Shared fixtures for the deployment game tests (envs are built once per session)."""
 
-import copy
-
 import jax
 import pytest
-import yaml
+from deployment_testlib import shipped_dict
 
 import tcgjax
-from tcgjax.games.deployment.scenario import SCENARIO_DIR
-
-SHIPPED = ("small", "walls", "overlap")
-
-
-def shipped_dict(name: str = "small") -> dict:
-    """A fresh, mutable dict of a shipped scenario (edit it to build explicit situations)."""
-    with open(f"{SCENARIO_DIR}/{name}.yaml", encoding="utf-8") as fh:
-        return copy.deepcopy(yaml.safe_load(fh))
 
 
 @pytest.fixture(scope="session")

@@ -275,6 +275,14 @@ CASES = [
      _set(phase=SHOOTING)),
     ("endReason", "'illegal_action': the active player forfeited", "forfeit",
      _set(outcome=R.PLAYER1_WON)),
+    # Each range's ends: one below its first value and its length (one past its last).
+    ("phase", "the phase is one of", "mid_skirmish", _set(phase=-1)),
+    ("phase", "the phase is one of", "mid_skirmish", _set(phase=len(R.PHASES))),
+    ("outcome", "outcome and end reason are known", "mid_skirmish", _set(outcome=-1)),
+    ("outcome", "outcome and end reason are known", "mid_skirmish",
+     _set(outcome=len(R.OUTCOMES))),
+    ("outcome", "outcome and end reason are known", "mid_skirmish",
+     _set(end_reason=len(R.END_REASONS))),
 ]  # fmt: skip
 
 
@@ -391,3 +399,55 @@ def test_the_field_named_is_the_broken_unit(situations):
     with pytest.raises(tcgjax.InvalidStateError) as info:
         env.rules.validate(_units((3, "damage_dealt", 1))(env.rules, g))
     assert info.value.field == "units[3]"
+
+
+# The problems name the players as the rules books do (player1, player2): each message below was
+# checked by hand against its situation.
+MESSAGES = [
+    ("mid_deployment_player2", _set(active_player=0),
+     "player1 deploys while player2 has units left (3.3, 7.1)"),
+    ("mid_skirmish", _units(("blue_sniper", "damage_dealt", 2)),
+     "damageDealt by player1's units (2) != HP lost by player2's units (1)"),
+    ("mid_skirmish", _units(("red_sniper", "damage_dealt", 7)),
+     "damageDealt by player2's units (7) != HP lost by player1's units (0)"),
+    ("mid_movement",
+     _then(_eliminate_red, _set(outcome=R.PLAYER1_WON, end_reason=R.END_ELIMINATION)),
+     "'elimination' in 'movement' with player1 active, not in the shooting phase of the winner "
+     "player1"),
+    ("terminal", _set(phase=SHOOTING),
+     "'turn_limit' in 'shooting' with player1 active, not in the movement phase of first_player "
+     "player1 (the round that never starts)"),
+    ("forfeit", _set(outcome=R.PLAYER1_WON),
+     "'player1_won' by 'illegal_action', but player1, the player to act, was the one who could "
+     "forfeit"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", MESSAGES, ids=[m[2][:40] for m in MESSAGES])
+def test_the_problem_names_the_players(situations, case):
+    situation, breaks, problem = case
+    env, start = situations[situation]
+    with pytest.raises(tcgjax.InvalidStateError) as info:
+        env.rules.validate(breaks(env.rules, start))
+    assert info.value.problem == problem
+
+
+def test_player2_as_first_deployer_and_player2_forfeiting_are_reachable():
+    """The rows that compute the other player (7.1's deployer after the first deployer is done;
+    the winner of a forfeit) from player 2's side: player 2 deploys both units first, then player
+    1 places one and is the deployer; and player 2, the player to act, forfeits."""
+    env = tcgjax.make("deployment", scenario={**DEADLOCK, "first_deployer": "player2"})
+    state = jax.jit(env.init)(KEY)
+    assert int(state.game.active_player) == 1
+    for uid, col in (("b1", 5), ("b2", 3), ("a1", 0)):
+        state = _play(env, state, encode_deploy(env, state, uid, col, 0))
+    game = jax.device_get(state.game)
+    assert int(game.phase) == R.DEPLOYMENT and int(game.active_player) == 0
+    env.rules.validate(game)
+    before = _play(
+        env, jax.jit(env.init)(KEY), encode_deploy(env, jax.jit(env.init)(KEY), "b1", 5, 0)
+    )
+    assert int(before.game.active_player) == 1
+    lost = jax.device_get(env.rules.forfeit(before.game, jnp.int32(1)))
+    assert R.OUTCOMES[int(lost.outcome)] == "player1_won"
+    env.rules.validate(lost)

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import SHIPPED
+from deployment_testlib import SHIPPED
 
 import tcgjax
 from tcgjax.games.deployment import encode_deploy

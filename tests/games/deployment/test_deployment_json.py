@@ -16,7 +16,7 @@ import json
 import jax
 import numpy as np
 import pytest
-from conftest import shipped_dict
+from deployment_testlib import shipped_dict
 
 import tcgjax
 from tcgjax.games.deployment import encode_deploy, hexgrid

@@ -14,7 +14,7 @@ import jax
 import numpy as np
 import pytest
 import yaml
-from conftest import SHIPPED, shipped_dict
+from deployment_testlib import SHIPPED, shipped_dict
 
 import tcgjax
 from tcgjax.games.deployment import DeploymentDeadlockError, decode_action, encode_deploy

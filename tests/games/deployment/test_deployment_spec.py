@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from conftest import SHIPPED, shipped_dict
+from deployment_testlib import SHIPPED, shipped_dict
 
 import tcgjax
 from tcgjax.games.deployment import (
