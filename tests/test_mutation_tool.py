@@ -672,3 +672,82 @@ def test_an_in_process_mutant_runs_its_tests_file_by_file():
         "a.py::y",
         "a.py::w",
     ]
+
+
+def test_kills_carry_over_to_the_unchanged_definitions_of_a_changed_module(tmp_path, monkeypatch):
+    """A module changes after a run: the kills of mutants in definitions whose text did not change
+    (even when they moved) are recorded in the new session; the changed definition's mutants and
+    every survivor are pending again."""
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    module = repo / "pkg" / "m.py"
+    kept = "def kept(x):\n    return x + 1 if x > 0 else x - 1\n"
+    changed = "def changed(x):\n    return x * 2 + 3\n"
+    module.write_text(kept + "\n\n" + changed)
+
+    def git(*args):
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=repo,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+
+    git("init", "-q")
+    git("add", "pkg/m.py")
+    git("commit", "-qm", "v1")
+    monkeypatch.setattr(mutation, "REPO", str(repo))
+    monkeypatch.setattr(mutation, "WORK", str(repo / ".mutation"))
+    monkeypatch.setattr(mutation, "ARCHIVE", str(repo / "archive"))
+    monkeypatch.setattr(mutation, "EQUIVALENT", str(repo / "none.yaml"))
+    target = mutation.Target("pkg/m.py", ("tests",))
+    base = repo / ".mutation" / target.slug
+    files = ["pkg/m.py"]
+
+    def new_session():
+        if base.exists():
+            import shutil
+
+            shutil.rmtree(base)
+        base.mkdir(parents=True)
+        mutation._copy_tree(files, str(base / "tree"))
+        config, session = str(base / "cosmic-ray.toml"), str(base / "session.sqlite")
+        mutation._write_config(target, config, timeout_s=60)
+        assert mutation._cosmic_ray("init", config, session, cwd=str(base / "tree")).returncode == 0
+        return session
+
+    # Version 1: every mutant killed except one survivor in kept().
+    session = new_session()
+    with mutation._open_db(session) as db:
+        items = list(db.work_items)
+        in_kept = [i for i in items if i.mutations[0].start_pos[0] <= 2]
+        survivor = in_kept[0]
+        for item in items:
+            outcome = TestOutcome.SURVIVED if item is survivor else TestOutcome.KILLED
+            db.set_result(item.job_id, WorkResult(WorkerOutcome.NORMAL, "", outcome, "-a\n+b"))
+    state = dict(module=mutation._fingerprint(files), tests="t", baseline_s=1.0)
+    (base / "state.json").write_text(json.dumps(state))
+    mutation.export(target)
+    survivor_key = (survivor.mutations[0].operator_name, survivor.mutations[0].occurrence)
+    # Version 2: changed() is edited and moved above kept(), so every occurrence number shifts.
+    module.write_text("def changed(x):\n    return x * 2 - 3\n\n\n" + kept)
+    session = new_session()
+    carried = mutation.carry_kills(target, session)
+    with mutation._open_db(session) as db:
+        results = dict(db.results)
+        outcome = {
+            i.mutations[0].start_pos[0]: mutation._outcome(results.get(i.job_id))
+            for i in db.work_items
+        }
+        lines_of = {i.job_id: i.mutations[0].start_pos[0] for i in db.work_items}
+    assert carried == len(in_kept) - 1 > 0
+    # changed() is lines 1-2 now: nothing carried there; kept() is lines 5-6.
+    assert {o for line, o in outcome.items() if line <= 2} == {"pending"}
+    kept_outcomes = [mutation._outcome(results.get(j)) for j, line in lines_of.items() if line >= 5]
+    assert sorted(kept_outcomes) == ["killed"] * (len(in_kept) - 1) + ["pending"]
+    assert survivor_key  # the survivor is pending again: it runs against the current tests
+    # A previous version git does not have carries nothing.
+    assert mutation.source_of_fingerprint("pkg/m.py", "0" * 64, repo=str(repo)) is None

@@ -22,11 +22,15 @@ mutants without a result run. Every mutant's outcome is also written to the trac
 ``.mutation/``, rebuilds its sessions from it (same module, same mutants) and the report is written
 from it, so results outlive the machine that ran them.
 
-When a module's source changes, its session starts over; when anything else changes (its tests,
+When a module's source changes, its session starts over, except that a kill carries over to the
+same mutant of a statement or definition whose text did not change (``carry_kills``: a rules
+module that grows does not lose the gate it passed); when anything else changes (its tests,
 other modules), the survivors not explained as equivalent (and only they) run again, before any
 new mutant: a new test can only kill more mutants (use ``--fresh`` after a change elsewhere that
-could revive one). cosmic-ray runs the other pending mutants in random order, so a run cut short
-by its budget is a uniform sample: the report gives its kill rate with a 95% interval.
+could revive one, or to run every mutant of a changed module again). cosmic-ray runs the other
+pending mutants in random order, so a run cut short by its budget is a uniform sample: the
+report gives its kill rate with a 95% interval (carried kills are not drawn at random: a module
+with carried kills is complete only when nothing is pending).
 The persistent JAX compilation cache of the checkout is shared (``.jax_cache``), so a mutant that
 leaves the traced programs alone compiles nothing.
 
@@ -929,6 +933,8 @@ def prepare(target: Target, files: list[str], fresh: bool, by_coverage: bool = F
         state["rerun"] = sorted(set(state.get("rerun", [])) | set(rerun))
         _log(target.slug, f"tests changed: {len(rerun)} survivors run again, first")
     else:
+        if state and not fresh:
+            export(target)  # the old version's outcomes, which carry_kills reads back
         _write_config(target, config, timeout_s=3600)
         # Targets with the same tests share one baseline run per invocation.
         tests_key = frozenset(
@@ -957,6 +963,10 @@ def prepare(target: Target, files: list[str], fresh: bool, by_coverage: bool = F
         skipped = _skip_operators(session, target.module)
         state["baseline_s"] = round(baseline_s, 1)
         _log(target.slug, f"baseline {baseline_s:.0f} s; {skipped} mutants not run")
+        if not fresh:
+            carried = carry_kills(target, session)
+            if carried:
+                _log(target.slug, f"{carried} kills carried from the module's previous version")
     state.update(module=module_fp, tests=tests_fp)
     with open(state_path, "w") as fh:
         json.dump(state, fh)
@@ -964,6 +974,119 @@ def prepare(target: Target, files: list[str], fresh: bool, by_coverage: bool = F
     _write_config(target, config, timeout_s=max(60.0, 3 * state["baseline_s"]))
     _skip_operators(session, target.module)
     return session
+
+
+def source_of_fingerprint(module: str, fingerprint: str, repo: str = REPO) -> str | None:
+    """The text of ``module`` as it was when its fingerprint (:func:`_fingerprint`) was
+    ``fingerprint``: searched in the versions git has of it, newest first; ``None`` if none."""
+    revs = _git(["log", "--format=%H", "--", module], repo).stdout.split()
+    for rev in revs:
+        blob = subprocess.run(["git", "show", f"{rev}:{module}"], cwd=repo, capture_output=True)
+        if blob.returncode != 0:
+            continue
+        digest = hashlib.sha256()
+        digest.update(module.encode())
+        digest.update(blob.stdout)
+        if digest.hexdigest() == fingerprint:
+            return blob.stdout.decode()
+    return None
+
+
+def _units(source: str) -> list[tuple[int, int, str]]:
+    """The module's units, ``(first line, last line, key)``: every top-level statement, and inside
+    a class every statement of its body (a method, a class attribute); decorators belong to their
+    definition. ``key`` is the unit's name path and text (``C.f`` plus its source lines) with the
+    ordinal of identical units: a unit keeps its key as long as its own text is unchanged,
+    wherever it moves in the module."""
+    lines = source.splitlines()
+    out: list[tuple[int, int, str]] = []
+    seen: dict[str, int] = {}
+
+    def visit(body, prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.")
+            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            name = getattr(node, "name", type(node).__name__)
+            text = "\n".join(lines[start - 1 : node.end_lineno])
+            key = f"{prefix}{name}\n{text}"
+            seen[key] = seen.get(key, -1) + 1
+            if not isinstance(node, ast.ClassDef):
+                out.append((start, node.end_lineno, f"{key}\n#{seen[key]}"))
+
+    visit(ast.parse(source).body, "")
+    return out
+
+
+def mutant_keys(source: str, mutants: list[tuple[str, int, int]]) -> dict[tuple[str, int], tuple]:
+    """``(operator, occurrence) -> key`` for mutants given as ``(operator, occurrence, line)`` of
+    ``source``: the unit holding the line (:func:`_units`), the operator and the mutant's rank
+    among that operator's mutants in the unit. Two versions of a module give a mutant the same key
+    exactly when its unit's text is unchanged (an operator numbers its sites in source order, so
+    the rank inside an unchanged unit is stable). Mutants outside every unit get no key."""
+    units = _units(source)
+    ranks: dict[tuple, int] = {}
+    keys: dict[tuple[str, int], tuple] = {}
+    for operator, occurrence, line in sorted(mutants):
+        unit = next((u for u in units if u[0] <= line <= u[1]), None)
+        if unit is None:
+            continue
+        counter = (operator, unit[2])
+        ranks[counter] = ranks.get(counter, -1) + 1
+        keys[(operator, occurrence)] = (operator, unit[2], ranks[counter])
+    return keys
+
+
+def carry_kills(target: Target, session: str) -> int:
+    """After a change of the module, record as killed every mutant of the new session whose
+    statement or definition (:func:`_units`) is unchanged and whose twin was killed (or timed out)
+    in the archived previous version; returns how many. The same trust the tool gives kills when
+    other modules or the tests change: a kill stands, survivors and everything changed run again.
+    Needs the previous version in git (:func:`source_of_fingerprint`)."""
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    archive = _load_archive(target)
+    if archive is None or "mutants" not in archive:
+        return 0
+    old_source = source_of_fingerprint(target.module, archive["module_fingerprint"], repo=REPO)
+    if old_source is None:
+        return 0
+    old = mutant_keys(
+        old_source, [(m["operator"], m["occurrence"], m["line"]) for m in archive["mutants"]]
+    )
+    killed = {
+        old[(m["operator"], m["occurrence"])]: m["outcome"]
+        for m in archive["mutants"]
+        if m["outcome"] in ("killed", "timeout") and (m["operator"], m["occurrence"]) in old
+    }
+    with open(os.path.join(REPO, target.module)) as fh:
+        new_source = fh.read()
+    results = {
+        "killed": WorkResult(WorkerOutcome.NORMAL, "carried", TestOutcome.KILLED),
+        "timeout": WorkResult(WorkerOutcome.NORMAL, "timeout", TestOutcome.KILLED),
+    }
+    with _open_db(session) as db:
+        items = list(db.pending_work_items)
+        new = mutant_keys(
+            new_source,
+            [
+                (
+                    i.mutations[0].operator_name,
+                    i.mutations[0].occurrence,
+                    i.mutations[0].start_pos[0],
+                )
+                for i in items
+            ],
+        )
+        groups: dict[str, list[str]] = {}
+        for item in items:
+            mutation = item.mutations[0]
+            key = new.get((mutation.operator_name, mutation.occurrence))
+            if key in killed:
+                groups.setdefault(killed[key], []).append(item.job_id)
+        for outcome, job_ids in groups.items():
+            db.set_multiple_results(job_ids, results[outcome])
+    return sum(len(v) for v in groups.values())
 
 
 def _git(args: list[str], repo: str) -> subprocess.CompletedProcess:
