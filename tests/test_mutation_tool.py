@@ -751,3 +751,14 @@ def test_kills_carry_over_to_the_unchanged_definitions_of_a_changed_module(tmp_p
     assert survivor_key  # the survivor is pending again: it runs against the current tests
     # A previous version git does not have carries nothing.
     assert mutation.source_of_fingerprint("pkg/m.py", "0" * 64, repo=str(repo)) is None
+
+    # A split: kept() moves, unchanged, to a sibling module (a new target); its kills follow it
+    # from pkg/m.py's archive.
+    room = mutation.Target("pkg/room.py", ("tests",))
+    monkeypatch.setattr(mutation, "TARGETS", (target, room))
+    (repo / "pkg" / "room.py").write_text("import os\n\n\n" + kept)
+    base = repo / ".mutation" / room.slug
+    files = ["pkg/room.py"]
+    target = room
+    session = new_session()
+    assert mutation.carry_kills(room, session) == len(in_kept) - 1

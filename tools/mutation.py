@@ -995,26 +995,25 @@ def source_of_fingerprint(module: str, fingerprint: str, repo: str = REPO) -> st
 def _units(source: str) -> list[tuple[int, int, str]]:
     """The module's units, ``(first line, last line, key)``: every top-level statement, and inside
     a class every statement of its body (a method, a class attribute); decorators belong to their
-    definition. ``key`` is the unit's name path and text (``C.f`` plus its source lines) with the
-    ordinal of identical units: a unit keeps its key as long as its own text is unchanged,
-    wherever it moves in the module."""
+    definition. ``key`` is the unit's name and text (its source lines) with the ordinal of
+    identical units: a unit keeps its key as long as its own text is unchanged, wherever it moves
+    (another place in the module, another class, a sibling module)."""
     lines = source.splitlines()
     out: list[tuple[int, int, str]] = []
     seen: dict[str, int] = {}
 
-    def visit(body, prefix: str) -> None:
+    def visit(body) -> None:
         for node in body:
             if isinstance(node, ast.ClassDef):
-                visit(node.body, f"{prefix}{node.name}.")
+                visit(node.body)
+                continue
             start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
             name = getattr(node, "name", type(node).__name__)
-            text = "\n".join(lines[start - 1 : node.end_lineno])
-            key = f"{prefix}{name}\n{text}"
+            key = f"{name}\n" + "\n".join(lines[start - 1 : node.end_lineno])
             seen[key] = seen.get(key, -1) + 1
-            if not isinstance(node, ast.ClassDef):
-                out.append((start, node.end_lineno, f"{key}\n#{seen[key]}"))
+            out.append((start, node.end_lineno, f"{key}\n#{seen[key]}"))
 
-    visit(ast.parse(source).body, "")
+    visit(ast.parse(source).body)
     return out
 
 
@@ -1040,25 +1039,32 @@ def mutant_keys(source: str, mutants: list[tuple[str, int, int]]) -> dict[tuple[
 def carry_kills(target: Target, session: str) -> int:
     """After a change of the module, record as killed every mutant of the new session whose
     statement or definition (:func:`_units`) is unchanged and whose twin was killed (or timed out)
-    in the archived previous version; returns how many. The same trust the tool gives kills when
-    other modules or the tests change: a kill stands, survivors and everything changed run again.
-    Needs the previous version in git (:func:`source_of_fingerprint`)."""
+    in an archived version; returns how many. The archives read are the target's own and those of
+    the targets in the same package folder, so kills follow a definition moved to a sibling
+    module (a module split into rooms). The same trust the tool gives kills when other modules or
+    the tests change: a kill stands, survivors and everything changed run again. Needs each
+    archived version in git (:func:`source_of_fingerprint`)."""
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
-    archive = _load_archive(target)
-    if archive is None or "mutants" not in archive:
-        return 0
-    old_source = source_of_fingerprint(target.module, archive["module_fingerprint"], repo=REPO)
-    if old_source is None:
-        return 0
-    old = mutant_keys(
-        old_source, [(m["operator"], m["occurrence"], m["line"]) for m in archive["mutants"]]
-    )
-    killed = {
-        old[(m["operator"], m["occurrence"])]: m["outcome"]
-        for m in archive["mutants"]
-        if m["outcome"] in ("killed", "timeout") and (m["operator"], m["occurrence"]) in old
-    }
+    folder = os.path.dirname(target.module)
+    sources = [target] + [
+        t for t in TARGETS if t.module != target.module and os.path.dirname(t.module) == folder
+    ]
+    killed: dict[tuple, str] = {}
+    for source in sources:
+        archive = _load_archive(source)
+        if archive is None or "mutants" not in archive:
+            continue
+        old_source = source_of_fingerprint(source.module, archive["module_fingerprint"], repo=REPO)
+        if old_source is None:
+            continue
+        old = mutant_keys(
+            old_source, [(m["operator"], m["occurrence"], m["line"]) for m in archive["mutants"]]
+        )
+        for m in archive["mutants"]:
+            key = old.get((m["operator"], m["occurrence"]))
+            if key is not None and m["outcome"] in ("killed", "timeout"):
+                killed[key] = m["outcome"]
     with open(os.path.join(REPO, target.module)) as fh:
         new_source = fh.read()
     results = {
