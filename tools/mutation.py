@@ -40,6 +40,7 @@ Usage::
     python tools/mutation.py core/zones deployment/rules --budget-minutes 60 --jobs 2
     python tools/mutation.py games/digimon/rules --first-since 13154fb  # changed lines first
     python tools/mutation.py games/digimon/turn --first-since 8ad42ca..1a22a33  # one issue's lines
+    python tools/mutation.py games/digimon/turn --tests-first tests/games/digimon/test_digimon_setup.py
     python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants  # validator
     python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants --by-coverage
     python tools/mutation.py games/pokemon/rules --first-in validate,build_invariants --by-coverage \
@@ -1670,6 +1671,13 @@ def main(argv: list[str] | None = None) -> int:
         "(tools/mutation_inprocess.py: code objects swapped, no import per mutant) and record "
         "its kills; the others then run as usual, one fresh process each",
     )
+    parser.add_argument(
+        "--tests-first",
+        metavar="TEST_FILES",
+        default=None,
+        help="run these test files (comma-separated) before the target's own list, for this "
+        "invocation: the tests written for the changed lines kill their mutants soonest (-x)",
+    )
     args = parser.parse_args(argv)
     if args.in_process and not args.by_coverage:
         parser.error("--in-process needs --by-coverage")
@@ -1685,6 +1693,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1:
         parser.error("--jobs must be >= 1")
     targets = [by_name[n] for n in args.targets] or list(TARGETS)
+    if args.tests_first:
+        first_files = tuple(f.strip() for f in args.tests_first.split(",") if f.strip())
+        missing = [f for f in first_files if not os.path.exists(os.path.join(REPO, f))]
+        if missing:
+            parser.error(f"--tests-first: no such test file {missing}")
+        targets = [
+            dataclasses.replace(
+                t, tests=(*first_files, *(x for x in t.tests if x not in first_files))
+            )
+            for t in targets
+        ]
     if args.list:
         for t in targets:
             print(f"{t.slug:24s} {t.module}  <-  {' '.join(t.tests)}")
