@@ -762,3 +762,28 @@ def test_kills_carry_over_to_the_unchanged_definitions_of_a_changed_module(tmp_p
     target = room
     session = new_session()
     assert mutation.carry_kills(room, session) == len(in_kept) - 1
+
+
+def test_a_helper_of_another_folders_tests_leaves_a_targets_coverage_map_current(
+    tmp_path, monkeypatch
+):
+    """The coverage map goes stale when a helper its tests can read changes (their folder, below a
+    folder the target names, the folders above), not when another game's test helper does."""
+    monkeypatch.setattr(mutation, "REPO", str(tmp_path))
+    helpers = ["tests/conftest.py", "tests/games/a/conftest.py", "tests/games/a/data/x.json"]
+    other = "tests/games/b/lib.py"
+    for f in [*helpers, other, "tests/games/a/test_one.py"]:
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text("v1")
+    files = [*helpers, other, "tests/games/a/test_one.py"]
+    target = mutation.Target("pkg/m.py", ("tests/games/a/test_one.py", "tests/games/a"))
+    before = mutation._helpers_fingerprint(files, target)
+    (tmp_path / other).write_text("v2")
+    assert mutation._helpers_fingerprint(files, target) == before
+    assert mutation._helpers_fingerprint(files) != mutation._helpers_fingerprint(files[:-2])
+    (tmp_path / "tests/games/a/test_one.py").write_text("v2")  # a test file, not a helper
+    assert mutation._helpers_fingerprint(files, target) == before
+    for helper in helpers:
+        (tmp_path / helper).write_text("v3")
+        assert mutation._helpers_fingerprint(files, target) != before, helper
+        before = mutation._helpers_fingerprint(files, target)

@@ -432,8 +432,22 @@ def _test_files(target: Target) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _helpers_fingerprint(files: list[str]) -> str:
-    """What every test reads besides its own file: conftest, test libraries, test data."""
+def _helpers_fingerprint(files: list[str], target: Target | None = None) -> str:
+    """What the target's tests read besides their own files: conftest, test libraries, test data
+    in the folders of its tests (and below a folder it names) and in the folders above them
+    (``tests/conftest.py``); every such file under ``tests/`` without a target. A helper of
+    another game's tests does not make this target's coverage map stale."""
+
+    def reaches(helper: str) -> bool:
+        if target is None:
+            return True
+        folder = os.path.dirname(helper)
+        for test in target.tests:
+            root = test if not test.endswith(".py") else os.path.dirname(test)
+            if folder == root or folder.startswith(root + "/") or root.startswith(folder + "/"):
+                return True
+        return False
+
     return _fingerprint(
         [
             f
@@ -441,6 +455,7 @@ def _helpers_fingerprint(files: list[str]) -> str:
             if f.startswith("tests/")
             and not os.path.basename(f).startswith("test_")
             and not os.path.islink(os.path.join(REPO, f))
+            and reaches(f)
         ]
     )
 
@@ -463,7 +478,7 @@ def coverage_map(target: Target, files: list[str]) -> tuple[dict, float]:
     """
     base = os.path.join(WORK, target.slug)
     tree, path = os.path.join(base, "tree"), os.path.join(base, "coverage.json")
-    module_fp, helpers_fp = _fingerprint([target.module]), _helpers_fingerprint(files)
+    module_fp, helpers_fp = _fingerprint([target.module]), _helpers_fingerprint(files, target)
     cmap: dict = {}
     if os.path.exists(path):
         with open(path) as fh:
