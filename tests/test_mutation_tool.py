@@ -481,7 +481,9 @@ _TOY_TESTS = (
 )
 
 
-def _run_toy(tmp_path, plan: dict, extra_tests: str = "") -> dict:
+def _run_toy(
+    tmp_path, plan: dict, extra_tests: str = "", test_files: tuple[str, ...] = ("test_toy.py",)
+) -> dict:
     """Run the toy tests (and ``extra_tests``) under the in-process plugin with ``plan``; the
     rows it wrote, by job."""
     (tmp_path / "pkg").mkdir()
@@ -492,7 +494,7 @@ def _run_toy(tmp_path, plan: dict, extra_tests: str = "") -> dict:
     results = tmp_path / "results.jsonl"
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-        + ["-p", "mutation_inprocess", "test_toy.py"],
+        + ["-p", "mutation_inprocess", *test_files],
         cwd=tmp_path,
         env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
         | {
@@ -787,3 +789,37 @@ def test_a_helper_of_another_folders_tests_leaves_a_targets_coverage_map_current
         (tmp_path / helper).write_text("v3")
         assert mutation._helpers_fingerprint(files, target) != before, helper
         before = mutation._helpers_fingerprint(files, target)
+
+
+def test_a_module_fixture_built_by_a_mutant_is_built_again_for_the_unmutated_run(tmp_path):
+    """A module-scoped fixture set up while a mutant is swapped in (its file entered anew: the
+    test before it came from another file) holds what the mutated code built; it is finished after
+    the mutant, so the killing test's unmutated run passes (a kill, not a taint) and the pass goes
+    on to the next mutant."""
+    other = (
+        "import pytest\n\nfrom pkg.m import build\n\n"
+        "@pytest.fixture(scope='module')\ndef built():\n    return build()\n\n"
+        "def test_built(built):\n    assert built == 42\n"
+    )
+    (tmp_path / "test_other.py").write_text(other)
+    plan = dict(
+        module="pkg/m.py",
+        timeout_s=3.0,
+        deadline=9e18,
+        drop_attributes=[],
+        mutants=[
+            dict(
+                job_id="fixture",
+                operator="core/ReplaceBinaryOperator_Mul_Add",
+                occurrence=2,
+                line=40,
+                tests=["test_toy.py::test_small", "test_other.py::test_built"],
+            ),
+            _toy_mutant("after", "ReplaceComparisonOperator_Lt_Gt", 0, 14, ["test_small"]),
+        ],
+    )
+    rows = _run_toy(tmp_path, plan, test_files=("test_toy.py", "test_other.py"))
+    assert {j: (r["outcome"], r["test"]) for j, r in rows.items()} == {
+        "fixture": ("killed", "test_other.py::test_built"),
+        "after": ("killed", "test_toy.py::test_small"),
+    }

@@ -13,8 +13,10 @@ process collects the tests once and, for each mutant of the plan,
    the mutant, and nothing else of the module is re-run;
 3. runs the tests that run the mutated line (the coverage map's selection), stopping at the first
    that fails, under a timeout;
-4. puts the original code back and, after a kill, runs the killing test once more unmutated: it
-   must pass (otherwise an earlier mutant left state behind, and the whole pass stops).
+4. puts the original code back, finishes every fixture narrower than the session (a module's
+   fixture set up during the mutant's tests holds what the mutated code built) and, after a
+   kill, runs the killing test once more unmutated: it must pass (otherwise an earlier mutant
+   left state behind, and the whole pass stops).
 
 A mutant's tests run file by file (:func:`by_file`): module-scoped fixtures are built once per
 visit of their file.
@@ -206,6 +208,17 @@ class _Parent:
         return self._chain
 
 
+class _SessionOnly:
+    """Stands for a next test that shares only the session with ``item``: tearing down towards it
+    finishes every module-, class- and function-scoped fixture ``item``'s chain holds."""
+
+    def __init__(self, item):
+        self._chain = [item.session]
+
+    def listchain(self):
+        return self._chain
+
+
 def _teardown(item, nextitem) -> bool:
     from _pytest.runner import call_and_report
 
@@ -314,6 +327,13 @@ def pytest_runtestloop(session):
             finally:
                 live.__code__ = original
                 drop_cached(plan.get("drop_attributes", []))
+            # A module- or class-scoped fixture set up during the mutant's tests (its file was
+            # entered anew) holds what the mutated code built: finish them all, so the killing
+            # test's unmutated run and the next mutant's tests build them from the original code.
+            if previous is not None:
+                if not _teardown(previous, _SessionOnly(previous)):
+                    raise RuntimeError(f"{previous.nodeid}: its teardown failed")
+                previous = None
             again = None if killer in (None, "timeout") else run(killer)
             if again is not None and not again.passed:
                 write(entry | {"outcome": "tainted", "test": killer})
