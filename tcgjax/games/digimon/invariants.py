@@ -185,8 +185,8 @@ def _stack_zone(p: int, slot: int) -> str:
 def _check_battle_stacks(f: Facts):
     """Battle-area stacks: a Digimon or a Tamer on top; a Tamer alone; under the top card only
     Digimon and Digi-Eggs; a Digi-Egg at the bottom (or, after a DNA digivolution, at the
-    bottom of the second material's cards: under a DNA card); the top card's level above every
-    Digimon level under it."""
+    bottom of the second material's cards: on a Digimon, under a Digimon, the DNA card above);
+    the top card's level above every Digimon level under it."""
     dna = f.dna
     for p in range(2):
         for slot in range(A.FIELD_SLOTS):
@@ -201,8 +201,23 @@ def _check_battle_stacks(f: Facts):
             for i, c in enumerate(under):
                 if f.kind[c] not in (DIGIMON, DIGI_EGG):
                     return where, f"a {KINDS[f.kind[c]]} under the top card"
-                if f.kind[c] == DIGI_EGG and i > 0 and not any(dna[d] for d in stack[i + 1 :]):
-                    return where, f"a Digi-Egg at position {i}, not at the bottom"
+                # A Digi-Egg leaves the breeding area under the Digimon that hatched from it, so
+                # one above the bottom is the bottom of the second stack a DNA digivolution
+                # joined: on the first stack's top Digimon, under its own Digimon, and the DNA
+                # card above that.
+                if (
+                    f.kind[c] == DIGI_EGG
+                    and i > 0
+                    and (
+                        f.kind[stack[i - 1]] != DIGIMON
+                        or f.kind[stack[i + 1]] != DIGIMON
+                        or not any(dna[d] for d in stack[i + 2 :])
+                    )
+                ):
+                    return where, (
+                        f"a Digi-Egg at position {i}, not at the bottom of either stack a DNA "
+                        "digivolution joined"
+                    )
             levels = [int(f.level[c]) for c in under if f.kind[c] == DIGIMON]
             if levels and f.kind[top] == DIGIMON and int(f.level[top]) <= max(levels):
                 return where, f"a Level {int(f.level[top])} over a Level {max(levels)}"
@@ -615,7 +630,8 @@ def build_invariants(rules: DigimonRules) -> InvariantTable:
              "the positions of each zone's cards are exactly 0..n-1", _check_pile_order),
         _row("board.zone board.position", "zones.fieldN_playerP",
              "a battle-area stack: a Digimon or Tamer on top, a Tamer alone, Digimon and "
-             "Digi-Eggs under it, a Digi-Egg at the bottom (or under a DNA card), the top level "
+             "Digi-Eggs under it, a Digi-Egg at the bottom (or at the bottom of a DNA "
+             "digivolution's second material), the top level "
              "above every Digimon level under it", _check_battle_stacks),
         _row("board.zone board.position", "zones.breeding_playerP",
              "the breeding stack: a Digi-Egg at the bottom, Digimon above, the top level highest",

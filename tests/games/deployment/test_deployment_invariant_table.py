@@ -451,3 +451,17 @@ def test_player2_as_first_deployer_and_player2_forfeiting_are_reachable():
     lost = jax.device_get(env.rules.forfeit(before.game, jnp.int32(1)))
     assert R.OUTCOMES[int(lost.outcome)] == "player1_won"
     env.rules.validate(lost)
+
+
+def test_the_flat_hex_is_the_units_hex_or_minus_one(situations):
+    """``rules.flat`` (the hex index the occupancy and the observation read): col * rows + row for
+    a placed unit, -1 for one not deployed (its docstring's contract), mid-deployment where both
+    kinds are present."""
+    env, g = situations["mid_deployment_player2"]
+    rules = env.rules
+    flat = np.asarray(jax.jit(rules.flat)(g))
+    col, row = np.asarray(g.col), np.asarray(g.row)
+    placed = col >= 0
+    assert placed.any() and (~placed).any()
+    assert (flat[placed] == col[placed] * rules.scenario.rows + row[placed]).all()
+    assert (flat[~placed] == -1).all()

@@ -606,6 +606,16 @@ def _won(rules, s, winner, reason=R.END_SECURITY):
     return s.replace(winner=jnp.int8(winner), end_reason=jnp.int8(reason))
 
 
+def _deck_out(rules, loser, phase="draw", keep=0):
+    """``loser`` (0, 1) drew from an empty deck in their Draw phase and lost: the base with that
+    player to act (player 2 on turn 4), every card of their deck but ``keep`` in their trash."""
+    s = _base(rules) if loser == 0 else _player_2_active(rules)
+    for card in _cards(rules, s, "deck", loser)[keep:]:
+        s = _move(rules, s, card, R.zone_of("trash", loser))
+    s = s.replace(winner=jnp.int8(1 - loser), end_reason=jnp.int8(R.END_DECK_OUT))
+    return _board(s, phase=jnp.int8(A.PHASES.index(phase)))
+
+
 def _breeding(rules, s, *numbers):
     """Player 1's breeding area holds exactly ``numbers`` (bottom first; the base's two cards go
     back to the deck first, then each card is taken from player 1's deck or hand)."""
@@ -706,6 +716,8 @@ ACCEPTED_EDGES = [
     ("player 2 won by security", lambda r, s: _won(r, s, 1)),
     ("player 1 won by security", lambda r, s: _won(r, s, 0)),
     ("a draw", lambda r, s: _won(r, s, 2, R.END_DRAW)),
+    ("player 1 won by deck-out", lambda r, s: _deck_out(r, 1)),
+    ("player 2 won by deck-out", lambda r, s: _deck_out(r, 0)),
     # [End of Your Turn] rows fired in Main, and while a selection resumes Main.
     ("end rows fired in Main", lambda r, s: s.replace(end_fired=jnp.bool_(True))),
     ("end rows fired, a selection resuming Main",
@@ -877,6 +889,12 @@ REFUSED_EDGES = [
      "game.end_reason", f"{len(R.END_REASONS)} is not one of {R.END_REASONS}"),
     ("a draw by security", lambda r, s: _won(r, s, 0).replace(winner=jnp.int8(2)),
      "game.end_reason", "security_attack with winner 2"),
+    ("a deck-out with a card left in the loser's deck", lambda r, s: _deck_out(r, 1, keep=1),
+     "game.end_reason", "a deck_out while the loser's deck holds cards"),
+    ("player 1's deck-out with a card left in their deck", lambda r, s: _deck_out(r, 0, keep=1),
+     "game.end_reason", "a deck_out while the loser's deck holds cards"),
+    ("a deck-out in the Main phase", lambda r, s: _deck_out(r, 1, phase="main"),
+     "game.end_reason", "a deck_out ends in the Draw phase, not main"),
     ("end rows fired, a selection resuming Breeding", lambda r, s: (lambda t: t.replace(
         selection=t.selection.replace(resume=jnp.int8(R.PHASE["breeding"]))))(
             _with_selection(r, s.replace(end_fired=jnp.bool_(True)))),
@@ -1019,3 +1037,94 @@ def test_trigger_order_choice_and_what_follows_are_valid(rules):
 # The random-play sweep (every game's state at every 20th of 300 batched steps, 64 games: validated
 # and round-tripped through JSON) runs inside ``api_test`` in test_digimon_env.py, on the batched
 # program it compiles anyway (``batch_check_every``).
+
+
+# -- 5. rows no shipped card reaches: a test-only pool --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pool_rules():
+    """Test-only cards: DNA5, a DNA Digimon (two red Level 3s) whose DNA cost is 0, and, as the
+    registry's last two cards, the Option OPT then the Digimon LAST (the facts look a card's kind
+    up through an index clipped to the registry)."""
+    from digimon_testlib import digimon, other
+
+    from tcgjax.core.cards import CardRegistry
+    from tcgjax.games.digimon import cards as C
+
+    red3 = {"color": "red", "level": 3}
+    entries = [
+        other("EGG", "digi_egg"),
+        digimon("R3", 3, 3000),
+        digimon("DNA5", 5, 9000, dna=[red3, red3], dna_cost=0),
+        *(digimon(f"FILL{k}", 3, 1000, colors=("green",)) for k in range(10)),
+        other("OPT", "option"),
+        digimon("LAST", 3, 2000),
+    ]
+    registry = CardRegistry(C.SCHEMA, entries, source="validator test cards")
+    main = ["R3"] * 4 + ["DNA5"] * 4 + [f"FILL{k}" for k in range(10) for _ in range(4)]
+    main += ["OPT", "LAST"]
+    return R.DigimonRules(registry, [(["EGG"] * 4, main), (["EGG"] * 4, main)])
+
+
+def _pool_state(rules, field=(), hand=()):
+    return build_state(rules, [{"field": [list(s) for s in field], "hand": list(hand)}, {}], turn=3)
+
+
+@pytest.mark.parametrize(
+    "name, field",
+    [
+        ("a DNA digivolution of two hatched Level 3s", [["EGG", "R3", "EGG", "R3", "DNA5"]]),
+        ("the registry's last card on top of a stack", [["EGG", "LAST"]]),
+    ],
+)
+def test_pool_states_on_a_rules_edge_are_valid(pool_rules, name, field):
+    state = _pool_state(pool_rules, field)
+    assert pool_rules.invariants.broken(pool_rules.facts(state)) == [], name
+    pool_rules.validate(state)
+
+
+def test_select_material_for_a_dna_card_that_costs_0_is_valid(pool_rules):
+    """A DNA card's cost may be 0: it still has DNA requirements, so SelectMaterial may be about
+    it."""
+    s = _pool_state(pool_rules, [["EGG", "R3"], ["EGG", "R3"]], hand=["DNA5"])
+    card = int(_cards(pool_rules, s, "hand", 0)[0])
+    sel = s.selection.replace(
+        card=jnp.int16(card), row=jnp.int8(-1), left=jnp.int8(2), resume=jnp.int8(R.PHASE["main"])
+    )
+    s = _board(s.replace(selection=sel), phase=jnp.int8(R.PHASE["select_material"]))
+    assert pool_rules.invariants.broken(pool_rules.facts(s)) == []
+
+
+@pytest.mark.parametrize(
+    "field, position",
+    [
+        # The second material was a lone Digi-Egg: it never leaves the breeding area alone.
+        ([["EGG", "R3", "EGG", "DNA5"]], 2),
+        # The first material was a lone Digi-Egg.
+        ([["EGG", "EGG", "R3", "DNA5"]], 1),
+        # A Digi-Egg between two Digimon with no DNA card above.
+        ([["EGG", "R3", "EGG", "R3", "LAST"]], 2),
+    ],
+)
+def test_a_digi_egg_above_the_bottom_only_as_a_dna_materials_bottom(pool_rules, field, position):
+    _refused(
+        pool_rules,
+        _pool_state(pool_rules, field),
+        "zones.field0_player1",
+        f"a Digi-Egg at position {position}, not at the bottom of either stack a DNA "
+        "digivolution joined",
+    )
+
+
+def test_the_block_timing_without_an_attack_breaks_both_attack_rows(rules):
+    """Player 2 in the block timing with no attacker and no target: the attacker row and the
+    target row both refuse it (the target is checked against the defender's battle slots, never
+    read at -1 as the breeding area, which player 1's Koromon occupies here)."""
+    s = _player_2_active(rules).replace(
+        attack_stage=jnp.int8(R.STAGE_FIRST_TIMING_OVER), attacked=jnp.bool_(True)
+    )
+    s = _board(s, phase=jnp.int8(R.PHASE["block_timing"]))
+    assert _cards(rules, s, "breeding", 0)
+    paths = [row.path for row in rules.invariants.broken(rules.facts(s))]
+    assert "game.attacker" in paths and "game.attack_target" in paths, paths
