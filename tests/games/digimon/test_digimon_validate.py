@@ -1105,6 +1105,8 @@ def test_select_material_for_a_dna_card_that_costs_0_is_valid(pool_rules):
         ([["EGG", "EGG", "R3", "DNA5"]], 1),
         # A Digi-Egg between two Digimon with no DNA card above.
         ([["EGG", "R3", "EGG", "R3", "LAST"]], 2),
+        # A Digi-Egg under another Digi-Egg (the second material's bottom is the upper one).
+        ([["EGG", "R3", "EGG", "EGG", "R3", "DNA5"]], 2),
     ],
 )
 def test_a_digi_egg_above_the_bottom_only_as_a_dna_materials_bottom(pool_rules, field, position):
