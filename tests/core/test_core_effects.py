@@ -98,3 +98,18 @@ def test_card_instance_zero_is_an_entry():
     q = EffectQueue.empty(3).append([0], [2], [1], [True])
     assert int(q.count()) == 1 and not bool(q.is_empty())
     assert entries(q) == [(0, 2, 1)] and tuple(int(x) for x in q.head()) == (0, 2, 1)
+
+
+def test_next_group_of_a_full_queue_of_distinct_groups_is_the_size():
+    """A queue of Q entries in Q different groups (0 .. Q-1) leaves Q as the smallest unused
+    group: the candidates run to Q, never wrapping to a group in use. Freed groups come back
+    smallest first."""
+    size = 4
+    q = EffectQueue.empty(size)
+    for g in range(size):
+        q = q.append([10 + g], [0], [0], [True], group=g)
+    assert int(q.count()) == size
+    assert int(q.next_group()) == size
+    assert int(jax.jit(EffectQueue.next_group)(q)) == size
+    assert int(q.pop().next_group()) == 0
+    assert int(EffectQueue.empty(size).next_group()) == 0
