@@ -113,3 +113,5 @@ def test_next_group_of_a_full_queue_of_distinct_groups_is_the_size():
     assert int(jax.jit(EffectQueue.next_group)(q)) == size
     assert int(q.pop().next_group()) == 0
     assert int(EffectQueue.empty(size).next_group()) == 0
+    # Card instance 0 is a card: its entry's group is in use.
+    assert int(EffectQueue.empty(size).append([0], [0], [0], [True], group=0).next_group()) == 1
