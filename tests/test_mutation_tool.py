@@ -223,14 +223,20 @@ def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
     assert mutation.summarize(target)["stale"]
 
 
+def _git(repo: str, *args: str) -> str:
+    """Run git in ``repo`` with a throwaway identity; its output, stripped."""
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
 def test_lines_changed_since_are_the_added_and_changed_lines(tmp_path):
     def git(*args):
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-            cwd=tmp_path,
-            check=True,
-            capture_output=True,
-        )
+        return _git(str(tmp_path), *args)
 
     module = tmp_path / "m.py"
     module.write_text("".join(f"line{i}\n" for i in range(1, 11)))
@@ -255,13 +261,7 @@ def test_lines_changed_follow_moved_code_and_a_range_names_one_issues_lines(tmp_
     wrote and drops what came after."""
 
     def git(*args):
-        return subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-            cwd=tmp_path,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
+        return _git(str(tmp_path), *args)
 
     body = [
         f"    value_{i} = compute_something_long_enough_to_be_matched({i}, 'text')\n"
@@ -690,13 +690,7 @@ def test_kills_carry_over_to_the_unchanged_definitions_of_a_changed_module(tmp_p
     module.write_text(kept + "\n\n" + changed)
 
     def git(*args):
-        return subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-            cwd=repo,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
+        return _git(str(repo), *args)
 
     git("init", "-q")
     git("add", "pkg/m.py")
