@@ -1,6 +1,7 @@
 """`make mutation`'s own logic (tools/mutation.py) that needs no mutation run: which operators run,
 which mutants sit in never-evaluated annotations, and that every target and equivalent is real."""
 
+import ast
 import importlib.util
 import json
 import os
@@ -83,6 +84,10 @@ def test_targets_and_equivalents_name_real_code():
         if "line" in entry:
             assert lines[entry["line"] - 1] == entry["original"], entry
         assert mutation._RUN.match(entry["operator"]), entry["operator"]
+    for module, names in mutation.BUILT_ONCE.items():
+        with open(os.path.join(REPO, module)) as fh:
+            defined = {n.name for n in ast.parse(fh.read()).body if isinstance(n, ast.FunctionDef)}
+        assert set(names) <= defined, (module, set(names) - defined)
 
 
 def test_an_equivalent_with_a_line_explains_that_line_only(tmp_path, monkeypatch):
@@ -305,6 +310,49 @@ def test_group_summary_weights_each_modules_rate_by_its_mutants():
     assert (whole["total"], whole["killed"], whole["judged"], whole["pending"]) == (117, 14, 19, 97)
     assert (whole["timeouts"], whole["equivalent"], whole["survived"]) == (1, 1, 5)
     assert mutation.group_summary([unrun])["kill_rate"] is None
+
+
+def test_a_line_of_a_cached_builder_runs_every_test_that_uses_what_it_built(tmp_path, monkeypatch):
+    """--by-coverage: a builder whose product is cached runs once, in the first test that needs
+    it, so coverage names only that test; a line of a BUILT_ONCE function runs every test that
+    runs a line of it (its nested check, run at each call, keeps its own tests)."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "m.py").write_text(
+        "_CACHE = {}\n"  # 1
+        "def build():\n"  # 2
+        "    limit = 3\n"  # 3: once, in test_a
+        "    def check(x):\n"  # 4: once, in test_a
+        "        return x < limit\n"  # 5: test_a, test_b
+        "    return check\n"  # 6: once, in test_a
+        "def table():\n"  # 7
+        "    if 't' not in _CACHE:\n"  # 8
+        "        _CACHE['t'] = build()\n"  # 9
+        "    return _CACHE['t']\n"  # 10
+    )
+    (repo / "tests" / "test_one.py").write_text(
+        "from pkg.m import table\n\n"
+        "def test_a():\n    assert table()(1)\n\n"
+        "def test_b():\n    assert not table()(5)\n\n"
+        "def test_c():\n    assert True\n"
+    )
+    files = ["pkg/__init__.py", "pkg/m.py", "tests/test_one.py"]
+    monkeypatch.setattr(mutation, "REPO", str(repo))
+    monkeypatch.setattr(mutation, "WORK", str(repo / ".mutation"))
+    target = mutation.Target("pkg/m.py", ("tests/test_one.py",))
+    mutation._copy_tree(files, str(repo / ".mutation" / target.slug / "tree"))
+    cmap, _ = mutation.coverage_map(target, files)
+    monkeypatch.setattr(mutation, "BUILT_ONCE", {})
+    assert mutation.tests_for_line(cmap, target, 3) == ["tests/test_one.py::test_a"]
+    monkeypatch.setattr(mutation, "BUILT_ONCE", {"pkg/m.py": ("build",)})
+    both = {"tests/test_one.py::test_a", "tests/test_one.py::test_b"}
+    assert set(mutation.tests_for_line(cmap, target, 3)) == both
+    assert set(mutation.tests_for_line(cmap, target, 6)) == both
+    assert set(mutation.tests_for_line(cmap, target, 5)) == both  # its own coverage
+    assert mutation.built_once_lines(str(repo / "pkg" / "m.py"), "pkg/m.py", 5) is None
+    assert mutation.tests_for_line(cmap, target, 9) == ["tests/test_one.py::test_a"]
 
 
 def test_a_budget_stop_kills_the_mutants_processes_in_their_own_session(tmp_path):
@@ -674,6 +722,37 @@ def test_an_in_process_mutant_runs_its_tests_file_by_file():
         "a.py::y",
         "a.py::w",
     ]
+
+
+def test_a_builder_of_closures_is_split_into_its_statements():
+    """A function that defines functions (a validator's table of checks) is one unit a statement:
+    editing one check leaves the keys of the other checks' mutants; a plain function stays one
+    unit (an edit anywhere in it gives its mutants new keys)."""
+    old = (
+        "def build(n):\n"  # 1
+        "    rows = []\n"  # 2
+        "    def a(x):\n"  # 3
+        "        return x < n\n"  # 4
+        "    rows.append(a)\n"  # 5
+        "    def b(x):\n"  # 6
+        "        return x > 0\n"  # 7
+        "    rows.append(b)\n"  # 8
+        "    return rows\n"  # 9
+        "def plain(x):\n"  # 10
+        "    y = x + 1\n"  # 11
+        "    return y < 2\n"  # 12
+    )
+    new = old.replace("return x > 0", "return x >= 0").replace("y = x + 1", "y = x + 2")
+    assert [u[:2] for u in mutation._units(old)] == [
+        (1, 1), (2, 2), (3, 4), (5, 5), (6, 7), (8, 8), (9, 9), (10, 12)
+    ]  # fmt: skip
+    mutants = [("core/ReplaceComparisonOperator_Lt_Gt", 0, 4), ("core/X", 0, 7),
+               ("core/Y", 0, 12), ("core/Z", 0, 2)]  # fmt: skip
+    before, after = mutation.mutant_keys(old, mutants), mutation.mutant_keys(new, mutants)
+    assert before[mutants[0][:2]] == after[mutants[0][:2]]  # check a: unchanged
+    assert before[mutants[3][:2]] == after[mutants[3][:2]]  # rows = []: unchanged
+    assert before[("core/X", 0)] != after[("core/X", 0)]  # check b: edited
+    assert before[("core/Y", 0)] != after[("core/Y", 0)]  # plain: edited elsewhere in it
 
 
 def test_kills_carry_over_to_the_unchanged_definitions_of_a_changed_module(tmp_path, monkeypatch):

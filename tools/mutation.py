@@ -612,6 +612,9 @@ def tests_for_line(cmap: dict, target: Target, line: int) -> list[str] | None:
     lines = statement_lines(os.path.join(REPO, target.module), line)
     if set(lines) & set(cmap["import_lines"]):
         return None
+    built = built_once_lines(os.path.join(REPO, target.module), target.module, line)
+    if built is not None:
+        lines = built
     chosen: dict[str, float] = {}
     for test_file in _test_files(target):
         entry = cmap["files"].get(test_file, {})
@@ -621,12 +624,42 @@ def tests_for_line(cmap: dict, target: Target, line: int) -> list[str] | None:
     return sorted(chosen, key=lambda node: chosen[node])  # stable: the target's order on ties
 
 
+#: Module-level functions whose product the library caches per rules object (the invariant table
+#: and the card tables its checks read): their own lines run once, in whichever test validated
+#: first, so coverage names only that test. A mutant on such a line runs every test that runs a
+#: line of any of them (the table's checks are nested in the builder: every test that validates).
+#: A line in the body of a check nested in a builder runs at each call, so its own tests suffice.
+BUILT_ONCE = {
+    "tcgjax/games/pokemon/rules.py": ("build_invariants", "_static"),
+    "tcgjax/games/digimon/invariants.py": ("build_invariants",),
+}
+
+
+def built_once_lines(path: str, module: str, line: int) -> list[int] | None:
+    """For ``line`` in a :data:`BUILT_ONCE` function of ``module`` (not in a function nested in
+    it), the lines of all of that module's built-once functions; else ``None``."""
+    names = BUILT_ONCE.get(module, ())
+    if not names:
+        return None
+    with open(path) as fh:
+        tree = ast.parse(fh.read())
+    builders = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names]
+    inside = next((b for b in builders if b.lineno <= line <= b.end_lineno), None)
+    if inside is None:
+        return None
+    for node in ast.walk(inside):
+        if node is not inside and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.body[0].lineno <= line <= node.end_lineno:
+                return None  # a nested check's body: run at each call
+    return sorted({n for b in builders for n in range(b.lineno, b.end_lineno + 1)})
+
+
 #: Attributes in which the library keeps what it builds lazily from a target's code (each rules
 #: object's invariant table, built by the validator's ``build_invariants``; the deployment game's
 #: ``cached_property``, named with its class since packages hold a submodule ``invariants``): the
 #: in-process run (:func:`run_in_process`) drops them from every live object after each swap and
 #: each restore.
-IN_PROCESS_CACHES = ("_invariant_table", "DeploymentRules.invariants")
+IN_PROCESS_CACHES = ("_invariant_table", "_host_slot_view", "DeploymentRules.invariants")
 
 #: The quick pass leaves out the named files' tests that took longer than this in the coverage
 #: run (a random-play sweep that validates thousands of states): they run in the full pass.
@@ -1011,23 +1044,40 @@ def source_of_fingerprint(module: str, fingerprint: str, repo: str = REPO) -> st
 def _units(source: str) -> list[tuple[int, int, str]]:
     """The module's units, ``(first line, last line, key)``: every top-level statement, and inside
     a class every statement of its body (a method, a class attribute); decorators belong to their
-    definition. ``key`` is the unit's name and text (its source lines) with the ordinal of
-    identical units: a unit keeps its key as long as its own text is unchanged, wherever it moves
-    (another place in the module, another class, a sibling module)."""
+    definition. A function that defines functions (a builder of closures: a validator's table of
+    checks) is split the same way: its header (decorators, signature) is one unit and each
+    statement of its body another, so that editing one check leaves the kills of the others.
+    ``key`` is the unit's name (with its builder's) and text (its source lines) with the ordinal
+    of identical units: a unit keeps its key as long as its own text is unchanged, wherever it
+    moves (another place in the module, another class, a sibling module)."""
     lines = source.splitlines()
     out: list[tuple[int, int, str]] = []
     seen: dict[str, int] = {}
 
-    def visit(body) -> None:
+    def add(start: int, end: int, name: str) -> None:
+        key = f"{name}\n" + "\n".join(lines[start - 1 : end])
+        seen[key] = seen.get(key, -1) + 1
+        out.append((start, end, f"{key}\n#{seen[key]}"))
+
+    def builds_functions(node) -> bool:
+        return any(
+            n is not node and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for n in ast.walk(node)
+        )
+
+    def visit(body, prefix: str = "") -> None:
         for node in body:
             if isinstance(node, ast.ClassDef):
-                visit(node.body)
+                visit(node.body, prefix)
                 continue
             start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-            name = getattr(node, "name", type(node).__name__)
-            key = f"{name}\n" + "\n".join(lines[start - 1 : node.end_lineno])
-            seen[key] = seen.get(key, -1) + 1
-            out.append((start, node.end_lineno, f"{key}\n#{seen[key]}"))
+            name = prefix + getattr(node, "name", type(node).__name__)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and builds_functions(node):
+                if node.body[0].lineno > start:
+                    add(start, node.body[0].lineno - 1, name)
+                visit(node.body, f"{name}.")
+                continue
+            add(start, node.end_lineno, name)
 
     visit(ast.parse(source).body)
     return out

@@ -1752,7 +1752,11 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
                     return f"{name} {int(getattr(sel, name))} with no choice pending"
             return None
         card, r = int(sel.card), int(sel.row)
-        if card != int(f.s.effect_card) or int(sel.slot) != int(f.s.effect_slot):
+        if (
+            not card < num_cards  # (the row lookup below reads its definition)
+            or card != int(f.s.effect_card)
+            or int(sel.slot) != int(f.s.effect_slot)
+        ):
             return f"card {card} slot {int(sel.slot)}: not the activation's"
         if not 0 <= r < t["row_where"].shape[1] or t["row_where"][f.b.definition[card], r] < 0:
             return f"row {r}: not a row of {t['names'][int(f.b.definition[card])]}"

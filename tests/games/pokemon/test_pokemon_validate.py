@@ -565,3 +565,291 @@ def test_a_field_on_its_edge_and_one_step_past(
         rules.validate(state)
     assert info.value.field == path
     assert str(info.value).endswith(message), str(info.value)
+
+
+# -------------------------------------------------------------------------------------------------
+# More situations the rules reach, each row's edge from them (the validator's mutation survivors,
+# second pass: a Trainer and an Ability waiting on a choice, setup, promotion, a retreat payment,
+# the mulligan draw)
+
+
+def _relabel(state, a, b):
+    """``state`` with card instances ``a`` and ``b`` (copies owned by one player) swapped: every
+    per-card board row and every reference to either card. Cards of one owner are
+    interchangeable, so a reachable state stays reachable."""
+    swap = np.arange(state.board.zone.shape[0])
+    swap[[a, b]] = [b, a]
+    board = state.board
+    per_card = {
+        name: getattr(board, name)[swap]
+        for name in ("zone", "position", "definition", "owner", "visibility", "card_attributes")
+    }
+
+    def ref(x):
+        return jnp.where(x == a, b, jnp.where(x == b, a, x)).astype(x.dtype)
+
+    return state.replace(
+        board=board.replace(**per_card),
+        effect_card=ref(state.effect_card),
+        selection=state.selection.replace(
+            card=ref(state.selection.card), picked=ref(state.selection.picked)
+        ),  # fmt: skip
+        queue=state.queue.replace(card=ref(state.queue.card)),
+    )
+
+
+def _stepped(env, step, game, action, index):
+    after = step(wrap(env, game), jnp.int32(env.action_layout.encode(action, index)), KEY)
+    assert int(after.error) == 0
+    return after.game
+
+
+@pytest.fixture(scope="module")
+def situations(env, rules, step, mid_attack):
+    """Reachable states by name (rules states; each validates, see the test below)."""
+    main = zacian_situation(rules)
+    # Player 1 (turn 3) plays Nest Ball: it waits in processing on the choice of a Basic.
+    nest_ball = build_state(
+        rules, [{"slots": [["sv5-58"], ["sv3-67"]], "hand": ["sv1-181"]},
+                {"slots": [["sv4-136"], ["sv3-152"]]}], active=0, turn=3)  # fmt: skip
+    trainer = _stepped(env, step, nest_ball, "play", rules.cards.index("sv1-181"))
+    # Player 2 (turn 4) uses Revavroom's Rumbling Engine: it waits on the Energy to discard.
+    revavroom = build_state(
+        rules, [{"slots": [["sv5-58"], ["sv3-67"]]},
+                {"slots": [["sv3-154", "sv1-142"], ["sv3-152"]], "hand": ["sve-8"]}],
+        active=1, turn=4)  # fmt: skip
+    ability = _stepped(env, step, revavroom, "ability", 0)
+    # Player 1's Tapu Koko ex (turn 3) uses Extreme Current: it waits on the Energy to discard.
+    # Relabelled as card instance 0 (which instance holds which of a player's cards is a
+    # labelling only): an activation of card 0.
+    koko = build_state(
+        rules, [{"slots": [["sv4-68", "sve-4", "sve-4", "sve-4"], ["sv3-67"]]},
+                {"slots": [["sv4-136"], ["sv3-152"]]}], active=0, turn=3)  # fmt: skip
+    koko = _stepped(env, step, koko, "attack", 1)
+    card0 = _relabel(koko, 0, int(koko.effect_card))
+    assert int(card0.board.definition[0]) == rules.cards.index("sv4-68")
+    # Setup: player 1 placed their Active face down (the deal of key 0 has no mulligan).
+    dealt = jax.device_get(jax.jit(env.init)(KEY))
+    setup = step(dealt, jnp.int32(np.flatnonzero(dealt.legal_action_mask)[0]), KEY).game
+    assert R.PHASES[int(setup.board.phase)] == "setup_bench"
+    # Player 2's Active was Knocked Out (turn 4): they promote their Benched Pokémon.
+    ko = _empty(rules, _play(rules, active=1, turn=4), "active", 1)
+    promote = ko.replace(must_promote=jnp.asarray([False, True]),
+                         promote_then=jnp.int8(R.THEN_NEXT_TURN),
+                         board=ko.board.replace(phase=jnp.int8(R.PHASE["promote"])))  # fmt: skip
+    ko1 = _empty(rules, _play(rules, active=0, turn=3), "active", 0)
+    promote1 = ko1.replace(must_promote=jnp.asarray([True, False]),
+                           promote_then=jnp.int8(R.THEN_NEXT_TURN),
+                           board=ko1.board.replace(phase=jnp.int8(R.PHASE["promote"])))  # fmt: skip
+    # Player 2 retreats Zacian (retreat cost 2) to Bench 1 with one Energy still to discard.
+    zacian = build_state(
+        rules, [{"slots": [["sv5-58"], ["sv3-67"]]},
+                {"slots": [["sv4-136", "sve-8", "sve-8"], ["sv3-152"]]}], active=1, turn=4)  # fmt: skip
+    retreat = zacian.replace(
+        retreat_to=jnp.int8(1), retreat_units_left=jnp.int8(1),
+        board=zacian.board.replace(phase=jnp.int8(R.PHASE["retreat_payment"])))  # fmt: skip
+    # The deal of key 3 with the mulligans the other way round: player 1 draws one extra.
+    deal = jax.device_get(jax.jit(rules.init)(jax.random.PRNGKey(3)))
+    mulligan = deal.replace(
+        mulligans=jnp.asarray([0, 1], jnp.int8), bonus_draws=jnp.asarray([1, 0], jnp.int8),
+        board=deal.board.replace(active_player=jnp.int8(0)))  # fmt: skip
+    return dict(main=main, mid=mid_attack.game, trainer=trainer, ability=ability, card0=card0,
+                setup=setup, promote=promote, promote1=promote1, retreat=retreat,
+                mulligan=mulligan)  # fmt: skip
+
+
+def test_the_reached_situations_are_valid(table, rules, situations):
+    """Each situation breaks no row (several are where the mutation survivors sat: a Trainer in
+    processing, an Ability on the Active, an activation of card 0, the face-down Active in setup,
+    a promotion, a retreat payment with one unit left, player 1's bonus draw)."""
+    trainer, ability = situations["trainer"], situations["ability"]
+    assert int(trainer.effect_kind) == R.TRAINER and int(trainer.selection.card) >= 0
+    assert int(trainer.board.zone[int(trainer.effect_card)]) == 2 * len(R.PLAYER_ZONES)
+    assert int(ability.effect_kind) == R.ABILITY and int(ability.effect_slot) == 0
+    assert bool(ability.ability_used[1, 0])
+    assert int(situations["card0"].effect_card) == 0 == int(situations["card0"].selection.card)
+    for name, state in situations.items():
+        assert [(r.path, r.rule) for r in table.broken(R.state_facts(rules, state))] == [], name
+        rules.validate(state)
+
+
+def _on(name, field, index, value):
+    """Situation ``name`` with ``state.<field>[index] = value``."""
+    return name, _at(field, index, value)
+
+
+# (name, situation, mutation, path or None, end of the message): validate's first broken row.
+SITUATION_EDGES = [
+    ("player attributes of zeros, one column", "main",
+     _board("player_attributes", lambda x: jnp.zeros((2, 1), jnp.int16)), "cards.attributes",
+     "player attributes of shape (2, 1) with values the game never sets"),
+    ("card attributes of zeros, one column", "main",
+     _board("card_attributes", lambda x: jnp.zeros((x.shape[0], 1), jnp.int16)),
+     "cards.attributes", "card attributes of shape (120, 1) with values the game never sets"),
+    ("a zone one past the last", "main", _board("zone", lambda x: x.at[0].set(x.dtype.type(23))),
+     "cards.zoneId", "card_001: 23 is not a zone"),
+    ("zone -1", "main", _board("zone", lambda x: x.at[0].set(-1)), "cards.zoneId",
+     "card_001: -1 is not a zone"),
+    ("a card of player 2 owned by player 1 (not the first card)", "main",
+     _board("owner", lambda x: x.at[61].set(0)), "cards.ownerId", "owner 0, not player 1"),
+    ("a card of player 1's deck held by player 2", "main",
+     lambda r, s: _set_board(s, definition=s.board.definition.at[60].set(r.cards.index("sv4-68"))),
+     "players.player2", "holds other cards than their deck"),
+    ("a card of player 2 looked at in main", "main",
+     _to_zone("sv3-152", 1, lambda r, s: R.zone_of("looking", 1)), "cards.zoneId",
+     "cards are looked at only during a choice"),
+    ("player 1 looks at a card while player 2 chooses", "mid",
+     _to_zone("sve-4", 0, lambda r, s: R.zone_of("looking", 0)), "cards.zoneId",
+     "cards are looked at only during a choice"),
+    ("a Trainer in processing with no choice pending", "trainer",
+     _sel(card=-1, row=-1, slot=-1, left=0, stage=0, picked=-1, resume=0), "cards.zoneId",
+     "a Trainer waits there only while it resolves"),
+    ("an attack's choice with a Trainer in processing", "mid",
+     _to_zone("sv1-181", 1, lambda r, s: 2 * len(R.PLAYER_ZONES)), "cards.zoneId",
+     "a Trainer waits there only while it resolves"),
+    ("an Ability used on the turn player's empty slot", "ability",
+     _at("ability_used", (1, 4), True), "players.player2.slots.bench4.abilityUsed",
+     "an Ability used by a Pokémon not in play or not this turn"),
+    ("an Ability used in setup", "setup", _at("ability_used", (0, 0), True),
+     "players.player1.slots.active.abilityUsed",
+     "an Ability used by a Pokémon not in play or not this turn"),
+    ("cannot attack until turn 2", "main", _at("cannot_attack_turn", (1, 0), 2),
+     "players.player2.slots.active.cannotAttackTurn", "2 (turn 4)"),
+    ("an empty slot cannot attack until its owner's turn 6", "main",
+     _at("cannot_attack_turn", (1, 4), 6), "players.player2.slots.bench4.cannotAttackTurn",
+     "6 (turn 4)"),
+    ("protected until the opponent's turn 5 (turn + 1)", "main",
+     _at("protected_turn", (1, 0), 5), None, None),
+    ("protected on turn 2 (expired)", "main", _at("protected_turn", (0, 0), 2), None, None),
+    ("protected on this turn 4", "main", _at("protected_turn", (0, 0), 4), None, None),
+    ("protected on the opponent's turn 6 (turn + 2)", "main", _at("protected_turn", (0, 0), 6),
+     "players.player1.slots.active.protectedTurn", "6 (turn 4)"),
+    ("an empty slot protected on turn 4", "main", _at("protected_turn", (0, 3), 4),
+     "players.player1.slots.bench3.protectedTurn", "4 (turn 4)"),
+    ("since turn -1", "main", _at("since_turn", (1, 0), -1),
+     "players.player2.slots.active.sinceTurn", "-1 after the current turn 4"),
+    ("rotated one past the last", "main", _at("rotated", 1, len(R.ROTATED)),
+     "players.player2.conditions", "conditions without an Active Pokémon"),
+    ("rotated -1", "main", _at("rotated", 1, -1), "players.player2.conditions",
+     "conditions without an Active Pokémon"),
+    ("Burned with no Active, promoting", "promote", _at("burned", 1, True),
+     "players.player2.conditions", "conditions without an Active Pokémon"),
+    ("Burned in setup", "setup", _at("burned", 0, True), "players.player1.conditions",
+     "conditions during setup"),
+    ("the wrong player promotes", "promote1", _board("active_player", lambda x: jnp.int8(1)),
+     "turnState.activePlayerId", "player2 acts in promote, not player1"),
+    ("bonus draws -1", "main", _set("bonus_draws", [-1, 0]), "game.bonusDraws",
+     "[-1, 0]: only one player may draw extra (mulligans [0, 0])"),
+    ("bonus draws without the opponent's mulligans", "main", _set("bonus_draws", [1, 0]),
+     "game.bonusDraws", "[1, 0]: only one player may draw extra (mulligans [0, 0])"),
+    ("the mulligan draw with no bonus draws left", "mulligan", _set("bonus_draws", [0, 0]),
+     "game.bonusDraws", "[0, 0] in phase mulligan_draw"),
+    ("the retreat's last unit is 0", "retreat", _set("retreat_units_left", 0), "game.retreat",
+     "target 1, units 0"),
+    ("the retreat's whole cost left", "retreat", _set("retreat_units_left", 2), None, None),
+    ("more units left than the retreat costs", "retreat", _set("retreat_units_left", 3),
+     "game.retreat", "target 1, units 3 (cost 2)"),
+    ("an attack that flipped tails", "mid", _set("coin", 0), None, None),
+    ("bonus damage with no activation", "main", _set("bonus_damage", 10), "game.effect",
+     "coin -1, bonus 10, flags (False, False, False) with no activation"),
+    ("a Trainer that dealt damage", "trainer", _set("damage_dealt", True), "game.effect",
+     "bonus 0, does_nothing False, damage_dealt True off an attack"),
+    ("a queue entry with no activation", "main", _queue(0, card=0, row=0, slot=0, group=-1),
+     "game.effect", "an activation in progress with no choice pending"),
+    ("picked -2", "mid", _sel(picked=-2), "game.selection", "picked -2"),
+    ("the selection on another slot", "mid", _sel(slot=1), "game.selection",
+     "card 117 slot 1: not the activation's"),
+    ("the selection's row one past the table", "mid", _sel(row=6), "game.selection",
+     "row 6: not a row of sv4-136"),
+    ("the selection's card past the last card", "mid",
+     lambda r, s: _sel(card=120)(r, s).replace(effect_card=jnp.int16(120)), "game.selection",
+     "card 120 slot 0: not the activation's"),
+    ("an attack index equal to the attacks", "mid", _set("attack_index", 2), "game.effect",
+     "an attack: slot 0, attack 2"),
+    ("attack index -1", "mid", _set("attack_index", -1), "game.effect",
+     "an attack: slot 0, attack -1"),
+    ("the Ability with an attack index", "ability", _set("attack_index", 0), "game.effect",
+     "an Ability: slot 0, attack 0"),
+    ("the attack's row queued with group -2", "mid", _activation_row(group=-2), "game.queue",
+     "entry 0: slot 0, group -2"),
+    ("the attack's row 2 queued (Zacian has two)", "mid", _activation_row(row=2), "game.queue",
+     "entry 0: row 2 is not a row of its card"),
+    ("the attack's row 6 queued", "mid", _activation_row(row=6), "game.queue",
+     "entry 0: row 6 is not a row of its card"),
+    ("card instance 0 queued, not the activation's", "mid", _activation_row(card=0),
+     "game.queue", "entry 0: card 0 is not the activation's"),
+    ("a gap after the attack's row", "mid",
+     lambda r, s: _queue(2, card=s.effect_card, row=0, slot=s.effect_slot, group=-1)(
+         r, _activation_row()(r, s)),
+     "game.queue", "not packed: [117, -1, 117, -1, -1, -1]"),
+    ("cannot attack on its owner's turn 4, player 2 went first", "main",
+     lambda r, s: _at("cannot_attack_turn", (0, 0), 4)(r, _play(r, active=0, turn=4,
+                                                          first_player=1)), None, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, base, mutate, path, message", SITUATION_EDGES, ids=[e[0] for e in SITUATION_EDGES]
+)
+def test_a_situation_on_a_rows_edge_and_one_step_past(
+    table, rules, situations, name, base, mutate, path, message
+):
+    state = mutate(rules, situations[base])
+    if path is None:
+        assert [(r.path, r.rule) for r in table.broken(R.state_facts(rules, state))] == []
+        rules.validate(state)
+        return
+    with pytest.raises(InvalidStateError) as info:
+        rules.validate(state)
+    assert (info.value.field, str(info.value)[-len(message) :]) == (path, message), str(info.value)
+
+
+def _row(table, path, rule):
+    """The one row of ``table`` at ``path`` whose rule starts with ``rule``."""
+    [found] = [r for r in table if r.path == path and r.rule.startswith(rule)]
+    return found
+
+
+# (name, situation, mutation, path, start of the rule, its problem or None): one row's own
+# verdict where an earlier row breaks first (``validate`` reports that one) — each row states its
+# fact over any state, out-of-range values included, and never raises.
+ROW_VERDICTS = [
+    ("the queue's card past the last card", "mid",
+     lambda r, s: _activation_row(card=120)(r, s).replace(effect_card=jnp.int16(120)),
+     "game.queue", "packed", "entry 0: card 120 is not the activation's"),
+    ("the activation's card past the last card", "mid", _set("effect_card", 120), "game.effect",
+     "no activation", "player 1, card 120: not the turn player's"),
+    ("player 1 named as the attacker of player 2's turn", "mid",
+     lambda r, s: s.replace(effect_player=jnp.int8(0), effect_card=jnp.int16(
+         int(r.card_of(s.board, R.slot_zone(0, 0), r.cards.index("sv5-58"))))),
+     "game.effect", "no activation", "not the turn player's"),
+    ("an attacker in the deck", "mid",
+     lambda r, s: s.replace(effect_card=jnp.int16(
+         int(r.card_of(s.board, R.zone_of("deck", 1), r.cards.index("sv3-152"))))),
+     "game.effect", "no activation", "is not a Pokémon in play"),
+    ("the Ability on slot -1", "ability", _set("effect_slot", -1), "game.effect",
+     "no activation", "an Ability: slot -1, attack -1"),
+    ("the Ability on slot 6", "ability", _set("effect_slot", 6), "game.effect",
+     "no activation", "an Ability: slot 6, attack -1"),
+    ("setup: a card in processing has no face-down override", "setup",
+     _to_zone("sv4-68", 0, lambda r, s: 2 * len(R.PLAYER_ZONES)), "cards.visibilityOverride",
+     "no override", None),
+    ("turn -1: each slot's sinceTurn 0 holds", "main",
+     _board("turn_number", lambda x: jnp.int16(-1)), "players.player2.slots.active.sinceTurn",
+     "in [0, turn]", None),
+    ("turn 0 in play: sinceTurn 1 is after it", "main",
+     lambda r, s: _at("since_turn", (1, 0), 1)(r, _set_board(s, turn_number=jnp.int16(0))),
+     "players.player2.slots.active.sinceTurn", "in [0, turn]", "1 after the current turn 0"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, base, mutate, path, rule, problem", ROW_VERDICTS, ids=[v[0] for v in ROW_VERDICTS]
+)
+def test_a_rows_own_verdict(table, rules, situations, name, base, mutate, path, rule, problem):
+    facts = R.state_facts(rules, mutate(rules, situations[base]))
+    got = _row(table, path, rule).check(facts)
+    if problem is None:
+        assert got is None
+    else:
+        assert got is not None and got.endswith(problem), got
