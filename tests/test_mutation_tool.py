@@ -864,6 +864,37 @@ def test_a_helper_of_another_folders_tests_leaves_a_targets_coverage_map_current
         before = mutation._helpers_fingerprint(files, target)
 
 
+def test_a_module_fixture_built_by_an_unmutated_run_is_built_again_for_the_mutant(tmp_path):
+    """The unmutated first run of a mutant's test sets up its module-scoped fixture from the
+    original code; it is finished before the mutant is swapped in, so the mutant's run builds it
+    from the mutated code (a table of checks held by a module fixture hid such mutants)."""
+    other = (
+        "import pytest\n\nfrom pkg.m import build\n\n"
+        "@pytest.fixture(scope='module')\ndef built():\n    return build()\n\n"
+        "def test_built(built):\n    assert built == 42\n"
+    )
+    (tmp_path / "test_other.py").write_text(other)
+    plan = dict(
+        module="pkg/m.py",
+        timeout_s=3.0,
+        deadline=9e18,
+        drop_attributes=[],
+        mutants=[
+            dict(
+                job_id="fixture",
+                operator="core/ReplaceBinaryOperator_Mul_Add",
+                occurrence=2,
+                line=40,
+                tests=["test_other.py::test_built"],
+            ),
+        ],
+    )
+    rows = _run_toy(tmp_path, plan, test_files=("test_toy.py", "test_other.py"))
+    assert {j: (r["outcome"], r["test"]) for j, r in rows.items()} == {
+        "fixture": ("killed", "test_other.py::test_built"),
+    }
+
+
 def test_a_module_fixture_built_by_a_mutant_is_built_again_for_the_unmutated_run(tmp_path):
     """A module-scoped fixture set up while a mutant is swapped in (its file entered anew: the
     test before it came from another file) holds what the mutated code built; it is finished after

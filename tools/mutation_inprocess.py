@@ -286,6 +286,13 @@ def pytest_runtestloop(session):
                         file=sys.stderr,
                     )
                     return True
+            # The unmutated runs leave module- and class-scoped fixtures built from the original
+            # code; finish them, so the mutant's tests build theirs from the mutated code (a
+            # table of checks held by a module fixture would otherwise hide the mutant).
+            if previous is not None:
+                if not _teardown(previous, _SessionOnly(previous)):
+                    raise RuntimeError(f"{previous.nodeid}: its teardown failed")
+                previous = None
             started = time.monotonic()
             entry = {"job_id": mutant["job_id"], "outcome": "not_killed", "test": None}
             chain = definition_path(source, mutant["line"])

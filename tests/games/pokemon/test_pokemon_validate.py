@@ -654,8 +654,8 @@ def situations(env, rules, step, mid_attack):
         mulligans=jnp.asarray([0, 1], jnp.int8), bonus_draws=jnp.asarray([1, 0], jnp.int8),
         board=deal.board.replace(active_player=jnp.int8(0)))  # fmt: skip
     return dict(main=main, mid=mid_attack.game, trainer=trainer, ability=ability, card0=card0,
-                setup=setup, promote=promote, promote1=promote1, retreat=retreat,
-                mulligan=mulligan)  # fmt: skip
+                deal=jax.tree.map(jnp.asarray, dealt.game), setup=setup, promote=promote, promote1=promote1,
+                retreat=retreat, mulligan=mulligan)  # fmt: skip
 
 
 def test_the_reached_situations_are_valid(table, rules, situations):
@@ -673,9 +673,18 @@ def test_the_reached_situations_are_valid(table, rules, situations):
         rules.validate(state)
 
 
-def _on(name, field, index, value):
-    """Situation ``name`` with ``state.<field>[index] = value``."""
-    return name, _at(field, index, value)
+def _basic_to_bench1(r, s, player=0):
+    """``s`` with one of ``player``'s Basic Pokémon outside play moved to their Bench 1."""
+    t, board = R._static(r), s.board
+    basic = R.STAGES.index("basic")
+    card = next(
+        c
+        for c in range(player * R.DECK_SIZE, (player + 1) * R.DECK_SIZE)
+        if t["is_pokemon"][int(board.definition[c])]
+        and t["stage"][int(board.definition[c])] == basic
+        and R.ZONE_SLOT[int(board.zone[c])] < 0
+    )
+    return s.replace(board=zones.move_card(r.layout, board, card, R.slot_zone(player, 1)).board)
 
 
 # (name, situation, mutation, path or None, end of the message): validate's first broken row.
@@ -713,6 +722,12 @@ SITUATION_EDGES = [
     ("an Ability used in setup", "setup", _at("ability_used", (0, 0), True),
      "players.player1.slots.active.abilityUsed",
      "an Ability used by a Pokémon not in play or not this turn"),
+    ("player 1 cannot attack until turn 7 (turn + 3)", "main",
+     _at("cannot_attack_turn", (0, 0), 7), "players.player1.slots.active.cannotAttackTurn",
+     "7 (turn 4)"),
+    ("a definition one past the registry", "main",
+     lambda r, s: _set_board(s, definition=s.board.definition.at[0].set(len(r.cards.ids))),
+     "cards.ownerId", "definition 34 not in the registry"),
     ("cannot attack until turn 2", "main", _at("cannot_attack_turn", (1, 0), 2),
      "players.player2.slots.active.cannotAttackTurn", "2 (turn 4)"),
     ("an empty slot cannot attack until its owner's turn 6", "main",
@@ -823,6 +838,10 @@ ROW_VERDICTS = [
      lambda r, s: s.replace(effect_player=jnp.int8(0), effect_card=jnp.int16(
          int(r.card_of(s.board, R.slot_zone(0, 0), r.cards.index("sv5-58"))))),
      "game.effect", "no activation", "not the turn player's"),
+    ("player 1's Active as player 2's attacker", "mid",
+     lambda r, s: s.replace(effect_card=jnp.int16(
+         int(r.card_of(s.board, R.slot_zone(0, 0), r.cards.index("sv5-58"))))),
+     "game.effect", "no activation", "not the turn player's"),
     ("an attacker in the deck", "mid",
      lambda r, s: s.replace(effect_card=jnp.int16(
          int(r.card_of(s.board, R.zone_of("deck", 1), r.cards.index("sv3-152"))))),
@@ -833,6 +852,11 @@ ROW_VERDICTS = [
      "no activation", "an Ability: slot 6, attack -1"),
     ("setup: a card in processing has no face-down override", "setup",
      _to_zone("sv4-68", 0, lambda r, s: 2 * len(R.PLAYER_ZONES)), "cards.visibilityOverride",
+     "no override", None),
+    ("setup: a Bench before an Active", "deal", _basic_to_bench1,
+     "players.player1.slots.active", "an Active Pokémon", "a Bench before an Active in setup"),
+    ("a zone past the last: no slot, so no face-down override expected", "main",
+     _board("zone", lambda x: x.at[0].set(x.dtype.type(23))), "cards.visibilityOverride",
      "no override", None),
     ("turn -1: each slot's sinceTurn 0 holds", "main",
      _board("turn_number", lambda x: jnp.int16(-1)), "players.player2.slots.active.sinceTurn",
