@@ -632,6 +632,14 @@ def situations(env, rules, step, mid_attack):
     dealt = jax.device_get(jax.jit(env.init)(KEY))
     setup = step(dealt, jnp.int32(np.flatnonzero(dealt.legal_action_mask)[0]), KEY).game
     assert R.PHASES[int(setup.board.phase)] == "setup_bench"
+    # Setup with player 2 first (the deal of key 11): player 2 placed their Active and is done,
+    # player 1 places next.
+    dealt2 = jax.device_get(jax.jit(env.init)(jax.random.PRNGKey(11)))
+    assert int(dealt2.game.first_player) == 1
+    placed2 = step(dealt2, jnp.int32(np.flatnonzero(dealt2.legal_action_mask)[0]), KEY)
+    second = step(placed2, jnp.int32(env.action_layout.encode("done")), KEY)
+    assert int(second.error) == 0 and second.game.placed.tolist() == [False, True]
+    assert R.PHASES[int(second.game.board.phase)] == "setup_active"
     # Player 2's Active was Knocked Out (turn 4): they promote their Benched Pokémon.
     ko = _empty(rules, _play(rules, active=1, turn=4), "active", 1)
     promote = ko.replace(must_promote=jnp.asarray([False, True]),
@@ -654,7 +662,7 @@ def situations(env, rules, step, mid_attack):
         mulligans=jnp.asarray([0, 1], jnp.int8), bonus_draws=jnp.asarray([1, 0], jnp.int8),
         board=deal.board.replace(active_player=jnp.int8(0)))  # fmt: skip
     return dict(main=main, mid=mid_attack.game, trainer=trainer, ability=ability, card0=card0,
-                deal=jax.tree.map(jnp.asarray, dealt.game), setup=setup, promote=promote, promote1=promote1,
+                deal=jax.tree.map(jnp.asarray, dealt.game), setup=setup, second=second.game, promote=promote, promote1=promote1,
                 retreat=retreat, mulligan=mulligan)  # fmt: skip
 
 
@@ -728,6 +736,13 @@ SITUATION_EDGES = [
     ("a definition one past the registry", "main",
      lambda r, s: _set_board(s, definition=s.board.definition.at[0].set(len(r.cards.ids))),
      "cards.ownerId", "definition 34 not in the registry"),
+    ("a pending choice with no activation", "ability", _set("effect_kind", 0), "game.selection",
+     "a pending choice True in phase select"),
+    ("selection stage 2 (ORDER)", "mid", _sel(stage=2), None, None),
+    ("selection stage 3", "mid", _sel(stage=3), "game.selection", "stage 3"),
+    ("setup, player 2 first: player 2 places again", "second",
+     _board("active_player", lambda x: jnp.int8(1)), "turnState.activePlayerId",
+     "player2 acts in setup_active, not player1"),
     ("cannot attack until turn 2", "main", _at("cannot_attack_turn", (1, 0), 2),
      "players.player2.slots.active.cannotAttackTurn", "2 (turn 4)"),
     ("an empty slot cannot attack until its owner's turn 6", "main",
@@ -853,6 +868,9 @@ ROW_VERDICTS = [
     ("setup: a card in processing has no face-down override", "setup",
      _to_zone("sv4-68", 0, lambda r, s: 2 * len(R.PLAYER_ZONES)), "cards.visibilityOverride",
      "no override", None),
+    ("a retreat payment with no Active: the cost is 0", "retreat",
+     lambda r, s: _empty(r, s, "active", 1), "game.retreat", "a retreat payment",
+     "target 1, units 1 (cost 0)"),
     ("setup: a Bench before an Active", "deal", _basic_to_bench1,
      "players.player1.slots.active", "an Active Pokémon", "a Bench before an Active in setup"),
     ("a zone past the last: no slot, so no face-down override expected", "main",
