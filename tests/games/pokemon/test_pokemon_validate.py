@@ -650,20 +650,16 @@ def situations(env, rules, step, mid_attack):
                            promote_then=jnp.int8(R.THEN_NEXT_TURN),
                            board=ko1.board.replace(phase=jnp.int8(R.PHASE["promote"])))  # fmt: skip
     # Player 2 retreats Zacian (retreat cost 2) to Bench 1 with one Energy still to discard.
-    zacian = build_state(
-        rules, [{"slots": [["sv5-58"], ["sv3-67"]]},
-                {"slots": [["sv4-136", "sve-8", "sve-8"], ["sv3-152"]]}], active=1, turn=4)  # fmt: skip
-    retreat = zacian.replace(
-        retreat_to=jnp.int8(1), retreat_units_left=jnp.int8(1),
-        board=zacian.board.replace(phase=jnp.int8(R.PHASE["retreat_payment"])))  # fmt: skip
+    retreat = _paying(rules, [["sv4-136", "sve-8", "sve-8"], ["sv3-152"]], to=1, left=1)
     # The deal of key 3 with the mulligans the other way round: player 1 draws one extra.
     deal = jax.device_get(jax.jit(rules.init)(jax.random.PRNGKey(3)))
     mulligan = deal.replace(
         mulligans=jnp.asarray([0, 1], jnp.int8), bonus_draws=jnp.asarray([1, 0], jnp.int8),
         board=deal.board.replace(active_player=jnp.int8(0)))  # fmt: skip
     return dict(main=main, mid=mid_attack.game, trainer=trainer, ability=ability, card0=card0,
-                deal=jax.tree.map(jnp.asarray, dealt.game), setup=setup, second=second.game, promote=promote, promote1=promote1,
-                retreat=retreat, mulligan=mulligan)  # fmt: skip
+                deal=jax.tree.map(jnp.asarray, dealt.game), setup=setup, second=second.game,
+                promote=promote, promote1=promote1, retreat=retreat,
+                mulligan=mulligan)  # fmt: skip
 
 
 def test_the_reached_situations_are_valid(table, rules, situations):
@@ -679,6 +675,18 @@ def test_the_reached_situations_are_valid(table, rules, situations):
     for name, state in situations.items():
         assert [(r.path, r.rule) for r in table.broken(R.state_facts(rules, state))] == [], name
         rules.validate(state)
+
+
+def _paying(rules, slots, to, left):
+    """Player 2 (turn 4) with ``slots`` paying a retreat to Bench ``to`` with ``left`` units."""
+    s = build_state(
+        rules, [{"slots": [["sv5-58"], ["sv3-67"]]}, {"slots": slots}], active=1, turn=4
+    )
+    return s.replace(
+        retreat_to=jnp.int8(to),
+        retreat_units_left=jnp.int8(left),
+        board=s.board.replace(phase=jnp.int8(R.PHASE["retreat_payment"])),
+    )
 
 
 def _basic_to_bench1(r, s, player=0):
@@ -738,7 +746,18 @@ SITUATION_EDGES = [
      "cards.ownerId", "definition 34 not in the registry"),
     ("a pending choice with no activation", "ability", _set("effect_kind", 0), "game.selection",
      "a pending choice True in phase select"),
+    ("selection stage 1 (PLACE)", "mid", _sel(stage=1), None, None),
     ("selection stage 2 (ORDER)", "mid", _sel(stage=2), None, None),
+    ("a turn goes on after the promotion", "promote", _set("promote_then", R.THEN_CONTINUE),
+     None, None),
+    ("setup_active with an Active placed", "setup",
+     _board("phase", lambda x: jnp.int8(R.PHASE["setup_active"])), "turnState.activePlayerId",
+     "setup_active with an Active Pokémon"),
+    ("a retreat to an empty Bench slot", "retreat", _set("retreat_to", 2), "game.retreat",
+     "target 2, units 1 (cost 2)"),
+    ("Revavroom's retreat (2; Varoom's is 1) with 2 units left", "retreat",
+     lambda r, s: _paying(r, [["sv3-154", "sv1-142", "sve-8", "sve-8"], ["sv3-152"]], 1, 2),
+     None, None),
     ("selection stage 3", "mid", _sel(stage=3), "game.selection", "stage 3"),
     ("setup, player 2 first: player 2 places again", "second",
      _board("active_player", lambda x: jnp.int8(1)), "turnState.activePlayerId",
@@ -861,6 +880,10 @@ ROW_VERDICTS = [
      lambda r, s: s.replace(effect_card=jnp.int16(
          int(r.card_of(s.board, R.zone_of("deck", 1), r.cards.index("sv3-152"))))),
      "game.effect", "no activation", "is not a Pokémon in play"),
+    ("a Trainer on slot 0", "trainer", _set("effect_slot", 0), "game.effect", "no activation",
+     "a Trainer: slot 0, attack -1, zone 22"),
+    ("a Trainer with an attack index", "trainer", _set("attack_index", 0), "game.effect",
+     "no activation", "a Trainer: slot -1, attack 0, zone 22"),
     ("the Ability on slot -1", "ability", _set("effect_slot", -1), "game.effect",
      "no activation", "an Ability: slot -1, attack -1"),
     ("the Ability on slot 6", "ability", _set("effect_slot", 6), "game.effect",
