@@ -197,9 +197,33 @@ def test_simultaneous_triggers_resolve_in_the_order_their_controller_chooses(
     assert A.PHASES[int(s.board.phase)] == "main" and int(s.board.active_player) == 0
 
 
-def test_copies_of_one_card_triggered_together_need_no_order(rules, apply, errors):
+def _relabel(s, a, b):
+    """``s`` with card instances ``a`` and ``b`` (copies one player owns) swapped in every
+    per-card board array; nothing may refer to either card (no effect waits). Which instance holds
+    which of a player's cards is a labelling only: a reachable state stays reachable."""
+    assert int(s.queue.card[0]) < 0 and int(s.selection.card) < 0
+    swap = np.arange(s.board.zone.shape[0])
+    swap[[a, b]] = [b, a]
+    board = jax.tree.map(lambda x: x[swap] if x.ndim and x.shape[0] == swap.size else x, s.board)
+    return s.replace(board=board)
+
+
+@pytest.mark.parametrize("card0", [False, True], ids=["as built", "one copy is card instance 0"])
+def test_copies_of_one_card_triggered_together_need_no_order(rules, apply, errors, card0):
     s = build_state(rules, [{"field": [["MATT"], ["MATT"]]}, {"field": [["PLAIN3"]]}],
                     active=1, memory=0)  # fmt: skip
+    if card0:  # card 0 (a PLAIN3 in the deck) and card 1 (another) differ from MATT
+        ids, zone = rules.cards.ids, np.asarray(s.board.zone)
+        names = [ids[int(d)] for d in np.asarray(s.board.definition)]
+        owner = np.asarray(s.board.owner)
+        in_play = [
+            c
+            for c in range(zone.size)
+            if names[c] == "MATT" and owner[c] == 0 and zone[c] != zone[0]
+        ]
+        assert names[0] == names[1] == "PLAIN3" and len(in_play) == 2
+        s = _relabel(s, 0, in_play[0])
+        rules.validate(s)
     s, _ = step_ok(rules, apply, errors, s, A.encode("pass"))
     assert A.PHASES[int(s.board.phase)] == "breeding", "no choice between two copies"
     assert int(s.board.active_player) == 0 and int(s.memory) == 3 + 2
