@@ -755,6 +755,16 @@ SITUATION_EDGES = [
      "bonus 10, does_nothing False, damage_dealt False off an attack"),
     ("player 2 looks at a card during their choice", "mid",
      _to_zone("sv3-152", 1, lambda r, s: R.zone_of("looking", 1)), None, None),
+    ("bonus draws with equal mulligans", "main",
+     lambda r, s: s.replace(mulligans=jnp.asarray([1, 1], jnp.int8),
+                            bonus_draws=jnp.asarray([1, 0], jnp.int8)),
+     "game.bonusDraws", "[1, 0]: only one player may draw extra (mulligans [1, 1])"),
+    ("an Ability used by Boltund (evolved from Yamper; neither has one)", "main",
+     lambda r, s: build_state(
+         r, [{"slots": [["sv3-67", "sv3-68"]]}, {"slots": [["sv4-136"]]}], active=0, turn=3
+     ).replace(ability_used=s.ability_used.at[0, 0].set(True)),
+     "players.player1.slots.active.abilityUsed", "sv3-68 has no Ability to use"),
+    ("retreated this turn", "main", _set("retreated", True), None, None),
     ("selection stage 1 (PLACE)", "mid", _sel(stage=1), None, None),
     ("selection stage 2 (ORDER)", "mid", _sel(stage=2), None, None),
     ("a turn goes on after the promotion", "promote", _set("promote_then", R.THEN_CONTINUE),
