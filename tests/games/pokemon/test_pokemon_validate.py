@@ -885,6 +885,8 @@ ROW_VERDICTS = [
     ("the queue's card past the last card", "mid",
      lambda r, s: _activation_row(card=120)(r, s).replace(effect_card=jnp.int16(120)),
      "game.queue", "packed", "entry 0: card 120 is not the activation's"),
+    ("the activation's card -1", "mid", _set("effect_card", -1), "game.effect", "no activation",
+     "player 1, card -1: not the turn player's"),
     ("the activation's card past the last card", "mid", _set("effect_card", 120), "game.effect",
      "no activation", "player 1, card 120: not the turn player's"),
     ("player 1 named as the attacker of player 2's turn", "mid",
