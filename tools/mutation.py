@@ -48,7 +48,9 @@ Usage::
 
 ``--by-coverage`` is sound only for host-side code: name the validator's own functions in
 ``--first-in`` (a pattern such as ``_check_*`` can also match traced rules methods, e.g. a
-``_check_step``).
+``_check_step``). A builder whose product the library caches runs once, in the first test that
+needs it: name it in :data:`BUILT_ONCE`, and a mutant on its lines runs every test that runs a
+line of it.
     python tools/mutation.py --list               # targets with their tests
     python tools/mutation.py --report-only        # rewrite the report from the sessions
 """
