@@ -772,6 +772,8 @@ SITUATION_EDGES = [
     ("setup_active with an Active placed", "setup",
      _board("phase", lambda x: jnp.int8(R.PHASE["setup_active"])), "turnState.activePlayerId",
      "setup_active with an Active Pokémon"),
+    ("a retreat to slot 6 (one past the Bench)", "retreat", _set("retreat_to", 6),
+     "game.retreat", "target 6, units 1 (cost 2)"),
     ("a retreat to an empty Bench slot", "retreat", _set("retreat_to", 2), "game.retreat",
      "target 2, units 1 (cost 2)"),
     ("Revavroom's retreat (2; Varoom's is 1) with 2 units left", "retreat",
