@@ -864,32 +864,38 @@ def test_a_helper_of_another_folders_tests_leaves_a_targets_coverage_map_current
         before = mutation._helpers_fingerprint(files, target)
 
 
-def test_a_module_fixture_built_by_an_unmutated_run_is_built_again_for_the_mutant(tmp_path):
-    """The unmutated first run of a mutant's test sets up its module-scoped fixture from the
-    original code; it is finished before the mutant is swapped in, so the mutant's run builds it
-    from the mutated code (a table of checks held by a module fixture hid such mutants)."""
+def _run_module_fixture_toy(tmp_path, tests, *more):
+    """The toy run with ``test_other.py``, whose module-scoped fixture ``built`` holds
+    ``build()`` (42), and the mutant ``fixture`` of ``build`` (``*`` -> ``+``) run against
+    ``tests``, then the mutants ``more``."""
     other = (
         "import pytest\n\nfrom pkg.m import build\n\n"
         "@pytest.fixture(scope='module')\ndef built():\n    return build()\n\n"
         "def test_built(built):\n    assert built == 42\n"
     )
     (tmp_path / "test_other.py").write_text(other)
+    fixture = dict(
+        job_id="fixture",
+        operator="core/ReplaceBinaryOperator_Mul_Add",
+        occurrence=2,
+        line=40,
+        tests=tests,
+    )
     plan = dict(
         module="pkg/m.py",
         timeout_s=3.0,
         deadline=9e18,
         drop_attributes=[],
-        mutants=[
-            dict(
-                job_id="fixture",
-                operator="core/ReplaceBinaryOperator_Mul_Add",
-                occurrence=2,
-                line=40,
-                tests=["test_other.py::test_built"],
-            ),
-        ],
+        mutants=[fixture, *more],
     )
-    rows = _run_toy(tmp_path, plan, test_files=("test_toy.py", "test_other.py"))
+    return _run_toy(tmp_path, plan, test_files=("test_toy.py", "test_other.py"))
+
+
+def test_a_module_fixture_built_by_an_unmutated_run_is_built_again_for_the_mutant(tmp_path):
+    """The unmutated first run of a mutant's test sets up its module-scoped fixture from the
+    original code; it is finished before the mutant is swapped in, so the mutant's run builds it
+    from the mutated code (a table of checks held by a module fixture hid such mutants)."""
+    rows = _run_module_fixture_toy(tmp_path, ["test_other.py::test_built"])
     assert {j: (r["outcome"], r["test"]) for j, r in rows.items()} == {
         "fixture": ("killed", "test_other.py::test_built"),
     }
@@ -900,29 +906,10 @@ def test_a_module_fixture_built_by_a_mutant_is_built_again_for_the_unmutated_run
     test before it came from another file) holds what the mutated code built; it is finished after
     the mutant, so the killing test's unmutated run passes (a kill, not a taint) and the pass goes
     on to the next mutant."""
-    other = (
-        "import pytest\n\nfrom pkg.m import build\n\n"
-        "@pytest.fixture(scope='module')\ndef built():\n    return build()\n\n"
-        "def test_built(built):\n    assert built == 42\n"
+    after = _toy_mutant("after", "ReplaceComparisonOperator_Lt_Gt", 0, 14, ["test_small"])
+    rows = _run_module_fixture_toy(
+        tmp_path, ["test_toy.py::test_small", "test_other.py::test_built"], after
     )
-    (tmp_path / "test_other.py").write_text(other)
-    plan = dict(
-        module="pkg/m.py",
-        timeout_s=3.0,
-        deadline=9e18,
-        drop_attributes=[],
-        mutants=[
-            dict(
-                job_id="fixture",
-                operator="core/ReplaceBinaryOperator_Mul_Add",
-                occurrence=2,
-                line=40,
-                tests=["test_toy.py::test_small", "test_other.py::test_built"],
-            ),
-            _toy_mutant("after", "ReplaceComparisonOperator_Lt_Gt", 0, 14, ["test_small"]),
-        ],
-    )
-    rows = _run_toy(tmp_path, plan, test_files=("test_toy.py", "test_other.py"))
     assert {j: (r["outcome"], r["test"]) for j, r in rows.items()} == {
         "fixture": ("killed", "test_other.py::test_built"),
         "after": ("killed", "test_toy.py::test_small"),
