@@ -26,7 +26,7 @@ from tcgjax.core.errors import (
     TcgjaxError,
 )
 from tcgjax.core.observation import ObservationLayout
-from tcgjax.core.serialization import from_json, to_json
+from tcgjax.core.serialization import from_json, from_json_batch, to_json
 from tcgjax.core.visibility import is_visible_to
 from tcgjax.core.zones import ZoneType, ZoneTypeRegistry
 from tcgjax.registry import available_envs, make, register
@@ -50,6 +50,7 @@ __all__ = [
     "checked_step",
     "to_json",
     "from_json",
+    "from_json_batch",
     "replay",
     "wrappers",
     "testing",

@@ -637,9 +637,10 @@ class Env(abc.ABC):
 
     def _is_truncated(self, game: Any) -> jax.Array:
         """bool[] the game has reached a limit of its own (e.g. a turn limit) without ending by
-        its rules: the core then truncates it like ``max_steps``. Default: never."""
+        its rules: the core then truncates it like ``max_steps``. Default: never (a host constant:
+        ``validate`` asks it of every state it checks, and a JAX scalar costs a dispatch)."""
         del game
-        return jnp.bool_(False)
+        return np.bool_(False)
 
     def _action_error(self, game: Any, action: jax.Array) -> jax.Array:
         """int32[] error code of an in-range action; default: mask-based ``action_not_legal``.

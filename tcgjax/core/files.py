@@ -65,12 +65,15 @@ def yaml_loads(text: str) -> Any:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
+    out = dict(pairs)
+    if len(out) == len(pairs):  # the common case, in C
+        return out
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
             raise DuplicateKeyError(key, f"in the object with keys {[k for k, _ in pairs]}")
-        out[key] = value
-    return out
+        seen.add(key)
+    raise AssertionError("unreachable: a dict of fewer keys than its pairs repeats one")
 
 
 def json_loads(text: str | bytes) -> Any:

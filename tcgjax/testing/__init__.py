@@ -5,6 +5,13 @@ from tcgjax.testing.api_test import (
     api_test,
     assert_card_conservation,
     assert_states_equal,
+    round_trip_states,
 )
 
-__all__ = ["api_test", "ApiTestReport", "assert_card_conservation", "assert_states_equal"]
+__all__ = [
+    "api_test",
+    "ApiTestReport",
+    "assert_card_conservation",
+    "assert_states_equal",
+    "round_trip_states",
+]

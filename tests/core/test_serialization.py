@@ -13,7 +13,7 @@ from tcgjax.core.errors import SerializationError
 from tcgjax.core.serialization import tree_from_json
 from tcgjax.games.duel.rules import ACTIONS
 from tcgjax.games.duel.scenario import build_state
-from tcgjax.testing import assert_states_equal
+from tcgjax.testing import assert_states_equal, round_trip_states
 
 KEY = jax.random.PRNGKey(0)
 
@@ -183,3 +183,61 @@ def test_the_first_missing_field_in_declared_order_is_named():
         tree_from_json({"c": 0}, template, "$")
     with pytest.raises(SerializationError, match=r"^\$\.d: unknown field"):
         tree_from_json({"a": 0, "b": 0, "c": 0, "e": 0, "d": 0}, template, "$")
+
+
+# --------------------------------------------------------------------------------------------------
+# Many documents at once (from_json_batch) and the sweep helper (round_trip_states)
+
+
+def _stack(states):
+    return jax.tree.map(lambda *leaves: jnp.stack(leaves), *states)
+
+
+def test_from_json_batch_equals_from_json_of_each_stacked(duel_env, mid_game):
+    start = jax.jit(duel_env.init)(KEY)
+    states = [start, mid_game, start]
+    texts = [tcgjax.to_json(duel_env, s) for s in states]
+    batch = tcgjax.from_json_batch(duel_env, texts)
+    assert batch.terminated.shape == (3,)
+    assert_states_equal(batch, _stack([tcgjax.from_json(duel_env, t) for t in texts]), "batch")
+    assert_states_equal(batch, _stack(states), "batch against the originals")
+
+
+def test_from_json_batch_names_the_document_and_the_field(duel_env, mid_game):
+    good = tcgjax.to_json(duel_env, mid_game)
+    bad = _mutated(duel_env, mid_game, lambda d: d["cards"]["card_003"].update(zoneId="nowhere"))
+    with pytest.raises(SerializationError, match=r"^texts\[1\]: cards\.card_003\.zoneId: "):
+        tcgjax.from_json_batch(duel_env, [good, bad, good])
+    with pytest.raises(SerializationError, match=r"^texts\[0\]: \$: not valid JSON"):
+        tcgjax.from_json_batch(duel_env, ["{", good])
+    for empty in ([], good, None):
+        with pytest.raises(SerializationError, match="^texts: expected a non-empty list"):
+            tcgjax.from_json_batch(duel_env, empty)
+
+
+def test_a_card_entry_with_its_keys_in_another_order_loads_the_same(duel_env, mid_game):
+    """The quick path of a card entry takes the common layout; anything else (here the keys in
+    reverse order, a player id written by the careful parser's rules) goes the careful way to
+    the same state."""
+
+    def reverse(d):
+        for cid, card in list(d["cards"].items()):
+            d["cards"][cid] = dict(reversed(list(card.items())))
+
+    back = tcgjax.from_json(duel_env, _mutated(duel_env, mid_game, reverse))
+    assert_states_equal(back, mid_game, "reordered keys")
+
+
+def test_round_trip_states_checks_every_state_and_names_the_one_that_fails(duel_env, mid_game):
+    start = jax.jit(duel_env.init)(KEY)
+    grid = _stack([_stack([start, mid_game]), _stack([mid_game, start])])  # [2, 2]
+    assert round_trip_states(duel_env, grid) == 4
+    # A state the invariants refuse: its position in the batch and the broken field are named.
+    past_the_limit = mid_game.replace(step_count=jnp.int32(duel_env.max_steps + 1))
+    broken = _stack([_stack([start, mid_game]), _stack([past_the_limit, start])])
+    with pytest.raises(SerializationError, match=r"^state \[1, 0\]: .*env\.stepCount"):
+        round_trip_states(duel_env, broken)
+    # A derived field that is not what the rules compute comes back different: named too.
+    stale = mid_game.replace(observation=mid_game.observation + 1.0)
+    with pytest.raises(AssertionError, match=r"state \[1\].*observation"):
+        round_trip_states(duel_env, _stack([start, stale]))

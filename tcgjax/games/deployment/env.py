@@ -369,14 +369,15 @@ class DeploymentEnv(Env):
         for path, value in (("turnState.turnNumber", turn_number), ("deploymentSteps", steps)):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**15:
                 raise SerializationError(f"{path}: expected a small non-negative integer")
+        # Host arrays: the core validates them and moves the state to the device in one call.
         game = template.replace(
-            phase=jnp.int8(phase),
-            active_player=jnp.int8(active),
-            turn=jnp.int16(turn_number),
-            outcome=jnp.int8(index(R.OUTCOMES, data["outcome"], "outcome")),
-            end_reason=jnp.int8(index(R.END_REASONS, data["endReason"], "endReason")),
-            deploy_steps=jnp.int16(steps),
-            **{name: jnp.asarray(arr) for name, arr in cols.items()},
+            phase=np.int8(phase),
+            active_player=np.int8(active),
+            turn=np.int16(turn_number),
+            outcome=np.int8(index(R.OUTCOMES, data["outcome"], "outcome")),
+            end_reason=np.int8(index(R.END_REASONS, data["endReason"], "endReason")),
+            deploy_steps=np.int16(steps),
+            **cols,
         )
         # Reachability (the rules' invariants) is checked by the core's env.validate after this.
         # The D8 views are derived: they must say exactly what the positions say.

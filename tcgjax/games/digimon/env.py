@@ -14,6 +14,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from tcgjax.core.env import Env, State, StepResult
 from tcgjax.core.errors import ConfigError
@@ -177,7 +178,7 @@ class DigimonEnv(Env):
 
     def _is_truncated(self, game) -> jax.Array:
         if self.max_turns is None:
-            return jnp.bool_(False)
+            return np.bool_(False)  # a host constant: no dispatch when ``validate`` asks
         return game.board.turn_number > self.max_turns
 
     def _observe(self, game, player) -> jax.Array:

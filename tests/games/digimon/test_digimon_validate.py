@@ -1034,9 +1034,9 @@ def test_trigger_order_choice_and_what_follows_are_valid(rules):
 
 
 # -- 4. random play --------------------------------------------------------------------------------
-# The random-play sweep (every game's state at every 20th of 300 batched steps, 64 games: validated
-# and round-tripped through JSON) runs inside ``api_test`` in test_digimon_env.py, on the batched
-# program it compiles anyway (``batch_check_every``).
+# The random-play sweep (every game's state at each of 300 batched steps, 64 games: validated and
+# round-tripped through JSON) runs inside ``api_test`` in test_digimon_env.py, on the batched
+# program it compiles anyway (``batch_check_every=1``).
 
 
 # -- 5. rows no shipped card reaches: a test-only pool --------------------------------------------

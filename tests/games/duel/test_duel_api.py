@@ -11,13 +11,18 @@ from tcgjax.testing import api_test, assert_states_equal
 
 
 def test_duel_passes_api_test(duel_env):
-    report = api_test(duel_env, num_steps=300, batch_size=16, batch_steps=200)
+    """The conformance harness; its batched part (64 games x 300 random legal steps with
+    auto-reset) is ``validate``'s random-play sweep (issue #33): every state validates and
+    round-trips through JSON exactly."""
+    report = api_test(duel_env, num_steps=300, batch_size=64, batch_steps=300, batch_check_every=1)
     assert report.single_steps > 200
     assert report.episodes_finished >= 3 and report.replays_checked == report.episodes_finished
     assert report.json_round_trips >= 20
     assert report.renders_checked == 3 * report.json_round_trips  # every viewer
     assert report.illegal_actions_checked > report.single_steps
     assert report.batched_episodes_finished >= 10
+    assert report.batched_json_round_trips == 64 * 300
+    assert report.states_validated == report.single_steps + 64 * 300
 
 
 def test_api_test_refuses_a_bad_batch_check_every_before_playing(duel_env):
