@@ -14,7 +14,7 @@ from tcgjax.games.pokemon import observation as O
 from tcgjax.games.pokemon import rules as R
 from tcgjax.games.pokemon.env import PokemonEnv
 from tcgjax.games.pokemon.scenario import build_state
-from tcgjax.testing import api_test
+from tcgjax.testing import api_test, round_trip_states
 
 
 @pytest.fixture(scope="module")
@@ -207,13 +207,19 @@ def test_decode_action_names_every_id(env):
 
 
 def test_shipped_decks_keep_every_card_over_100k_random_steps(env):
-    """6 x 64 games x 300 steps of random legal play with auto-reset (115,200 transitions; the
-    rollout the ``validate`` sweep shares): no step sets an error code, every game's cards keep
-    their definitions and dense zone positions, and games finish."""
+    """6 x 64 games x 300 steps of random legal play with auto-reset (115,200 transitions): no
+    step sets an error code, every game's cards keep their definitions and dense zone positions,
+    and games finish. The first 64 x 300 are also ``validate``'s random-play sweep (issue #33
+    point 1): every state validates and round-trips through JSON exactly."""
     rollout = random_rollout()
     finished = 0
     for k in range(6):
-        states, ok = rollout(jax.random.PRNGKey(100 + k))
+        states, ok = jax.device_get(rollout(jax.random.PRNGKey(100 + k)))
+        if k == 0:
+            checked = round_trip_states(env, states, "state (step, game)")
+            assert checked == ROLLOUT_GAMES * ROLLOUT_STEPS >= 64 * 300
+            phases = {R.PHASES[p] for p in np.unique(states.game.board.phase)}
+            assert {"main", "select", "promote", "game_over"} <= phases, phases
         ok = np.asarray(ok)
         assert ok.all(), f"rollout {k}: first failing step {int(np.argmin(ok.all(axis=1)))}"
         definitions = np.asarray(states.game.board.definition)
