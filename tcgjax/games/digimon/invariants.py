@@ -466,6 +466,15 @@ def _check_selection_stage(f: Facts):
     return None
 
 
+def _check_one_pick(f: Facts):
+    # A trigger order (G10) and the mulligan are answered by one pick, which closes the choice
+    # (``_order``, the mulligan's step): Selection.open writes left = 1 for both.
+    if f.paused and int(f.s.selection.stage) in (CHOICE_ORDER, CHOICE_MULLIGAN):
+        if int(f.s.selection.left) != 1:
+            return f"{int(f.s.selection.left)} choices left, not 1"
+    return None
+
+
 def _check_choice_phase(f: Facts):
     choice = int(f.s.selection.stage)
     if f.paused and choice != CHOICE_ROW and f.phase != "select_effect_choice":
@@ -682,6 +691,8 @@ def build_invariants(rules: DigimonRules) -> InvariantTable:
         _row("selection.stage", "game.selection.stage",
              "the stage is a SELECTION_STAGES value; trigger orders and the mulligan when and "
              "only as the options allow", _check_selection_stage),
+        _row("selection.left selection.stage", "game.selection.left",
+             "a trigger-order or mulligan choice is one pick (left 1)", _check_one_pick),
         _row("selection.stage board.phase", "turnState.phase",
              "a non-row choice waits in SelectEffectChoice", _check_choice_phase),
         _row("selection.card", "game.selection.card",

@@ -230,6 +230,8 @@ CASES = [
      lambda r, s: s.replace(selection=s.selection.replace(picked=jnp.int16(3)))),
     ("game.selection.stage", "the stage is", "select",
      lambda r, s: s.replace(selection=s.selection.replace(stage=jnp.int8(5)))),
+    ("game.selection.left", "a trigger-order or mulligan choice", "mulligan",
+     lambda r, s: s.replace(selection=s.selection.replace(left=jnp.int8(2)))),
     ("turnState.phase", "a non-row choice", "mulligan",
      lambda r, s: _board(s, phase=jnp.int8(R.PHASE["select_target"]))),
     ("game.selection.card", "a trigger order", "mulligan",
