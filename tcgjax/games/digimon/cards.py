@@ -141,6 +141,11 @@ CONDITIONS = (
     "own_security_at_most",  # the controller's security stack holds <= condition_value cards
     "has_keyword",  # this Digimon has keyword KEYWORDS[condition_value] (continuous rows)
     "opponent_did_not_attack",  # the opponent declared no attack with a Digimon this turn
+    "self_level_at_least",  # this Digimon (its top card) is level >= condition_value
+    "own_trash_at_least",  # the controller's trash holds >= condition_value cards
+    # This Digimon's attack was declared against an opposing Digimon (not the player): read
+    # when the row resolves ([When Attacking]: before any block), never for continuous rows.
+    "attacking_a_digimon",
 )
 OPS = (
     "dp_mod",  # DP +amount to the target(s) for the duration
@@ -385,6 +390,8 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return "a continuous row has the duration continuous"
     if trigger != "continuous" and CONDITIONS[effect["condition"]] == "battling_no_source_digimon":
         return "the condition battling_no_source_digimon holds only for continuous rows"
+    if trigger == "continuous" and CONDITIONS[effect["condition"]] == "attacking_a_digimon":
+        return "the condition attacking_a_digimon is read when a row resolves, not continuously"
     if op in _BOUNDED and not 1 <= effect["amount"] <= MAX_AMOUNT:
         return f"{op} amount {effect['amount']} outside 1..{MAX_AMOUNT}"
     if (op == "grant_keyword") != (effect["grant"] != 0):

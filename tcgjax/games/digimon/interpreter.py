@@ -24,12 +24,15 @@ from tcgjax.games.digimon.cards import (
     MAX_EFFECTS,
 )
 from tcgjax.games.digimon.state import (
+    COND_ATTACKING_A_DIGIMON,
+    COND_LEVEL_AT_LEAST,
     COND_MIN_SOURCES,
     COND_NONE,
     COND_OPP_DID_NOT_ATTACK,
     COND_OPP_NO_SOURCE,
     COND_SECURITY_AT_LEAST,
     COND_SECURITY_AT_MOST,
+    COND_TRASH_AT_LEAST,
     DURATION_CONTINUOUS,
     DURATION_OPP_NEXT,
     DURATION_THIS_TURN,
@@ -255,8 +258,25 @@ class EffectInterpreter:
             & IN_BATTLE_AREA
         )
         condition, value = col("condition"), col("condition_value").astype(jnp.int32)
-        my_size = jnp.where(controller == 0, size[0], size[1])[jnp.clip(slot, 0, NUM_SLOTS - 1)]
+        safe_slot = jnp.clip(slot, 0, NUM_SLOTS - 1)
+        my_size = jnp.where(controller == 0, size[0], size[1])[safe_slot]
         my_security = zones.zone_count(board, zone_of("security", controller))
+        my_trash = zones.zone_count(board, zone_of("trash", controller))
+        # The acting permanent's level (its top card's); 0 for a row with no permanent (slot -1).
+        perm_level = self._card(state, "level", tops)
+        my_level = jnp.where(
+            slot >= 0, jnp.where(controller == 0, perm_level[0], perm_level[1])[safe_slot], 0
+        ).astype(jnp.int32)
+        # Its attack aims at an opposing Digimon (a slot, not the player): [When Attacking] rows
+        # resolve at the declaration, before any block changes the target.
+        target_slot = state.attack_target.astype(jnp.int32)
+        attacking_digimon = (
+            (slot >= 0)
+            & (controller == active)
+            & (state.attacker.astype(jnp.int32) == slot)
+            & (target_slot >= 0)
+            & (target_slot < A.FIELD_SLOTS)
+        )
         cond_ok = (
             (condition == COND_NONE)
             | ((condition == COND_OPP_NO_SOURCE) & opp_no_source)
@@ -264,6 +284,9 @@ class EffectInterpreter:
             | ((condition == COND_SECURITY_AT_LEAST) & (my_security >= value))
             | ((condition == COND_SECURITY_AT_MOST) & (my_security <= value))
             | ((condition == COND_OPP_DID_NOT_ATTACK) & (controller != active) & ~state.attacked)
+            | ((condition == COND_LEVEL_AT_LEAST) & (my_level >= value))
+            | ((condition == COND_TRASH_AT_LEAST) & (my_trash >= value))
+            | ((condition == COND_ATTACKING_A_DIGIMON) & attacking_digimon)
         )
         window = col("window")
         mine_now = controller == active

@@ -156,11 +156,13 @@ from tcgjax.games.digimon.state import (  # used here, or public (__all__)
     CODES,
     COND_BATTLING_NO_SOURCE,
     COND_HAS_KEYWORD,
+    COND_LEVEL_AT_LEAST,
     COND_MIN_SOURCES,
     COND_NONE,
     COND_OPP_NO_SOURCE,
     COND_SECURITY_AT_LEAST,
     COND_SECURITY_AT_MOST,
+    COND_TRASH_AT_LEAST,
     DIGIVOLVE_TABLE_ALL_CARDS,
     FIELD_ZONES,
     FLAG_OPT,
@@ -527,6 +529,11 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         value = cont("condition_value").astype(jnp.int32)
         security = jnp.stack([zones.zone_count(board, zone_of("security", p)) for p in range(2)])
         own_security = security[jnp.clip(owner, 0, 1)][:, None]  # [C, 1]
+        trash = jnp.stack([zones.zone_count(board, zone_of("trash", p)) for p in range(2)])
+        own_trash = trash[jnp.clip(owner, 0, 1)][:, None]  # [C, 1]
+        # Each card's permanent's level: its top card's (0 off the field).
+        level = jnp.where(size > 0, card("level")[jnp.maximum(top, 0)], 0)  # [2S]
+        card_level = jnp.where(on_field, level[jnp.maximum(card_slot, 0)], 0).astype(jnp.int32)
         cond_ok = (
             (condition == COND_NONE)
             | ((condition == COND_MIN_SOURCES) & (sources[:, None] >= value))
@@ -535,6 +542,8 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             | ((condition == COND_SECURITY_AT_LEAST) & (own_security >= value))
             | ((condition == COND_SECURITY_AT_MOST) & (own_security <= value))
             | ((condition == COND_HAS_KEYWORD) & (((card_bits[:, None] >> value) & 1) == 1))
+            | ((condition == COND_LEVEL_AT_LEAST) & (card_level[:, None] >= value))
+            | ((condition == COND_TRASH_AT_LEAST) & (own_trash >= value))
         )
         row = cont("row")  # [C, Rc], -1: no continuous row there
         live_cont = (row >= 0) & placed & window_ok & cond_ok & in_battle[:, None]

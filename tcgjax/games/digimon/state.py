@@ -224,6 +224,9 @@ TRIGGER_CONTINUOUS = TRIGGERS.index("continuous")
     COND_SECURITY_AT_MOST,
     COND_HAS_KEYWORD,
     COND_OPP_DID_NOT_ATTACK,
+    COND_LEVEL_AT_LEAST,
+    COND_TRASH_AT_LEAST,
+    COND_ATTACKING_A_DIGIMON,
 ) = range(len(CONDITIONS))
 OP_DP, OP_SECURITY_ATTACK = OPS.index("dp_mod"), OPS.index("security_attack_mod")
 TARGET_SELF, TARGET_ALL_OWN = TARGETS.index("self"), TARGETS.index("all_own_digimon")

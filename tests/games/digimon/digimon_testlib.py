@@ -34,6 +34,7 @@ def other(cid, kind, *, cost=1, colors=("red",), **more):
 # compilation cache) instead of once per module. A card id means one card in all of them.
 SHARED_POOL_MODULES = (
     "test_digimon_attack",
+    "test_digimon_conditions",
     "test_digimon_continuous",
     "test_digimon_keywords",
     "test_digimon_select",
