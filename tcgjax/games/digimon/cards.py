@@ -27,7 +27,8 @@ Fields of a card (all required unless a default is given here):
 =====================  =========================================================================
 
 An effect row: ``{where, trigger, window, flags, condition, condition_value, op, target, amount,
-amount_per, count, max_dp, max_level, cannot, duration, kinds}``:
+amount_per, count, max_dp, max_level, cannot, duration, kinds, grant, max_cost, burst, colors,
+min_level}``:
 
 * ``where``: ``main`` (the card's own text: the top card of a Digimon, a Tamer in play, an Option
   being used), ``inherited`` (applies to the Digimon this card is a digivolution card of),
@@ -46,9 +47,10 @@ amount_per, count, max_dp, max_level, cannot, duration, kinds}``:
 * ``op`` (:data:`OPS`), the primitive, with its arguments ``target`` (:data:`TARGETS`), ``amount``,
   ``amount_per`` (``fixed`` or ``per_two_sources``: amount × ⌊digivolution cards / 2⌋), ``count``,
   ``max_dp`` / ``max_level`` (-1 = no bound), ``cannot`` (``attack``, ``block``), ``duration``
-  (:data:`DURATIONS`) and ``kinds`` (the card kinds ``reveal_add``, ``play_free`` and
-  ``trash_to_hand`` may choose; empty = any, ``max_level`` bounds a chosen Digimon's level). What
-  each op does with them is documented in the rules' effect interpreter.
+  (:data:`DURATIONS`) and the card filter of ``reveal_add``, ``play_free`` and ``trash_to_hand``:
+  ``kinds`` (the card kinds they may choose; empty = any), ``colors`` (a chosen card shares one
+  of these colors; empty = any) and ``min_level`` / ``max_level`` (bounds on a chosen Digimon's
+  level; -1 = none). What each op does with them is documented in the rules' effect interpreter.
 * ``trigger: branch`` rows run only when chosen: a ``choose_one`` row with ``count`` n is followed
   by its n branch rows (SelectEffectChoice ids 1000 + i choose branch i).
 """
@@ -219,6 +221,8 @@ EFFECT_ROW = RowsField(
         FlagsField("grant", KEYWORDS, dtype="int8"),
         IntField("max_cost", -1, 20, dtype="int8"),
         IntField("burst", 0, MAX_BURST, dtype="int8"),
+        FlagsField("colors", COLORS, dtype="int8"),
+        IntField("min_level", -1, 7, dtype="int8"),
     ),
     defaults={
         "window": "all_turns",
@@ -237,6 +241,8 @@ EFFECT_ROW = RowsField(
         "grant": [],
         "max_cost": -1,
         "burst": 0,
+        "colors": [],
+        "min_level": -1,
     },
 )
 
@@ -368,7 +374,8 @@ MAX_AMOUNT = 3  # <Draw N>, <Recovery +N>, cards trashed by one row: the interpr
 MAX_REVEAL = 5  # cards one reveal_add row reveals at most (its loop bound)
 MAX_BRANCHES = 3  # branches of one choose_one row
 _BOUNDED = ("draw", "recovery", "trash_sources", "de_digivolve")
-_FILTERED = ("reveal_add", "play_free", "trash_to_hand")  # ops that read kinds / max_level
+# Ops that read the card filter (kinds, colors, min_level / max_level).
+_FILTERED = ("reveal_add", "play_free", "trash_to_hand")
 
 
 def row_problem(kind: str, effect: dict) -> str | None:
@@ -423,6 +430,12 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return "a branch row cannot itself choose (no nested choose_one)"
     if effect["kinds"] and op not in _FILTERED:
         return f"kinds filters the cards of {list(_FILTERED)} only"
+    if effect["colors"] and op not in _FILTERED:
+        return f"colors filters the cards of {list(_FILTERED)} only"
+    if effect["min_level"] >= 0 and op not in _FILTERED:
+        return f"min_level bounds the Digimon cards of {list(_FILTERED)} only"
+    if 0 <= effect["max_level"] < effect["min_level"]:
+        return f"min_level {effect['min_level']} above max_level {effect['max_level']}"
     if op == "play_free" and effect["kinds"] & ~(
         1 << KINDS.index("digimon") | 1 << KINDS.index("tamer")
     ):

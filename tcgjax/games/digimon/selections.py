@@ -189,14 +189,22 @@ class Selections:
 
     def _sel_matches(self, state: DigimonState, cards: jax.Array) -> jax.Array:
         """bool[...]: ``cards`` (instances, -1 = none) pass the pending row's filter: a kind
-        among ``kinds`` (empty = any) and, for a Digimon, level <= ``max_level`` (-1 = any)."""
+        among ``kinds`` (empty = any), a color among ``colors`` (empty = any; a card of several
+        colors matches with one) and, for a Digimon, ``min_level`` <= level <= ``max_level``
+        (-1 = no bound)."""
         kinds = self._sel_col(state, "kinds").astype(jnp.int32)
+        colors = self._sel_col(state, "colors").astype(jnp.int32)
         max_level = self._sel_col(state, "max_level").astype(jnp.int32)
+        min_level = self._sel_col(state, "min_level").astype(jnp.int32)
         kind = self._card(state, "kind", cards).astype(jnp.int32)
         level = self._card(state, "level", cards).astype(jnp.int32)
+        card_colors = self._card(state, "colors", cards).astype(jnp.int32)
         kind_ok = (kinds == 0) | (((kinds >> kind) & 1) == 1)
-        level_ok = (max_level < 0) | (kind != DIGIMON) | (level <= max_level)
-        return (cards >= 0) & kind_ok & level_ok
+        color_ok = (colors == 0) | ((card_colors & colors) != 0)
+        level_ok = (kind != DIGIMON) | (
+            ((max_level < 0) | (level <= max_level)) & ((min_level < 0) | (level >= min_level))
+        )
+        return (cards >= 0) & kind_ok & color_ok & level_ok
 
     def _selecting(self, state: DigimonState, phase: str) -> jax.Array:
         return (state.board.phase == PHASE[phase]) & (state.selection.card >= 0)

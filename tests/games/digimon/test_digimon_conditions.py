@@ -1,14 +1,16 @@
-"""Effect conditions read from the board (issue #36, the starter decks ST-4 and ST-6): a Digimon's
-level (``self_level_at_least``: ST4-01 Motimon), the controller's trash size
-(``own_trash_at_least``: ST6-11 WereGarurumon) and whether this Digimon's attack aims at an
-opposing Digimon (``attacking_a_digimon``: ST4-04 Palmon, ST4-06 Togemon). Each on both sides of
-its edge, in a continuous row (the DP the rules derive) and in a row that resolves (the
-interpreter's check when the row comes up), from explicit situations."""
+"""Effect conditions read from the board and card filters (issue #36, the starter decks ST-4 and
+ST-6). Conditions: a Digimon's level (``self_level_at_least``: ST4-01 Motimon), the controller's
+trash size (``own_trash_at_least``: ST6-11 WereGarurumon) and whether this Digimon's attack aims
+at an opposing Digimon (``attacking_a_digimon``: ST4-04 Palmon, ST4-06 Togemon), each on both
+sides of its edge, in a continuous row (the DP the rules derive) and in a row that resolves (the
+interpreter's check when the row comes up). Filters of the cards a row may choose: ``colors``
+(ST4-03 Tentomon, ST6-04 Dracmon, ST6-10 SkullSatamon) and ``min_level`` (ST4-10 Lillymon).
+All from explicit situations."""
 
 import jax
 import numpy as np
 import pytest
-from digimon_testlib import digimon, make_rules, other, step_ok
+from digimon_testlib import digimon, make_rules, other, step_ok, zone_cards
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.scenario import build_state
@@ -51,8 +53,26 @@ ENTRIES = [
                      inherited(trigger="when_attacking", condition="own_trash_at_least",
                                condition_value=3, op="memory", target="player", amount=2)]),
     digimon("WALL3", 3, 1000, digivolve=R2),
+    digimon("GREEN3", 3, 2000, colors=("green",), digivolve=R2),
+    digimon("PURPLE3", 3, 2000, colors=("purple",), digivolve=R2),
+    digimon("RED-GREEN3", 3, 2000, colors=("red", "green"), digivolve=R2),
+    other("GREEN-T", "tamer", cost=2, colors=("green",)),
+    # Tentomon-like: reveal your top card; a green Digimon card among it goes to your hand.
+    other("PEEK-GREEN", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main", "op": "reveal_add", "target": "player",
+                    "amount": 1, "count": 1, "kinds": ["digimon"], "colors": ["green"]}]),
+    # Lillymon-like: reveal your top 5 cards; 1 Digimon card of level 6 or higher to your hand.
+    other("SEEK-LV6", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main", "op": "reveal_add", "target": "player",
+                    "amount": 5, "count": 1, "kinds": ["digimon"], "min_level": 6}]),
+    # SkullSatamon-like: 1 purple Digimon card from your trash to your hand.
+    other("RAISE-PURPLE", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main", "op": "trash_to_hand", "target": "player",
+                    "count": 1, "kinds": ["digimon"], "colors": ["purple"]}]),
 ]  # fmt: skip
-MAIN = ["LV4", "LV5", "LV6", "TRASH5", "AT-DIGI", "AT-MEM", "WALL3"] * 4
+MAIN = ["LV4", "LV5", "LV6", "TRASH5", "AT-DIGI", "AT-MEM", "WALL3"] * 4 + [
+    "GREEN3", "PURPLE3", "RED-GREEN3", "GREEN-T", "PEEK-GREEN", "SEEK-LV6", "RAISE-PURPLE"
+] * 2  # fmt: skip
 EGGS = ["EGG-LV6"] * 4
 
 
@@ -133,3 +153,63 @@ def test_level_and_trash_conditions_when_a_row_resolves(rules, apply, errors, st
     s = situation(rules, me, {"security": ["WALL3"]}, memory=3)
     s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, PLAYER))
     assert int(s.attacker) == -1 and int(s.memory) == 3 + gained
+
+
+# -- card filters -----------------------------------------------------------------------------------
+
+
+RED = ["EGG-LV6", "AT-DIGI"]  # a red Digimon in play: the (red) test Options may be used
+
+
+def legal(errors, s):
+    return np.flatnonzero(np.asarray(errors(s)) == 0).tolist()
+
+
+def phase(s):
+    return A.PHASES[int(s.board.phase)]
+
+
+@pytest.mark.parametrize(
+    "top, matches",
+    [("GREEN3", True), ("RED-GREEN3", True), ("WALL3", False), ("GREEN-T", False)],
+    ids=["green", "red and green", "red", "a green Tamer"],
+)
+def test_colors_filter_what_reveal_add_may_take(rules, apply, errors, top, matches):
+    """A green Digimon card, one color of several included, may be taken; a red one or a green
+    card of another kind (kinds: digimon) may not, and goes to the bottom of the deck."""
+    me = {"hand": ["PEEK-GREEN"], "deck": ["LV4", top], "field": [RED]}  # an Option's color
+    s = situation(rules, me, {}, memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    if matches:
+        assert phase(s) == "select_reveal" and legal(errors, s) == [30]
+        s, _ = step_ok(rules, apply, errors, s, 30)
+        assert zone_cards(rules, s, "hand", 0) == [top]
+    else:
+        assert phase(s) == "main" and zone_cards(rules, s, "hand", 0) == []
+        assert zone_cards(rules, s, "deck", 0)[0] == top, "to the bottom"
+
+
+def test_min_level_filters_what_reveal_add_may_take(rules, apply, errors):
+    """Of five revealed Digimon cards only the level 6 one may be taken (level 5 is one below);
+    with none of level 6 the row takes nothing."""
+    deck = ["LV6", "LV5", "WALL3", "LV4", "LV5"]  # bottom first: revealed top first
+    s = situation(rules, {"hand": ["SEEK-LV6"], "deck": deck, "field": [RED]}, {}, memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert zone_cards(rules, s, "revealed") == deck[::-1]
+    assert legal(errors, s) == [34], "the fifth revealed card, LV6"
+    s, _ = step_ok(rules, apply, errors, s, 34)
+    assert zone_cards(rules, s, "hand", 0) == ["LV6"]
+    me = {"hand": ["SEEK-LV6"], "deck": ["LV5"] + deck[1:], "field": [RED]}
+    s = situation(rules, me, {}, memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert phase(s) == "main" and zone_cards(rules, s, "hand", 0) == []
+
+
+def test_colors_filter_what_trash_to_hand_may_take(rules, apply, errors):
+    trash = ["GREEN3", "PURPLE3", "RED-GREEN3", "LV4"]
+    me = {"hand": ["RAISE-PURPLE"], "trash": trash, "field": [RED]}
+    s = situation(rules, me, {}, memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert phase(s) == "select_trash" and legal(errors, s) == [131], "only PURPLE3"
+    s, _ = step_ok(rules, apply, errors, s, 131)
+    assert zone_cards(rules, s, "hand", 0) == ["PURPLE3"]
