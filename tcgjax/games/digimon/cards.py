@@ -174,6 +174,7 @@ OPS = (
     "choose_one",  # choose one of the next count rows (trigger: branch) (SelectEffectChoice)
     "add_self_to_hand",  # this checked security card goes to its owner's hand, not the trash
     "grant_keyword",  # the target(s) gain the keywords ``grant`` for the duration
+    "mill",  # put the top amount cards of your deck into your trash (fewer if the deck runs out)
 )
 TARGETS = (
     "self",  # this Digimon (or this card)
@@ -185,6 +186,7 @@ TARGETS = (
     "all_opponent_digimon",
     "choose_opponent_no_source_digimon",  # an opponent's Digimon with no digivolution cards
     "opponent",  # the controller's opponent (their security stack)
+    "choose_opponent_suspended_digimon",  # a suspended opposing Digimon
 )
 AMOUNT_PER = ("fixed", "per_two_sources")
 CANNOT = ("attack", "block")
@@ -336,7 +338,12 @@ def check_card_rules(registry: CardRegistry) -> None:
 
 # What the rules' effect interpreter runs: (op -> targets it accepts). A row outside this table
 # would silently do nothing, so the loader refuses it (no silent fallback).
-_CHOOSE = ("choose_own_digimon", "choose_opponent_digimon", "choose_opponent_no_source_digimon")
+_CHOOSE = (
+    "choose_own_digimon",
+    "choose_opponent_digimon",
+    "choose_opponent_no_source_digimon",
+    "choose_opponent_suspended_digimon",
+)
 _CONTINUOUS_OPS = {"dp_mod": ("self", "all_own_digimon", "own_security_digimon"),
                    "security_attack_mod": ("self", "all_own_digimon")}  # fmt: skip
 _TRIGGERED_OPS = {
@@ -369,11 +376,12 @@ _TRIGGERED_OPS = {
     "choose_one": ("self",),
     "add_self_to_hand": ("self",),
     "grant_keyword": ("self", "choose_own_digimon", "all_own_digimon"),
+    "mill": ("player",),
 }
 MAX_AMOUNT = 3  # <Draw N>, <Recovery +N>, cards trashed by one row: the interpreter's loop bound
 MAX_REVEAL = 5  # cards one reveal_add row reveals at most (its loop bound)
 MAX_BRANCHES = 3  # branches of one choose_one row
-_BOUNDED = ("draw", "recovery", "trash_sources", "de_digivolve")
+_BOUNDED = ("draw", "recovery", "trash_sources", "de_digivolve", "mill")
 # Ops that read the card filter (kinds, colors, min_level / max_level).
 _FILTERED = ("reveal_add", "play_free", "trash_to_hand")
 

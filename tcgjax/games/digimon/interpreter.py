@@ -59,6 +59,7 @@ from tcgjax.games.digimon.state import (
     OP_DRAW,
     OP_GRANT_KEYWORD,
     OP_MEMORY,
+    OP_MILL,
     OP_PLAY_SELF,
     OP_RECOVERY,
     OP_RESTRICT,
@@ -76,6 +77,7 @@ from tcgjax.games.digimon.state import (
     TARGET_ALL_OWN,
     TARGET_CHOOSE_OPP,
     TARGET_CHOOSE_OPP_NO_SOURCE,
+    TARGET_CHOOSE_OPP_SUSPENDED,
     TARGET_CHOOSE_OWN,
     TARGET_SECURITY,
     TARGET_SELF,
@@ -315,6 +317,7 @@ class EffectInterpreter:
             (target == TARGET_CHOOSE_OWN)
             | (target == TARGET_CHOOSE_OPP)
             | (target == TARGET_CHOOSE_OPP_NO_SOURCE)
+            | (target == TARGET_CHOOSE_OPP_SUSPENDED)
         )
         chooses = (chooses_target | (own_phase >= 0)) & (col("count") > 0)
         reveals = ok & (op == OP_REVEAL_ADD)
@@ -347,10 +350,15 @@ class EffectInterpreter:
         memory = jnp.where(ok & (op == OP_MEMORY), memory, state.memory)
         state = state.replace(memory=jnp.clip(memory, -MEMORY_LIMIT, MEMORY_LIMIT).astype(jnp.int8))
 
-        # draw N from the controller's deck; recovery: N from the top of the deck onto security.
+        # draw N from the controller's deck; recovery: N from the top of the deck onto security;
+        # mill: N from the top of the deck into the trash (an empty deck ends the loop early: a
+        # player loses to an empty deck only when the Draw phase finds it empty).
         deck, hand = zone_of("deck", controller), zone_of("hand", controller)
         recover = ok & (op == OP_RECOVERY)
-        to_zone = jnp.where(recover, zone_of("security", controller), hand)
+        mill = ok & (op == OP_MILL)
+        to_zone = jnp.select(
+            [recover, mill], [zone_of("security", controller), zone_of("trash", controller)], hand
+        )
 
         def draw_one(i, board):
             drawn = zones.draw(self.layout, board, deck, to_zone).board
@@ -366,7 +374,7 @@ class EffectInterpreter:
                 state,
             )
 
-        state = when_any(ok & ((op == OP_DRAW) | recover), draw, state)
+        state = when_any(ok & ((op == OP_DRAW) | recover | mill), draw, state)
 
         # unsuspend / suspend self.
         safe_slot = jnp.clip(slot, 0, NUM_SLOTS - 1)

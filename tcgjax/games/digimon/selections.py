@@ -43,6 +43,7 @@ from tcgjax.games.digimon.state import (
     REVEAL_SLOTS,
     SECURITY_SLOTS,
     TARGET_CHOOSE_OPP,
+    TARGET_CHOOSE_OPP_SUSPENDED,
     TARGET_CHOOSE_OWN,
     TARGET_PLAYER,
     TRASH_SLOTS,
@@ -81,9 +82,17 @@ class Selections:
         own, theirs = owner == controller, owner != controller
         sources = field(perm.size) - 1
         which = jnp.select(
-            [target == TARGET_CHOOSE_OWN, target == TARGET_CHOOSE_OPP],
-            [own & digimon, theirs & digimon & bounds],
-            theirs & digimon & bounds & (sources == 0),
+            [
+                target == TARGET_CHOOSE_OWN,
+                target == TARGET_CHOOSE_OPP,
+                target == TARGET_CHOOSE_OPP_SUSPENDED,
+            ],
+            [
+                own & digimon,
+                theirs & digimon & bounds,
+                theirs & digimon & bounds & field(state.suspended),
+            ],
+            theirs & digimon & bounds & (sources == 0),  # choose_opponent_no_source_digimon
         )
         # Trashing digivolution cards needs a Digimon that has some; <De-Digivolve> a Digimon
         # with digivolution cards whose top card is above level 3.

@@ -54,7 +54,8 @@ END_NONE, END_SECURITY, END_DECK_OUT, END_DRAW, END_ILLEGAL = range(5)
 PASS_MEMORY = 3  # passing puts the gauge on 3 on the opponent's side
 QUEUE_SIZE = 8  # triggered effect rows waiting at once
 LASTING_SIZE = 8  # timed modifiers in force at once (the oldest is overwritten beyond)
-MAX_DRAW = MAX_AMOUNT  # largest <Draw N> and <Recovery +N (Deck)> (card validation enforces it)
+# Largest <Draw N>, <Recovery +N (Deck)> and mill N (card validation enforces it).
+MAX_DRAW = MAX_AMOUNT
 MAX_CHECKS = 8  # bound of the security-check loop: 1 + <Security A. +N>, N <= 7 here
 PHASE = {name: i for i, name in enumerate(A.PHASES)}
 
@@ -239,6 +240,7 @@ OP_BOUNCE, OP_RESTRICT = OPS.index("bounce_to_hand"), OPS.index("restrict")
 TARGET_CHOOSE_OWN = TARGETS.index("choose_own_digimon")
 TARGET_CHOOSE_OPP = TARGETS.index("choose_opponent_digimon")
 TARGET_CHOOSE_OPP_NO_SOURCE = TARGETS.index("choose_opponent_no_source_digimon")
+TARGET_CHOOSE_OPP_SUSPENDED = TARGETS.index("choose_opponent_suspended_digimon")
 FLAG_OPTIONAL = 1 << EFFECT_FLAGS.index("optional")
 FLAG_UP_TO = 1 << EFFECT_FLAGS.index("up_to")
 MAX_TRASHED_SOURCES = MAX_AMOUNT
@@ -249,6 +251,7 @@ WHERE_SECURITY = WHERE.index("security")
 OP_SUSPEND, OP_PLAY_SELF = OPS.index("suspend"), OPS.index("play_self")
 OP_ACTIVATE_MAIN, OP_PLAY_FROM_SOURCES = OPS.index("activate_main"), OPS.index("play_from_sources")
 OP_RECOVERY, OP_DE_DIGIVOLVE = OPS.index("recovery"), OPS.index("de_digivolve")
+OP_MILL = OPS.index("mill")
 TARGET_SECURITY = TARGETS.index("own_security_digimon")
 TARGET_ALL_OPP = TARGETS.index("all_opponent_digimon")
 OP_ADD_SELF_TO_HAND = OPS.index("add_self_to_hand")

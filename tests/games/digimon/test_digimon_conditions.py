@@ -5,7 +5,8 @@ at an opposing Digimon (``attacking_a_digimon``: ST4-04 Palmon, ST4-06 Togemon),
 sides of its edge, in a continuous row (the DP the rules derive) and in a row that resolves (the
 interpreter's check when the row comes up). Filters of the cards a row may choose: ``colors``
 (ST4-03 Tentomon, ST6-04 Dracmon, ST6-10 SkullSatamon) and ``min_level`` (ST4-10 Lillymon).
-All from explicit situations."""
+The ``mill`` op (ST6-01 Pagumon: the top cards of your deck into your trash) and the target
+``choose_opponent_suspended_digimon`` (ST4-16 Electro Shocker). All from explicit situations."""
 
 import jax
 import numpy as np
@@ -65,13 +66,22 @@ ENTRIES = [
     other("SEEK-LV6", "option", cost=0,
           effects=[{"where": "main", "trigger": "main", "op": "reveal_add", "target": "player",
                     "amount": 5, "count": 1, "kinds": ["digimon"], "min_level": 6}]),
+    # Pagumon-like (ST6-01's op on an Option): put the top 2 cards of your deck into your trash.
+    other("MILL2", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main", "op": "mill", "target": "player",
+                    "amount": 2}]),
+    # Electro Shocker-like (ST4-16): return 1 suspended opposing Digimon to its owner's hand.
+    other("SHOCK", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main", "op": "bounce_to_hand",
+                    "target": "choose_opponent_suspended_digimon", "count": 1}]),
     # SkullSatamon-like: 1 purple Digimon card from your trash to your hand.
     other("RAISE-PURPLE", "option", cost=0,
           effects=[{"where": "main", "trigger": "main", "op": "trash_to_hand", "target": "player",
                     "count": 1, "kinds": ["digimon"], "colors": ["purple"]}]),
 ]  # fmt: skip
 MAIN = ["LV4", "LV5", "LV6", "TRASH5", "AT-DIGI", "AT-MEM", "WALL3"] * 4 + [
-    "GREEN3", "PURPLE3", "RED-GREEN3", "GREEN-T", "PEEK-GREEN", "SEEK-LV6", "RAISE-PURPLE"
+    "GREEN3", "PURPLE3", "RED-GREEN3", "GREEN-T", "PEEK-GREEN", "SEEK-LV6", "RAISE-PURPLE", "MILL2",
+    "SHOCK",
 ] * 2  # fmt: skip
 EGGS = ["EGG-LV6"] * 4
 
@@ -213,3 +223,51 @@ def test_colors_filter_what_trash_to_hand_may_take(rules, apply, errors):
     assert phase(s) == "select_trash" and legal(errors, s) == [131], "only PURPLE3"
     s, _ = step_ok(rules, apply, errors, s, 131)
     assert zone_cards(rules, s, "hand", 0) == ["PURPLE3"]
+
+
+# -- mill -------------------------------------------------------------------------------------------
+
+
+def test_mill_puts_the_top_cards_of_the_deck_into_the_trash(rules, apply, errors):
+    me = {"hand": ["MILL2"], "deck": ["LV4", "LV5", "LV6"], "field": [RED]}
+    s = situation(rules, me, {}, memory=2)
+    deck = zone_cards(rules, s, "deck", 0)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert zone_cards(rules, s, "deck", 0) == deck[:-2]
+    # The old top card first, then the next; the Option follows once it has resolved.
+    assert zone_cards(rules, s, "trash", 0) == ["LV6", "LV5", "MILL2"]
+
+
+def test_mill_stops_at_an_empty_deck_and_the_game_goes_on(rules, apply, errors):
+    """Milling 2 from a 1-card deck trashes that card; an empty deck loses only at a Draw phase
+    (official Q&A on ST6-01)."""
+    base = situation(rules, {"hand": ["MILL2"], "field": [RED]}, {}, memory=2)
+    rest = zone_cards(rules, base, "deck", 0)  # every other main-deck card, bottom first
+    me = {"hand": ["MILL2"], "field": [RED], "trash": rest[:-1], "deck": rest[-1:]}
+    s = situation(rules, me, {}, memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert zone_cards(rules, s, "deck", 0) == []
+    assert zone_cards(rules, s, "trash", 0) == [*rest, "MILL2"]
+    assert int(s.winner) == -1 and phase(s) == "main"
+
+
+# -- choose_opponent_suspended_digimon -------------------------------------------------------------
+
+THEIRS = 112  # SelectTarget ids: 100 + slot for your Digimon, 112 + slot for the opponent's (spec)
+
+
+def test_a_suspended_opposing_digimon_may_be_chosen_an_unsuspended_one_not(rules, apply, errors):
+    opponent = {"field": [["LV4"], ["WALL3"], ["LV4"]], "suspended": [1]}
+    s = situation(rules, {"hand": ["SHOCK"], "field": [RED]}, opponent, memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert phase(s) == "select_target" and legal(errors, s) == [THEIRS + 1]
+    s, _ = step_ok(rules, apply, errors, s, THEIRS + 1)
+    assert zone_cards(rules, s, "hand", 1) == ["WALL3"] and phase(s) == "main"
+
+
+def test_with_no_suspended_opposing_digimon_the_row_fizzles(rules, apply, errors):
+    opponent = {"field": [["LV4"], ["WALL3"]]}
+    s = situation(rules, {"hand": ["SHOCK"], "field": [RED]}, opponent, memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert phase(s) == "main" and zone_cards(rules, s, "hand", 1) == []
+    assert zone_cards(rules, s, "trash", 0) == ["SHOCK"]
