@@ -229,6 +229,25 @@ def test_copies_of_one_card_triggered_together_need_no_order(rules, apply, error
     assert int(s.board.active_player) == 0 and int(s.memory) == 3 + 2
 
 
+def test_card_instance_0_is_a_candidate_of_the_order_choice_like_any_card(rules, apply, errors):
+    """Which instance holds a card is a labelling: with IFBARE as card instance 0 the attack's two
+    simultaneous triggers still ask their controller for the order."""
+    s = build_state(rules, [{"field": [["IFBARE", "STRIP"]]},
+                            {"field": [["EGG", "PLAIN3"]], "security": ["PLAIN3"]}], memory=3)  # fmt: skip
+    ids, owner = rules.cards.ids, np.asarray(s.board.owner)
+    names = [ids[int(d)] for d in np.asarray(s.board.definition)]
+    zone, slot0 = np.asarray(s.board.zone), int(R.SLOT_ZONES[0, 0])
+    ifbare = next(c for c in range(owner.size) if names[c] == "IFBARE" and zone[c] == slot0)
+    assert owner[0] == 0 and zone[0] != slot0
+    s = _relabel(s, 0, ifbare)
+    assert ids[int(s.board.definition[0])] == "IFBARE" and int(s.board.zone[0]) == slot0
+    rules.validate(s)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, A.TARGET_PLAYER))
+    assert A.PHASES[int(s.board.phase)] == "select_effect_choice"
+    assert int(s.selection.stage) == R.CHOICE_ORDER
+    assert np.flatnonzero(np.asarray(errors(s)) == 0).tolist() == [1000, 1001]
+
+
 @pytest.fixture(scope="module")
 def spec_rules(rules):
     """The spec's setup and the fixed trigger order (G10's options)."""
