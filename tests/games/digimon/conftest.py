@@ -17,6 +17,12 @@ def apply(rules):
 
 
 @pytest.fixture(scope="module")
+def perm(rules):
+    """``jit(rules.permanents)``: every permanent's derived DP, keywords, ... of a state."""
+    return jax.jit(rules.permanents)
+
+
+@pytest.fixture(scope="module")
 def errors(rules):
     """``action_errors`` of a state, checked on every call against the per-id
     ``action_error`` (what ``env.step`` uses to name an illegal action's rule) for all 2120 ids:

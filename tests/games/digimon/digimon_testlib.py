@@ -75,6 +75,14 @@ def make_rules(entries, main, eggs=("EGG",) * 4):
 TEST_KEY = jax.random.PRNGKey(0)
 
 
+def situation(rules, me, opponent, *, active=0, memory=3, **kw):
+    """``build_state`` of the two players' descriptions, player ``active`` to act with
+    ``memory`` (3 by default)."""
+    from tcgjax.games.digimon.scenario import build_state
+
+    return build_state(rules, [me, opponent], active=active, memory=memory, **kw)
+
+
 def jit_apply(rules, key=TEST_KEY):
     """``jit(rules.apply)`` taking ``(state, action)``, with a fixed ``key``."""
     return jax.jit(functools.partial(rules.apply, key=key))

@@ -8,13 +8,11 @@ interpreter's check when the row comes up). Filters of the cards a row may choos
 The ``mill`` op (ST6-01 Pagumon: the top cards of your deck into your trash) and the target
 ``choose_opponent_suspended_digimon`` (ST4-16 Electro Shocker). All from explicit situations."""
 
-import jax
 import numpy as np
 import pytest
-from digimon_testlib import digimon, make_rules, other, step_ok, zone_cards
+from digimon_testlib import digimon, make_rules, other, situation, step_ok, zone_cards
 
 from tcgjax.games.digimon import actions as A
-from tcgjax.games.digimon.scenario import build_state
 
 R2 = [{"color": "red", "level": 2, "cost": 0}]
 R3 = [{"color": "red", "level": 3, "cost": 2}]
@@ -91,15 +89,6 @@ def rules():
     return make_rules(ENTRIES, MAIN, EGGS)
 
 
-@pytest.fixture(scope="module")
-def perm(rules):
-    return jax.jit(rules.permanents)
-
-
-def situation(rules, me, opponent, *, active=0, **kw):
-    return build_state(rules, [me, opponent], active=active, memory=kw.pop("memory", 3), **kw)
-
-
 def dp(perm, state, player=0, slot=0) -> int:
     return int(np.asarray(perm(state).dp)[player, slot])
 
@@ -134,10 +123,11 @@ def test_own_trash_at_least_counts_the_controller_s_trash(rules, perm, mine, the
     assert dp(perm, situation(rules, me, opponent)) == expected
 
 
-def test_attacking_a_digimon_holds_for_an_attack_on_a_digimon_not_the_player(rules, apply, errors):
+def test_attacking_a_digimon_holds_for_an_attack_on_a_digimon_not_the_player(
+    rules, apply, errors, perm
+):
     """The [When Attacking] row resolves at the declaration: +2000 DP for the turn when the
     target is an opposing (suspended) Digimon, nothing when the attack is on the player."""
-    perm = jax.jit(rules.permanents)
     me = {"field": [["EGG-LV6", "AT-DIGI", "LV4"]]}
     on_digimon = situation(rules, me, {"field": [["WALL3"]], "suspended": [0]})
     s, _ = step_ok(rules, apply, errors, on_digimon, A.encode("attack", 0, 0))

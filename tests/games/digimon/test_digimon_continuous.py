@@ -5,12 +5,20 @@ example of ``digimon_state_tensor.md`` reproduced value by value on both turns (
 import jax
 import numpy as np
 import pytest
-from digimon_testlib import digimon, jit_apply, make_rules, other, stack, step_ok, zone_cards
+from digimon_testlib import (
+    digimon,
+    jit_apply,
+    make_rules,
+    other,
+    situation,
+    stack,
+    step_ok,
+    zone_cards,
+)
 
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon import observation as O
 from tcgjax.games.digimon.rules import slot_zone
-from tcgjax.games.digimon.scenario import build_state
 
 R2 = [{"color": "red", "level": 2, "cost": 0}]
 R3 = [{"color": "red", "level": 3, "cost": 2}]
@@ -59,15 +67,6 @@ EGGS = ["EGG", "EGG4", "EGGB", "EGG"]
 @pytest.fixture(scope="module")
 def rules():
     return make_rules(ENTRIES, MAIN, EGGS)
-
-
-@pytest.fixture(scope="module")
-def perm(rules):
-    return jax.jit(rules.permanents)
-
-
-def situation(rules, me, opponent, *, active=0, **kw):
-    return build_state(rules, [me, opponent], active=active, memory=kw.pop("memory", 3), **kw)
 
 
 def test_your_turn_inherited_dp_applies_only_on_the_owners_turn(rules, perm):

@@ -26,11 +26,6 @@ def rules():
     return starter_rules(("st3", "st1"))
 
 
-@pytest.fixture(scope="module")
-def perm(rules):
-    return jax.jit(rules.permanents)
-
-
 def yellow(rules, me, opponent, **kw):
     """Player 1 (ST-3) to act."""
     return build_state(rules, [me, opponent], active=0, memory=kw.pop("memory", 3), **kw)

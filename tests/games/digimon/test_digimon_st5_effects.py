@@ -8,7 +8,6 @@ the ``opponent_did_not_attack`` condition, "when one of your Digimon blocks" row
 Player 1 plays the ST-5 cards, player 2 the ST-1 cards (``build_state`` places cards of each
 player's own deck)."""
 
-import jax
 import pytest
 from digimon_testlib import (
     code_name,
@@ -34,11 +33,6 @@ BLOCKER, REBOOT = R.KW["blocker"], R.KW["reboot"]
 @pytest.fixture(scope="module")
 def rules():
     return starter_rules(("st5", "st1"))
-
-
-@pytest.fixture(scope="module")
-def perm(rules):
-    return jax.jit(rules.permanents)
 
 
 def black(rules, me, opponent, **kw):

@@ -25,11 +25,6 @@ def rules():
     return starter_rules(("st1", "st2"))
 
 
-@pytest.fixture(scope="module")
-def perm(rules):
-    return jax.jit(rules.permanents)
-
-
 def red(rules, me, opponent, **kw):
     """Player 1 (ST-1) to act."""
     return build_state(rules, [me, opponent], active=0, memory=kw.pop("memory", 3), **kw)

@@ -90,11 +90,6 @@ def rules():
     return make_rules(ENTRIES, MAIN)
 
 
-@pytest.fixture(scope="module")
-def perm(rules):
-    return jax.jit(rules.permanents)
-
-
 def test_on_play_gains_memory(rules, apply, errors):
     s = build_state(rules, [{"hand": ["ONPLAY"]}, {}], memory=3)
     s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
