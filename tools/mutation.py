@@ -1252,6 +1252,7 @@ def execute(
     coverage: dict | None = None,
     quick: tuple[str, ...] | None = None,
     in_process: bool = False,
+    first_only: bool = False,
 ) -> None:
     """Run the target's pending mutants until none is left or ``budget_s`` is spent: first the
     survivors re-opened by a change of the tests, then those on ``first_lines`` (one at a time,
@@ -1259,7 +1260,8 @@ def execute(
     the re-opened survivors and the ``first_lines`` mutants run only the tests that run their
     line (:func:`tests_for_line`); the rest run the whole list. With ``in_process`` (and a
     coverage map) those two groups go through :func:`run_in_process` first, and only the mutants
-    it did not kill run in a fresh process each."""
+    it did not kill run in a fresh process each. ``first_only``: stop after those two groups (an
+    issue's gate on its own lines, with several targets sharing one budget)."""
     base = os.path.join(WORK, target.slug)
     tree = os.path.join(base, "tree")
     config, session = os.path.join(base, "cosmic-ray.toml"), os.path.join(base, "session.sqlite")
@@ -1320,8 +1322,8 @@ def execute(
         _log(target.slug, f"{len(rerun)} re-opened survivors run")
     if deadline is not None:
         budget_s = max(0.0, deadline - time.monotonic())
-    if quick is not None:
-        return  # a quick pass runs only the first lines' mutants
+    if quick is not None or first_only:
+        return  # a quick pass (or --first-only) runs only the first lines' mutants
     with _open_db(session) as db:
         pending = db.num_work_items - db.num_results
     if not pending:
@@ -1718,6 +1720,12 @@ def main(argv: list[str] | None = None) -> int:
         "--first-since, only their lines changed since REV",
     )
     parser.add_argument(
+        "--first-only",
+        action="store_true",
+        help="with --first-since / --first-in: run only those mutants (and re-opened survivors), "
+        "not the rest of the module: one budget then covers an issue's lines in every target",
+    )
+    parser.add_argument(
         "--by-coverage",
         action="store_true",
         help="the re-opened survivors and the --first-in mutants run only the tests that run "
@@ -1746,6 +1754,8 @@ def main(argv: list[str] | None = None) -> int:
         "invocation: the tests written for the changed lines kill their mutants soonest (-x)",
     )
     args = parser.parse_args(argv)
+    if args.first_only and not (args.first_since or args.first_in):
+        parser.error("--first-only needs --first-since or --first-in (the mutants to run)")
     if args.in_process and not args.by_coverage:
         parser.error("--in-process needs --by-coverage")
     if args.quick is not None and not args.by_coverage:
@@ -1796,6 +1806,7 @@ def main(argv: list[str] | None = None) -> int:
                     cmap,
                     quick,
                     args.in_process,
+                    args.first_only,
                 )
 
         with ThreadPoolExecutor(args.jobs) as pool:
