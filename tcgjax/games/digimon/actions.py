@@ -254,10 +254,11 @@ def encode(kind: str, a: int = 0, b: int = 0) -> int:
 # What a pending selection waits on (``Selection.stage``; the rules read these): an effect row's
 # choice (in SelectEffectChoice, the branch of a choose_one row); the order of simultaneous
 # triggered effects (SelectEffectChoice id 1000 + i: the i-th pending card's effect resolves
-# next); the mulligan (SelectEffectChoice: 1000 keeps the opening hand, 1001 redraws it). G10:
-# the spec's ids, no new one.
-SELECTION_STAGES = ("effect_row", "trigger_order", "mulligan")
-CHOICE_ROW, CHOICE_ORDER, CHOICE_MULLIGAN = range(len(SELECTION_STAGES))
+# next); the mulligan (SelectEffectChoice: 1000 keeps the opening hand, 1001 redraws it); an
+# optional row that chooses nothing ("you may ..."; SelectEffectChoice: 1000 resolves it, 62
+# declines). G10: the spec's ids, no new one.
+SELECTION_STAGES = ("effect_row", "trigger_order", "mulligan", "confirm")
+CHOICE_ROW, CHOICE_ORDER, CHOICE_MULLIGAN, CHOICE_CONFIRM = range(len(SELECTION_STAGES))
 KEEP_HAND, REDRAW_HAND = 1000, 1001  # the mulligan's ids
 
 
@@ -401,6 +402,10 @@ def _effect_choice(rules, game, namer: _Namer, action: int, index: int) -> str:
         if card >= 0:
             return f"resolve {namer.card(card)}'s effect first"
         return f"id {action} (no pending effect {index} to resolve first)"
+    if stage == CHOICE_CONFIRM:
+        if index == 0:
+            return f"use {namer.selection_card()}'s optional effect"
+        return f"id {action} (an optional effect is used with 1000 or declined with 62)"
     return f"choose branch {index} of {namer.selection_card()}'s effect"
 
 

@@ -42,9 +42,18 @@ class Attacks:
 
     # -- attacks (official order, G7: counter timing, then block timing) ---------------------------
 
+    def _suspension_pair(self, player) -> tuple:
+        """The ``(trigger, slots)`` pair of "an opposing Digimon becomes suspended" when one of
+        ``player``'s Digimon is suspended by attacking or blocking: the rows of ``player``'s
+        opponent fire, with the attack's own triggers (one group). Empty when no card has it."""
+        if not self._fires_on("opponent_digimon_suspended"):
+            return ()
+        return (TRIGGER["opponent_digimon_suspended"], self._all_slots(1 - player))
+
     def _attack(self, state: DigimonState, action):
-        """Declaration: suspend the attacker and queue its [When Attacking] rows; the attack goes
-        on in the micro-steps (:meth:`_attack_step`) once they have resolved."""
+        """Declaration: suspend the attacker and queue its [When Attacking] rows (and the
+        opponent's "when an opposing Digimon becomes suspended" rows); the attack goes on in the
+        micro-steps (:meth:`_attack_step`) once they have resolved."""
         me = state.board.active_player.astype(jnp.int32)
         a, t = jnp.divmod(action - A.LAYOUT.start("attack"), A.FIELD_STRIDE)
         state = state.replace(
@@ -54,7 +63,9 @@ class Attacks:
             attack_stage=jnp.int8(STAGE_DECLARED),
             attacked=jnp.bool_(True),
         )
-        return self._push(state, TRIGGER["when_attacking"], self._one_slot(me, a))
+        return self._push(
+            state, TRIGGER["when_attacking"], self._one_slot(me, a), *self._suspension_pair(me)
+        )
 
     def _block(self, state: DigimonState, action):
         """The defender blocks: the blocker is suspended and becomes the attack's target; the
@@ -69,13 +80,15 @@ class Attacks:
         )
         attacker = state.attacker.astype(jnp.int32)
         # The attacker's [When Blocked] and the blocker's player's "when one of your Digimon
-        # blocks" rows trigger together (one group, the turn player's first).
+        # blocks" rows trigger together (one group, the turn player's first), and the turn
+        # player's "when an opposing Digimon becomes suspended" (official Q&A on ST4-14).
         return self._push(
             state,
             TRIGGER["when_blocked"],
             self._one_slot(me, attacker),
             TRIGGER["own_digimon_blocks"],
             self._all_slots(1 - me),
+            *self._suspension_pair(1 - me),
         )
 
     def _decline(self, state: DigimonState, action):
@@ -197,9 +210,16 @@ class Attacks:
         a_lost, t_lost = present & (dp_a <= dp_t), present & (dp_t <= dp_a)
         a_gone = a_lost | (t_lost & kw_t[KW["retaliation"]])
         t_gone = t_lost | (a_lost & kw_a[KW["retaliation"]])
-        # Both [On Deletion] sets fire together, the turn player's first.
+        # Both [On Deletion] sets fire together, the turn player's first, with the survivor's
+        # "when this Digimon deletes the Digimon it battles" rows (``won_battle``).
         gone = (self._one_slot(me, a) & a_gone) | (self._one_slot(1 - me, t) & t_gone)
-        after = self._push(state, TRIGGER["on_deletion"], gone)
+        won = (self._one_slot(me, a) & t_gone & ~a_gone) | (
+            self._one_slot(1 - me, t) & a_gone & ~t_gone
+        )
+        won_pair = (TRIGGER["won_battle"], won) if self._fires_on("won_battle") else ()
+        after = self._push(
+            state, TRIGGER["on_deletion"], gone, *won_pair, *self._deletion_pair(gone)
+        )
         after = self._delete(after, me, a, a_gone, deleted=False)
         after = self._delete(after, 1 - me, t, t_gone, deleted=False)
         pierce = t_lost & ~a_gone & kw_a[KW["piercing"]]
@@ -276,7 +296,7 @@ class Attacks:
         cards are still in play)."""
         if deleted:
             mask = self._one_slot(player, slot) & doit
-            state = self._push(state, TRIGGER["on_deletion"], mask)
+            state = self._push(state, TRIGGER["on_deletion"], mask, *self._deletion_pair(mask))
         trash = zone_of("trash", player)
         source = jnp.where(doit, slot_zone(player, slot), trash)  # a no-op move when not leaving
         board = zones.move_all(self.layout, state.board, source, trash).board

@@ -28,7 +28,7 @@ Fields of a card (all required unless a default is given here):
 
 An effect row: ``{where, trigger, window, flags, condition, condition_value, op, target, amount,
 amount_per, count, max_dp, max_level, cannot, duration, kinds, grant, max_cost, burst, colors,
-min_level}``:
+min_level, play_costs}``:
 
 * ``where``: ``main`` (the card's own text: the top card of a Digimon, a Tamer in play, an Option
   being used), ``inherited`` (applies to the Digimon this card is a digivolution card of),
@@ -41,16 +41,20 @@ min_level}``:
 * ``window``: ``all_turns`` (default), ``your_turn``, ``opponents_turn`` — the [Your Turn] /
   [Opponent's Turn] brackets ("your" = the controller of the card; for a ``security`` row, the
   owner of the security card, i.e. the defending player).
-* ``flags``: any of ``once_per_turn``, ``optional`` (the player may decline with action 62),
-  ``up_to`` (choose 0..count instead of exactly count).
+* ``flags``: any of ``once_per_turn``, ``optional`` (the player may decline with action 62: a
+  row that chooses offers 62 beside its choices; a row that chooses nothing first asks, in
+  SelectEffectChoice, 1000 to resolve it or 62 not to), ``up_to`` (choose 0..count instead of
+  exactly count), ``cost_suspend_self`` ("you may suspend this card to ...": an optional row
+  that resolves only while its permanent is unsuspended and suspends it when taken).
 * ``condition`` (:data:`CONDITIONS`) with ``condition_value``.
 * ``op`` (:data:`OPS`), the primitive, with its arguments ``target`` (:data:`TARGETS`), ``amount``,
   ``amount_per`` (``fixed`` or ``per_two_sources``: amount × ⌊digivolution cards / 2⌋), ``count``,
   ``max_dp`` / ``max_level`` (-1 = no bound), ``cannot`` (``attack``, ``block``), ``duration``
-  (:data:`DURATIONS`) and the card filter of ``reveal_add``, ``play_free`` and ``trash_to_hand``:
-  ``kinds`` (the card kinds they may choose; empty = any), ``colors`` (a chosen card shares one
-  of these colors; empty = any) and ``min_level`` / ``max_level`` (bounds on a chosen Digimon's
-  level; -1 = none). What each op does with them is documented in the rules' effect interpreter.
+  (:data:`DURATIONS`) and the card filter of ``reveal_add``, ``play_free``, ``trash_to_hand`` and
+  ``play_from_trash``: ``kinds`` (the card kinds they may choose; empty = any), ``colors`` (a
+  chosen card shares one of these colors; empty = any), ``play_costs`` (a chosen card's play
+  cost is one of these; empty = any) and ``min_level`` / ``max_level`` (bounds on a chosen
+  Digimon's level; -1 = none). What each op does with them is documented in the rules' effect interpreter.
 * ``trigger: branch`` rows run only when chosen: a ``choose_one`` row with ``count`` n is followed
   by its n branch rows (SelectEffectChoice ids 1000 + i choose branch i).
 """
@@ -129,11 +133,30 @@ TRIGGERS = (
     "end_of_opponents_turn",
     # One of the controller's Digimon blocks (suspended by <Blocker>; fires with [When Blocked]).
     "own_digimon_blocks",
+    # An opposing Digimon became suspended (by attacking, by blocking, by an effect or a cost):
+    # fires the rows of every permanent of the suspended Digimon's opponent, once per event.
+    "opponent_digimon_suspended",
+    # This Digimon deleted the Digimon it battled and was not deleted itself (a battle with a
+    # security card deletes nothing: official Q&A on ST4-11).
+    "won_battle",
+    # One of the controller's Digimon was deleted (in battle, by an effect or by the 0 DP rule):
+    # fires the rows of every permanent of that player, once per event, with [On Deletion].
+    "own_digimon_deleted",
 )
 WINDOWS = ("all_turns", "your_turn", "opponents_turn")
-# cost_suspend_self: "you may suspend this card to ...": the row resolves only while its card's
-# permanent is unsuspended, and choosing (not declining) suspends it.
-EFFECT_FLAGS = ("once_per_turn", "optional", "up_to", "cost_suspend_self")
+# cost_suspend_self: "you may suspend this card to ...": the (optional) row resolves only while
+# its card's permanent is unsuspended, and taking it (a choice, or 1000 when it chooses nothing)
+# suspends it.
+# no_on_play: a Digimon the row plays does not fire its [On Play] rows. gates_next: "if you do":
+# the next row (of the same card and trigger) resolves only when this one was taken and chose.
+EFFECT_FLAGS = (
+    "once_per_turn",
+    "optional",
+    "up_to",
+    "cost_suspend_self",
+    "no_on_play",
+    "gates_next",
+)
 CONDITIONS = (
     "none",
     "min_sources",  # this Digimon has >= condition_value digivolution cards
@@ -175,6 +198,12 @@ OPS = (
     "add_self_to_hand",  # this checked security card goes to its owner's hand, not the trash
     "grant_keyword",  # the target(s) gain the keywords ``grant`` for the duration
     "mill",  # put the top amount cards of your deck into your trash (fewer if the deck runs out)
+    # Trash the top amount cards of a security stack (target: player / opponent): no [Security]
+    # effect, and an empty stack wins nothing (not a security check).
+    "trash_security_top",
+    # Play count matching Digimon / Tamer cards from your trash without paying the cost
+    # (SelectTrash, ids 130-179).
+    "play_from_trash",
 )
 TARGETS = (
     "self",  # this Digimon (or this card)
@@ -198,6 +227,7 @@ DURATIONS = (
 )
 MAX_DIGIVOLVE = 4
 MAX_EFFECTS = 4
+PLAY_COSTS = tuple(range(21))  # the values a row's ``play_costs`` filter may list
 MAX_BURST = 4  # <Digi-Burst N>: digivolution cards trashed to activate a [Main] row (loop bound)
 
 EFFECT_ROW = RowsField(
@@ -225,6 +255,7 @@ EFFECT_ROW = RowsField(
         IntField("burst", 0, MAX_BURST, dtype="int8"),
         FlagsField("colors", COLORS, dtype="int8"),
         IntField("min_level", -1, 7, dtype="int8"),
+        FlagsField("play_costs", PLAY_COSTS, dtype="int32"),
     ),
     defaults={
         "window": "all_turns",
@@ -245,6 +276,7 @@ EFFECT_ROW = RowsField(
         "burst": 0,
         "colors": [],
         "min_level": -1,
+        "play_costs": [],
     },
 )
 
@@ -377,13 +409,16 @@ _TRIGGERED_OPS = {
     "add_self_to_hand": ("self",),
     "grant_keyword": ("self", "choose_own_digimon", "all_own_digimon"),
     "mill": ("player",),
+    "trash_security_top": ("player", "opponent"),
+    "play_from_trash": ("player",),
 }
 MAX_AMOUNT = 3  # <Draw N>, <Recovery +N>, cards trashed by one row: the interpreter's loop bound
 MAX_REVEAL = 5  # cards one reveal_add row reveals at most (its loop bound)
 MAX_BRANCHES = 3  # branches of one choose_one row
-_BOUNDED = ("draw", "recovery", "trash_sources", "de_digivolve", "mill")
+_BOUNDED = ("draw", "recovery", "trash_sources", "de_digivolve", "mill", "trash_security_top")
 # Ops that read the card filter (kinds, colors, min_level / max_level).
-_FILTERED = ("reveal_add", "play_free", "trash_to_hand")
+_FILTERED = ("reveal_add", "play_free", "trash_to_hand", "play_from_trash")
+_PLAYS = ("play_free", "play_from_trash")  # ops that play a card the player chooses
 
 
 def row_problem(kind: str, effect: dict) -> str | None:
@@ -422,10 +457,15 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return "max_cost bounds a chosen Digimon (a choose_* target)"
     if effect["burst"] and not (trigger == "main" and where == "main" and kind == "digimon"):
         return "burst (<Digi-Burst N>) is the cost of a Digimon's activated [Main] row"
+    optional = effect["flags"] & 1 << EFFECT_FLAGS.index("optional")
     if effect["flags"] & 1 << EFFECT_FLAGS.index("cost_suspend_self") and (
-        kind not in ("digimon", "tamer") or where != "main" or target not in _CHOOSE
+        kind not in ("digimon", "tamer") or where != "main" or not optional
     ):
-        return "cost_suspend_self: a permanent's own row that chooses (a choose_* target)"
+        return (
+            "cost_suspend_self: a Digimon's or Tamer's own optional row (you may suspend it to ...)"
+        )
+    if optional and trigger in ("continuous", "branch"):
+        return f"a {trigger} row is not optional (only a triggered or [Main] row may be declined)"
     if op == "add_self_to_hand" and where != "security":
         return "add_self_to_hand moves a checked security card (a security row)"
     if op == "play_self" and kind not in ("digimon", "tamer"):
@@ -442,18 +482,36 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return f"colors filters the cards of {list(_FILTERED)} only"
     if effect["min_level"] >= 0 and op not in _FILTERED:
         return f"min_level bounds the Digimon cards of {list(_FILTERED)} only"
+    if effect["play_costs"] and op not in _FILTERED:
+        return f"play_costs filters the cards of {list(_FILTERED)} only"
+    if effect["flags"] & 1 << EFFECT_FLAGS.index("no_on_play") and op not in _PLAYS:
+        return f"no_on_play is a flag of {list(_PLAYS)} only"
     if 0 <= effect["max_level"] < effect["min_level"]:
         return f"min_level {effect['min_level']} above max_level {effect['max_level']}"
-    if op == "play_free" and effect["kinds"] & ~(
+    if op in _PLAYS and effect["kinds"] & ~(
         1 << KINDS.index("digimon") | 1 << KINDS.index("tamer")
     ):
-        return "play_free plays Digimon or Tamers (kinds)"
+        return f"{op} plays Digimon or Tamers (kinds)"
     return None
 
 
 def branch_problem(effects: list[dict]) -> str | None:
     """Why a card's rows break the choose_one layout: the ``count`` rows after a choose_one row
-    have the trigger ``branch`` (and the same ``where``), and every branch row follows one."""
+    have the trigger ``branch`` (and the same ``where``), and every branch row follows one; or
+    the ``gates_next`` layout: the gated row follows with the same ``where`` and ``trigger``, and
+    the gating row chooses (a choose_* target) so that "if you do" can be told."""
+    gates = 1 << EFFECT_FLAGS.index("gates_next")
+    for r, effect in enumerate(effects):
+        if not effect["flags"] & gates:
+            continue
+        after = effects[r + 1] if r + 1 < len(effects) else None
+        if after is None or (after["where"], after["trigger"]) != (
+            effect["where"],
+            effect["trigger"],
+        ):
+            return f"row {r}: gates_next needs a next row with the same where and trigger"
+        if TARGETS[effect["target"]] not in _CHOOSE or OPS[effect["op"]] == "choose_one":
+            return f"row {r}: gates_next is set on a row that chooses a Digimon (choose_* target)"
     owned = set()
     for r, effect in enumerate(effects):
         if OPS[effect["op"]] != "choose_one":

@@ -63,8 +63,12 @@ class DigimonEnv(Env):
     # #32: the mulligan and the chosen order of simultaneous triggers (G10), the queue's `group`,
     # the breeding area out of effects' reach, security listed top first in the tensor (G9), a
     # deck-out ends in the Draw phase; 4: the ST-3 cards (card ids 33-48), deletion at 0 DP (G11),
-    # <Security A. -N> (G12), rows outside their window or spent once-per-turn rows no longer queue
-    version = "4"
+    # <Security A. -N> (G12), rows outside their window or spent once-per-turn rows no longer queue;
+    # 5: the ST-4 cards (card ids 49-64; ST-5's move to 65-80) and the ST-6 cards (81-96), the
+    # triggers `opponent_digimon_suspended`, `won_battle` and `own_digimon_deleted`, the ops
+    # `trash_security_top` and `play_from_trash`, the confirm choice of an optional row that
+    # chooses nothing (selection stage 3), "if you do" (`gates_next`), `play_costs`
+    version = "5"
     num_players = 2
     action_layout = A.LAYOUT
     observation_layout = O.LAYOUT

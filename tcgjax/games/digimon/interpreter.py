@@ -24,6 +24,7 @@ from tcgjax.games.digimon.cards import (
     MAX_EFFECTS,
 )
 from tcgjax.games.digimon.state import (
+    CHOICE_CONFIRM,
     COND_ATTACKING_A_DIGIMON,
     COND_LEVEL_AT_LEAST,
     COND_MIN_SOURCES,
@@ -37,7 +38,9 @@ from tcgjax.games.digimon.state import (
     DURATION_OPP_NEXT,
     DURATION_THIS_TURN,
     FLAG_COST_SUSPEND_SELF,
+    FLAG_GATES_NEXT,
     FLAG_OPT,
+    FLAG_OPTIONAL,
     IN_BATTLE_AREA,
     LASTING_DP,
     LASTING_KEYWORD,
@@ -67,6 +70,7 @@ from tcgjax.games.digimon.state import (
     OP_REVEAL_ADD,
     OP_SECURITY_ATTACK,
     OP_SUSPEND,
+    OP_TRASH_SECURITY_TOP,
     OP_TRASH_SOURCES,
     OP_UNSUSPEND,
     PHASE,
@@ -79,6 +83,7 @@ from tcgjax.games.digimon.state import (
     TARGET_CHOOSE_OPP_NO_SOURCE,
     TARGET_CHOOSE_OPP_SUSPENDED,
     TARGET_CHOOSE_OWN,
+    TARGET_OPPONENT,
     TARGET_SECURITY,
     TARGET_SELF,
     TRIGGER,
@@ -108,6 +113,38 @@ class EffectInterpreter:
     def _all_slots(player) -> jax.Array:
         """bool[2, S]: every permanent slot of ``player``."""
         return jnp.broadcast_to(jnp.arange(2)[:, None] == player, (2, NUM_SLOTS))
+
+    def _fires_on(self, trigger: str) -> bool:
+        """Host-known: some card of the registry has a row of ``trigger`` (a push of a trigger
+        no card has is left out of the program)."""
+        return bool(np.any(self._triggered[TRIGGER[trigger]]["row"] >= 0))
+
+    def _push_suspended(self, state: DigimonState, before: jax.Array) -> DigimonState:
+        """The trigger "when an opposing Digimon becomes suspended": a player's Digimon in a
+        battle area that was unsuspended in ``before`` (bool[2, S]) and is suspended now fires the
+        ``opponent_digimon_suspended`` rows of every permanent of that player's opponent (one
+        event, however many of their Digimon it suspended)."""
+        if not self._fires_on("opponent_digimon_suspended"):
+            return state
+        tops, _ = self.stacks(state)
+        digimon = self._card(state, "kind", tops) == DIGIMON
+        newly = state.suspended & ~before & digimon & jnp.asarray(IN_BATTLE_AREA)
+        lost = jnp.any(newly, axis=1)  # [2]: the player had a Digimon suspended
+        rivals = jnp.broadcast_to(lost[::-1, None], (2, NUM_SLOTS))
+        return when_any(
+            jnp.any(lost),
+            lambda s: self._push(s, TRIGGER["opponent_digimon_suspended"], rivals),
+            state,
+        )
+
+    def _deletion_pair(self, deleted: jax.Array) -> tuple:
+        """The ``(trigger, slots)`` pair of "when one of your Digimon is deleted" for the
+        Digimon ``deleted`` (bool[2, S]): the rows of every permanent of each player who lost one
+        fire, with the [On Deletion] rows (one group). Empty when no card has the trigger."""
+        if not self._fires_on("own_digimon_deleted"):
+            return ()
+        lost = jnp.any(deleted, axis=1)
+        return (TRIGGER["own_digimon_deleted"], jnp.broadcast_to(lost[:, None], (2, NUM_SLOTS)))
 
     def _push(self, state: DigimonState, trigger: int, slots: jax.Array, *more) -> DigimonState:
         """Queue the effect rows that fire on ``trigger`` in the permanent ``slots`` (bool[2, S]):
@@ -230,7 +267,7 @@ class EffectInterpreter:
             )
         )
 
-    def _execute(self, state: DigimonState, card, row, slot) -> DigimonState:
+    def _execute(self, state: DigimonState, card, row, slot, confirmed=False) -> DigimonState:
         """One effect row, applied as selects over the state (a table, not a branch per op).
 
         The row's window and condition are checked when it resolves, and its [Once Per Turn]
@@ -241,8 +278,13 @@ class EffectInterpreter:
         ``security_attack_mod`` on ``self``, ``all_own_digimon`` or ``own_security_digimon`` for a
         duration (a timed modifier), ``play_self`` (a security Tamer plays itself for free),
         ``activate_main`` (a security Option's [Main] rows), ``recovery`` (<Recovery +N (Deck)>;
-        then [Security Added] rows of the controller fire)."""
+        then [Security Added] rows of the controller fire), ``mill``, ``trash_security_top``.
+
+        An ``optional`` row that chooses nothing first asks its controller (SelectEffectChoice,
+        stage ``confirm``: 1000 takes it, 62 declines); taken, it comes back to the front of the
+        queue and resolves with ``confirmed`` (bool[]), paying its ``cost_suspend_self``."""
         board = state.board
+        suspended_before = state.suspended
         definition = board.definition[card]
         col = lambda name: self.cards[f"effects.{name}"][definition, row]  # noqa: E731
         op, target, duration = col("op"), col("target"), col("duration")
@@ -303,11 +345,6 @@ class EffectInterpreter:
         pays = (col("flags").astype(jnp.int32) & FLAG_COST_SUSPEND_SELF) != 0
         safe = jnp.clip(slot, 0, NUM_SLOTS - 1)
         ok &= ~pays | ((slot >= 0) & ~state.suspended[controller, safe])
-        state = state.replace(
-            opt_used=state.opt_used.at[card].set(
-                jnp.where(ok & once, state.opt_used[card] | bit, state.opt_used[card])
-            )
-        )
         # A row that chooses opens its selection phase (or fizzles without a valid choice):
         # SelectTarget for a choose_* target, else the op's own phase (SELECTION_OF_OP).
         # reveal_add reveals its cards first; they go to the bottom of the deck when the
@@ -320,6 +357,27 @@ class EffectInterpreter:
             | (target == TARGET_CHOOSE_OPP_SUSPENDED)
         )
         chooses = (chooses_target | (own_phase >= 0)) & (col("count") > 0)
+        # "You may ..." with nothing to choose: the controller is asked first (a declined row is
+        # not used: its [Once Per Turn] stays available).
+        may = ((col("flags").astype(jnp.int32) & FLAG_OPTIONAL) != 0) & ~chooses
+        asks = ok & may & ~confirmed
+        ok &= ~asks
+        state = state.replace(
+            opt_used=state.opt_used.at[card].set(
+                jnp.where(ok & once, state.opt_used[card] | bit, state.opt_used[card])
+            )
+        )
+        asked = Selection.open(
+            card, row, slot, left=1, resume=state.board.phase, stage=CHOICE_CONFIRM
+        )
+        state = state.replace(
+            selection=tree_where(asks, asked, state.selection),
+            board=state.board.replace(
+                phase=jnp.where(asks, PHASE["select_effect_choice"], state.board.phase).astype(
+                    jnp.int8
+                )
+            ),
+        )
         reveals = ok & (op == OP_REVEAL_ADD)
         state = when_any(reveals, lambda s: self._reveal(s, controller, amount), state)
 
@@ -343,7 +401,19 @@ class EffectInterpreter:
 
         # Only a row that chooses can open a selection, and only a reveal leaves cards to put back.
         state = when_any((ok & chooses) | reveals, open_selection, state)
+        # "If you do" (gates_next): a row that did not open its choice (it could not resolve,
+        # or had nothing to choose) takes its gated next row out of the queue.
+        gates = (col("flags").astype(jnp.int32) & FLAG_GATES_NEXT) != 0
+        opened = state.selection.card >= 0
+        state = self._drop_gated(state, gates & ~opened, card, row)
         ok &= ~chooses
+        # The cost of a taken optional row that chooses nothing: its permanent is suspended (a
+        # row that chooses pays when its choice is made, ``_select``).
+        state = state.replace(
+            suspended=state.suspended.at[controller, safe].set(
+                state.suspended[controller, safe] | (ok & pays)
+            )
+        )
 
         # memory: + for the controller (the gauge is stored from the active player's side).
         memory = state.memory.astype(jnp.int32) + jnp.where(mine_now, amount, -amount)
@@ -352,12 +422,23 @@ class EffectInterpreter:
 
         # draw N from the controller's deck; recovery: N from the top of the deck onto security;
         # mill: N from the top of the deck into the trash (an empty deck ends the loop early: a
-        # player loses to an empty deck only when the Draw phase finds it empty).
-        deck, hand = zone_of("deck", controller), zone_of("hand", controller)
+        # player loses to an empty deck only when the Draw phase finds it empty);
+        # trash_security_top: N from the top of a security stack into its owner's trash (not a
+        # check: no [Security] row, and an empty stack wins nothing).
+        hand = zone_of("hand", controller)
         recover = ok & (op == OP_RECOVERY)
         mill = ok & (op == OP_MILL)
+        strip = ok & (op == OP_TRASH_SECURITY_TOP)
+        victim = jnp.where(target == TARGET_OPPONENT, opp, controller)
+        deck = jnp.where(strip, zone_of("security", victim), zone_of("deck", controller))
         to_zone = jnp.select(
-            [recover, mill], [zone_of("security", controller), zone_of("trash", controller)], hand
+            [recover, mill, strip],
+            [
+                zone_of("security", controller),
+                zone_of("trash", controller),
+                zone_of("trash", victim),
+            ],
+            hand,
         )
 
         def draw_one(i, board):
@@ -374,7 +455,7 @@ class EffectInterpreter:
                 state,
             )
 
-        state = when_any(ok & ((op == OP_DRAW) | recover | mill), draw, state)
+        state = when_any(ok & ((op == OP_DRAW) | recover | mill | strip), draw, state)
 
         # unsuspend / suspend self.
         safe_slot = jnp.clip(slot, 0, NUM_SLOTS - 1)
@@ -383,6 +464,7 @@ class EffectInterpreter:
         now = jnp.where(on_self & (op == OP_UNSUSPEND), False, was)
         now = jnp.where(on_self & (op == OP_SUSPEND), True, now)
         state = state.replace(suspended=state.suspended.at[controller, safe_slot].set(now))
+        state = self._push_suspended(state, suspended_before)
 
         # play_self: a card (a security Tamer) plays itself for free, when there is room.
         plays = ok & (op == OP_PLAY_SELF) & self._has_room(state, controller)

@@ -19,12 +19,23 @@ from tcgjax.core.invariants import InvariantTable, pile_order_problem
 from tcgjax.core.invariants import row as _row
 from tcgjax.core.invariants import scalar as _scalar
 from tcgjax.games.digimon import actions as A
-from tcgjax.games.digimon.cards import DIGI_EGG, DIGIMON, KEYWORDS, KINDS, OPS, OPTION, TAMER
+from tcgjax.games.digimon.cards import (
+    DIGI_EGG,
+    DIGIMON,
+    EFFECT_FLAGS,
+    KEYWORDS,
+    KINDS,
+    OPS,
+    OPTION,
+    TAMER,
+    TARGETS,
+)
 from tcgjax.games.digimon.rules import DigimonRules
 from tcgjax.games.digimon.state import (
     BREEDING_SLOT,
     CANNOT_ATTACK,
     CANNOT_BLOCK,
+    CHOICE_CONFIRM,
     CHOICE_MULLIGAN,
     CHOICE_ORDER,
     CHOICE_ROW,
@@ -467,9 +478,10 @@ def _check_selection_stage(f: Facts):
 
 
 def _check_one_pick(f: Facts):
-    # A trigger order (G10) and the mulligan are answered by one pick, which closes the choice
-    # (``_order``, the mulligan's step): Selection.open writes left = 1 for both.
-    if f.paused and int(f.s.selection.stage) in (CHOICE_ORDER, CHOICE_MULLIGAN):
+    # A trigger order (G10), the mulligan and an optional row's confirm choice are answered by
+    # one pick, which closes the choice (``_order``, the mulligan's step, ``_select``):
+    # Selection.open writes left = 1 for each.
+    if f.paused and int(f.s.selection.stage) in (CHOICE_ORDER, CHOICE_MULLIGAN, CHOICE_CONFIRM):
         if int(f.s.selection.left) != 1:
             return f"{int(f.s.selection.left)} choices left, not 1"
     return None
@@ -494,13 +506,35 @@ def _check_selection_card(f: Facts):
 
 
 def _check_selection_row(f: Facts):
-    if not (f.paused and int(f.s.selection.stage) == CHOICE_ROW and f.phase != "select_material"):
+    stage = int(f.s.selection.stage)
+    if not (f.paused and stage in (CHOICE_ROW, CHOICE_CONFIRM) and f.phase != "select_material"):
         return None
     card, row = int(f.s.selection.card), int(f.s.selection.row)
     definition = int(f.b.definition[card]) if 0 <= card < f.b.zone.size else 0
     num_rows = int(f.rules.cards.numpy["effects.num_rows"][definition])
     if not 0 <= row < num_rows:
         return f"row {row} is not an effect row of the selecting card"
+    return None
+
+
+def _check_confirm_row(f: Facts):
+    # Only an optional row that chooses nothing asks to be taken (``_execute``); one that
+    # chooses offers 62 beside its choices instead.
+    if not (f.paused and int(f.s.selection.stage) == CHOICE_CONFIRM):
+        return None
+    card, row = int(f.s.selection.card), int(f.s.selection.row)
+    cards = f.rules.cards.numpy
+    definition = int(f.b.definition[card])
+    if not 0 <= row < int(cards["effects.num_rows"][definition]):
+        return None  # _check_selection_row names it
+    flags = int(cards["effects.flags"][definition, row])
+    op = int(cards["effects.op"][definition, row])
+    target = TARGETS[int(cards["effects.target"][definition, row])]
+    chooses = (target.startswith("choose_") or SELECTION_OF_OP[op] >= 0) and int(
+        cards["effects.count"][definition, row]
+    ) > 0
+    if not flags & 1 << EFFECT_FLAGS.index("optional") or chooses:
+        return f"a confirm choice for row {row}, which is not an optional row choosing nothing"
     return None
 
 
@@ -692,7 +726,9 @@ def build_invariants(rules: DigimonRules) -> InvariantTable:
              "the stage is a SELECTION_STAGES value; trigger orders and the mulligan when and "
              "only as the options allow", _check_selection_stage),
         _row("selection.left selection.stage", "game.selection.left",
-             "a trigger-order or mulligan choice is one pick (left 1)", _check_one_pick),
+             "a trigger-order, mulligan or confirm choice is one pick (left 1)", _check_one_pick),
+        _row("selection.row selection.stage", "game.selection.row",
+             "a confirm choice is about an optional row that chooses nothing", _check_confirm_row),
         _row("selection.stage board.phase", "turnState.phase",
              "a non-row choice waits in SelectEffectChoice", _check_choice_phase),
         _row("selection.card", "game.selection.card",

@@ -23,16 +23,21 @@ from tcgjax.games.digimon.cards import (
     TAMER,
 )
 from tcgjax.games.digimon.state import (
+    CHOICE_CONFIRM,
     CHOICE_MULLIGAN,
     CHOICE_ORDER,
     CHOICE_ROW,
     CODES,
     FLAG_COST_SUSPEND_SELF,
+    FLAG_GATES_NEXT,
+    FLAG_NO_ON_PLAY,
     FLAG_OPTIONAL,
     FLAG_UP_TO,
+    GROUP_CONFIRMED,
     NUM_SLOTS,
     OP_DE_DIGIVOLVE,
     OP_PLAY_FREE,
+    OP_PLAY_FROM_TRASH,
     OP_REVEAL_ADD,
     OP_SUSPEND,
     OP_TRASH_FROM_HAND,
@@ -136,8 +141,11 @@ class Selections:
         flags = self._sel_col(state, "flags").astype(jnp.int32)
         may_decline = (flags & (FLAG_OPTIONAL | FLAG_UP_TO)) != 0
         may_decline &= state.board.phase != PHASE["select_material"]
-        # The order of triggers and the mulligan are decisions, not an effect to decline.
-        may_decline &= state.selection.stage == CHOICE_ROW
+        # The order of triggers and the mulligan are decisions, not an effect to decline; an
+        # optional row that chooses nothing is declined in its confirm choice.
+        may_decline &= (state.selection.stage == CHOICE_ROW) | (
+            state.selection.stage == CHOICE_CONFIRM
+        )
         ids = jnp.arange(A.NUM_ACTIONS)
         legal = self.selection_choices(state) | ((ids == A.LAYOUT.start("pass")) & may_decline)
         return jnp.where(legal, 0, CODES["not_a_valid_selection"])
@@ -199,8 +207,8 @@ class Selections:
     def _sel_matches(self, state: DigimonState, cards: jax.Array) -> jax.Array:
         """bool[...]: ``cards`` (instances, -1 = none) pass the pending row's filter: a kind
         among ``kinds`` (empty = any), a color among ``colors`` (empty = any; a card of several
-        colors matches with one) and, for a Digimon, ``min_level`` <= level <= ``max_level``
-        (-1 = no bound)."""
+        colors matches with one), a play cost among ``play_costs`` (empty = any) and, for a
+        Digimon, ``min_level`` <= level <= ``max_level`` (-1 = no bound)."""
         kinds = self._sel_col(state, "kinds").astype(jnp.int32)
         colors = self._sel_col(state, "colors").astype(jnp.int32)
         max_level = self._sel_col(state, "max_level").astype(jnp.int32)
@@ -208,7 +216,10 @@ class Selections:
         kind = self._card(state, "kind", cards).astype(jnp.int32)
         level = self._card(state, "level", cards).astype(jnp.int32)
         card_colors = self._card(state, "colors", cards).astype(jnp.int32)
+        costs = self._sel_col(state, "play_costs").astype(jnp.int32)
+        cost = jnp.clip(self._card(state, "play_cost", cards).astype(jnp.int32), 0, 31)
         kind_ok = (kinds == 0) | (((kinds >> kind) & 1) == 1)
+        kind_ok &= (costs == 0) | (((costs >> cost) & 1) == 1)
         color_ok = (colors == 0) | ((card_colors & colors) != 0)
         level_ok = (kind != DIGIMON) | (
             ((max_level < 0) | (level <= max_level)) & ((min_level < 0) | (level >= min_level))
@@ -243,8 +254,13 @@ class Selections:
     def trash_choices(self, state: DigimonState) -> jax.Array:
         """bool[50] in SelectTrash: the controller's trash cards (by position, 0 = the first
         trashed) that pass the row's filter."""
-        trash = zones.zone_slots(state.board, zone_of("trash", self.decider(state)), TRASH_SLOTS)
-        return self._sel_matches(state, trash) & self._selecting(state, "select_trash")
+        controller = self.decider(state)
+        trash = zones.zone_slots(state.board, zone_of("trash", controller), TRASH_SLOTS)
+        # play_from_trash: a Digimon or Tamer, with a free battle slot.
+        kind = self._card(state, "kind", trash)
+        playable = ((kind == DIGIMON) | (kind == TAMER)) & self._has_room(state, controller)
+        playable |= self._sel_col(state, "op") != OP_PLAY_FROM_TRASH
+        return self._sel_matches(state, trash) & playable & self._selecting(state, "select_trash")
 
     def _security_zone(self, state: DigimonState) -> jax.Array:
         """The security stack a trash_security row chooses from (the controller's or theirs)."""
@@ -260,11 +276,12 @@ class Selections:
     def branch_choices(self, state: DigimonState) -> jax.Array:
         """bool[Q] in SelectEffectChoice (ids 1000 + i), by the selection's stage: branch i of the
         choose_one row (its row + 1 + i); the i-th simultaneous triggered effect to resolve
-        next (:meth:`trigger_order_choices`); keep (1000) or redraw (1001) the opening hand."""
+        next (:meth:`trigger_order_choices`); keep (1000) or redraw (1001) the opening hand;
+        take (1000) an optional row that chooses nothing (62 declines it)."""
         stage = state.selection.stage
         count = jnp.select(
-            [stage == CHOICE_ORDER, stage == CHOICE_MULLIGAN],
-            [self.trigger_order_choices(state), 2],
+            [stage == CHOICE_ORDER, stage == CHOICE_MULLIGAN, stage == CHOICE_CONFIRM],
+            [self.trigger_order_choices(state), 2, 1],
             self._sel_col(state, "count").astype(jnp.int32),
         )
         assert MAX_BRANCHES <= QUEUE_SIZE
@@ -296,11 +313,22 @@ class Selections:
 
         return state.replace(board=jax.lax.fori_loop(0, MAX_REVEAL, hide_one, state.board))
 
+    def _drop_gated(self, state: DigimonState, doit, card, row) -> DigimonState:
+        """Take the row gated by row ``row`` of card instance ``card`` ("if you do", the flag
+        ``gates_next``: the card's next row, waiting first in the queue) out unresolved when
+        ``doit`` (the gating row was declined or had nothing to choose)."""
+        queue = state.queue
+        front = (queue.card[0].astype(jnp.int32) == card.astype(jnp.int32)) & (
+            queue.row[0].astype(jnp.int32) == row.astype(jnp.int32) + 1
+        )
+        return state.replace(queue=tree_where(doit & front, queue.pop(), queue))
+
     def _select(self, state: DigimonState, action):
         """Apply the pending row to the chosen permanent, card or branch (or decline with 62);
         the selection ends when its count is reached or nothing more can be chosen."""
         controller = self.decider(state)
         decline = action == A.LAYOUT.start("pass")
+        suspended_before = state.suspended
         phase = state.board.phase
         in_phase = lambda name: phase == PHASE[name]  # noqa: E731
         theirs = action >= 112
@@ -335,17 +363,29 @@ class Selections:
         moved = state.replace(
             board=zones.move_card(self.layout, board, jnp.maximum(moving, 0), to_zone).board
         )
-        plays = in_phase("select_source") | (in_hand & (op == OP_PLAY_FREE))
+        from_trash_play = in_phase("select_trash") & (op == OP_PLAY_FROM_TRASH)
+        plays = in_phase("select_source") | (in_hand & (op == OP_PLAY_FREE)) | from_trash_play
+        chosen = jnp.select([in_hand, from_trash_play], [hand_card, from_trash], source)
+        flags = self._sel_col(state, "flags").astype(jnp.int32)
         played = self._put_into_play(
-            state, jnp.maximum(jnp.where(in_hand, hand_card, source), 0), controller
+            state, jnp.maximum(chosen, 0), controller, quiet=(flags & FLAG_NO_ON_PLAY) != 0
         )
         moves = (in_hand & (op == OP_TRASH_FROM_HAND)) | in_phase("select_reveal")
-        moves |= in_phase("select_trash") | in_phase("select_security")
+        moves |= (in_phase("select_trash") & ~from_trash_play) | in_phase("select_security")
         applied = tree_where(plays, played, tree_where(moves, moved, applied))
-        # SelectEffectChoice: the chosen branch row resolves next (front of the queue).
-        branch_row = state.selection.row + 1 + (action - 1000)
+        # SelectEffectChoice: the chosen branch row resolves next (front of the queue); a taken
+        # optional row comes back to the front, taken (GROUP_CONFIRMED: it does not ask again).
+        confirm = state.selection.stage == CHOICE_CONFIRM
+        branch_row = jnp.where(
+            confirm, state.selection.row, state.selection.row + 1 + (action - 1000)
+        )
         branched = state.replace(
-            queue=state.queue.push_front(state.selection.card, branch_row, state.selection.slot)
+            queue=state.queue.push_front(
+                state.selection.card,
+                branch_row,
+                state.selection.slot,
+                jnp.where(confirm, GROUP_CONFIRMED, -1),
+            )
         )
         applied = tree_where(in_phase("select_effect_choice"), branched, applied)
         # SelectMaterial: the first pick is remembered; the second completes the DNA digivolution.
@@ -364,7 +404,14 @@ class Selections:
         owner = state.board.owner[jnp.maximum(state.selection.card.astype(jnp.int32), 0)]
         paid = applied.suspended[owner, source_slot] | pays
         applied = applied.replace(suspended=applied.suspended.at[owner, source_slot].set(paid))
-        state = tree_where(decline, state, applied)
+        # "If you do" (gates_next): a declined row takes its gated next row out of the queue.
+        gated = decline & ((flags & FLAG_GATES_NEXT) != 0)
+        state = tree_where(
+            decline,
+            self._drop_gated(state, gated, state.selection.card, state.selection.row),
+            applied,
+        )
+        state = self._push_suspended(state, suspended_before)
         left = jnp.where(decline, 0, state.selection.left - 1).astype(jnp.int8)
         state = state.replace(selection=state.selection.replace(left=left))
         more = self.has_selection_choice(state)

@@ -252,6 +252,11 @@ OP_SUSPEND, OP_PLAY_SELF = OPS.index("suspend"), OPS.index("play_self")
 OP_ACTIVATE_MAIN, OP_PLAY_FROM_SOURCES = OPS.index("activate_main"), OPS.index("play_from_sources")
 OP_RECOVERY, OP_DE_DIGIVOLVE = OPS.index("recovery"), OPS.index("de_digivolve")
 OP_MILL = OPS.index("mill")
+OP_TRASH_SECURITY_TOP = OPS.index("trash_security_top")
+OP_PLAY_FROM_TRASH = OPS.index("play_from_trash")
+FLAG_NO_ON_PLAY = 1 << EFFECT_FLAGS.index("no_on_play")
+FLAG_GATES_NEXT = 1 << EFFECT_FLAGS.index("gates_next")
+TARGET_OPPONENT = TARGETS.index("opponent")
 TARGET_SECURITY = TARGETS.index("own_security_digimon")
 TARGET_ALL_OPP = TARGETS.index("all_opponent_digimon")
 OP_ADD_SELF_TO_HAND = OPS.index("add_self_to_hand")
@@ -270,6 +275,10 @@ TRIGGER_ORDERS = ("chosen", "fixed")
 # layout's (``actions.SELECTION_STAGES``: an effect row's choice, the order of simultaneous
 # triggers, the mulligan; G10).
 CHOICE_ROW, CHOICE_ORDER, CHOICE_MULLIGAN = A.CHOICE_ROW, A.CHOICE_ORDER, A.CHOICE_MULLIGAN
+CHOICE_CONFIRM = A.CHOICE_CONFIRM
+# The queue group of an optional row its controller has just taken (1000 in its confirm choice):
+# it resolves next without asking again (never seen in a decision state: it resolves at once).
+GROUP_CONFIRMED = -2
 SELECTION_STAGES, KEEP_HAND, REDRAW_HAND = A.SELECTION_STAGES, A.KEEP_HAND, A.REDRAW_HAND
 DECISION_PHASES = ("breeding", "main", "counter_timing", "block_timing", *A.SELECTION_PHASES)
 OP_RETURN_TO_DECK, OP_REVEAL_ADD = OPS.index("return_to_deck"), OPS.index("reveal_add")
@@ -285,6 +294,7 @@ for _op, _phase in (
     ("trash_from_hand", "select_hand"),
     ("play_free", "select_hand"),
     ("trash_to_hand", "select_trash"),
+    ("play_from_trash", "select_trash"),
     ("trash_security", "select_security"),
     ("choose_one", "select_effect_choice"),
 ):

@@ -24,6 +24,7 @@ from tcgjax.games.digimon.state import (
     BREEDING_SLOT,
     CHOICE_ORDER,
     END_DECK_OUT,
+    GROUP_CONFIRMED,
     IN_BATTLE_AREA,
     KW,
     LASTING_DP,
@@ -188,6 +189,7 @@ class TurnLoop:
                 zero,
                 TRIGGER["opponent_deleted_at_zero_dp"],
                 rivals,
+                *self._deletion_pair(zero),
             )
 
             def one(i, state):
@@ -206,7 +208,9 @@ class TurnLoop:
         card = jnp.maximum(state.queue.card[0].astype(jnp.int32), 0)
         row, slot = state.queue.row[0], state.queue.slot[0]
         popped = state.replace(queue=state.queue.pop())
-        resolved = self._execute(popped, card, row, slot)
+        # An optional row its controller has just taken (``_select``) resolves without asking.
+        confirmed = state.queue.group[0] == GROUP_CONFIRMED
+        resolved = self._execute(popped, card, row, slot, confirmed)
         if self.trigger_order == "fixed":
             return resolved
         first, _ = self._order_candidates(state)
@@ -356,13 +360,14 @@ class TurnLoop:
             ),
         )
 
-    def _put_into_play(self, state: DigimonState, card, player) -> DigimonState:
+    def _put_into_play(self, state: DigimonState, card, player, quiet=False) -> DigimonState:
         """``card`` becomes a new permanent of ``player`` in the lowest free battle slot, and its
-        [On Play] rows queue (playing, from hand or by an effect, without the cost here)."""
+        [On Play] rows queue (playing, from hand or by an effect, without the cost here), unless
+        ``quiet`` (bool[]: an effect that plays it "without activating [On Play]")."""
         slot = self._lowest_free_slot(state, player)
         board = zones.move_card(self.layout, state.board, card, slot_zone(player, slot)).board
         state = self._enter(state.replace(board=board), player, slot)
-        return self._push(state, TRIGGER["on_play"], self._one_slot(player, slot))
+        return self._push(state, TRIGGER["on_play"], self._one_slot(player, slot) & ~quiet)
 
     def _pay(self, state: DigimonState, cost) -> DigimonState:
         memory = state.memory.astype(jnp.int32) - cost

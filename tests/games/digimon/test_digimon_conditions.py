@@ -4,7 +4,8 @@ trash size (``own_trash_at_least``: ST6-11 WereGarurumon) and whether this Digim
 at an opposing Digimon (``attacking_a_digimon``: ST4-04 Palmon, ST4-06 Togemon), each on both
 sides of its edge, in a continuous row (the DP the rules derive) and in a row that resolves (the
 interpreter's check when the row comes up). Filters of the cards a row may choose: ``colors``
-(ST4-03 Tentomon, ST6-04 Dracmon, ST6-10 SkullSatamon) and ``min_level`` (ST4-10 Lillymon).
+(ST4-03 Tentomon, ST6-04 Dracmon, ST6-10 SkullSatamon), ``min_level`` (ST4-10 Lillymon) and
+``play_costs`` (ST6-04 Dracmon).
 The ``mill`` op (ST6-01 Pagumon: the top cards of your deck into your trash) and the target
 ``choose_opponent_suspended_digimon`` (ST4-16 Electro Shocker). All from explicit situations."""
 
@@ -76,11 +77,15 @@ ENTRIES = [
     other("RAISE-PURPLE", "option", cost=0,
           effects=[{"where": "main", "trigger": "main", "op": "trash_to_hand", "target": "player",
                     "count": 1, "kinds": ["digimon"], "colors": ["purple"]}]),
+    # Dracmon-like (ST6-04's play-cost filter): 1 card costing 0 or 2 from your trash to your hand.
+    other("RAISE-COST-0-2", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main", "op": "trash_to_hand", "target": "player",
+                    "count": 1, "play_costs": [0, 2]}]),
 ]  # fmt: skip
 MAIN = ["LV4", "LV5", "LV6", "TRASH5", "AT-DIGI", "AT-MEM", "WALL3"] * 4 + [
-    "GREEN3", "PURPLE3", "RED-GREEN3", "GREEN-T", "PEEK-GREEN", "SEEK-LV6", "RAISE-PURPLE", "MILL2",
-    "SHOCK",
-] * 2  # fmt: skip
+    "GREEN3", "PURPLE3", "RED-GREEN3", "GREEN-T", "PEEK-GREEN", "SEEK-LV6", "RAISE-PURPLE",
+    "RAISE-COST-0-2",
+] * 2 + ["MILL2", "SHOCK"]  # fmt: skip
 EGGS = ["EGG-LV6"] * 4
 
 
@@ -213,6 +218,18 @@ def test_colors_filter_what_trash_to_hand_may_take(rules, apply, errors):
     assert phase(s) == "select_trash" and legal(errors, s) == [131], "only PURPLE3"
     s, _ = step_ok(rules, apply, errors, s, 131)
     assert zone_cards(rules, s, "hand", 0) == ["PURPLE3"]
+
+
+def test_play_costs_filter_what_trash_to_hand_may_take(rules, apply, errors):
+    """Costs 0 (MILL2) and 2 (GREEN-T) may be taken; 3 (WALL3) and 4 (a filler) not: the edges
+    on both sides of 2."""
+    trash = ["WALL3", "MILL2", "GREEN-T", "FILL0"]
+    me = {"hand": ["RAISE-COST-0-2"], "trash": trash, "field": [RED]}
+    s = situation(rules, me, {}, memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert phase(s) == "select_trash" and legal(errors, s) == [131, 132]
+    s, _ = step_ok(rules, apply, errors, s, 132)
+    assert zone_cards(rules, s, "hand", 0) == ["GREEN-T"]
 
 
 # -- mill -------------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def test_the_reference_starters_import_to_the_shipped_stats(tmp_path, starters):
     src.write_text(json.dumps([public_record(c) for c in reference]))
     report = import_file(src, dst)
     imported = C.load_cards(dst)
-    assert len(report.entries) == len(reference) == len(shipped.ids) - 1 == 64
+    assert len(report.entries) == len(reference) == len(shipped.ids) - 1 == 96
     for number in shipped.ids[1:]:
         mine, theirs = imported.definition(number), shipped.definition(number)
         for field in ("kind", "colors", "level", "play_cost", "dp", "digivolve", "name"):
@@ -69,7 +69,7 @@ def test_the_reference_starters_import_to_the_shipped_stats(tmp_path, starters):
     assert sorted(report.stats_only) == with_effects
     assert all(e["text"] == "" and e["effects"] == [] for e in report.entries)
     assert "some official text" not in dst.read_text()
-    assert report.ignored_fields == {"rarity": 64}
+    assert report.ignored_fields == {"rarity": 96}
     assert "imported as stats only" in report.summary()
     # The file marks them, so a deck that holds one is refused unless vanilla play is allowed.
     assert imported.stats_only == frozenset(with_effects)

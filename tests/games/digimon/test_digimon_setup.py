@@ -141,7 +141,10 @@ def test_validate_rejects_broken_states(rules, games):
         (one.replace(suspended=one.suspended.at[0, 3].set(True)), "game.suspended"),
         (one.replace(entered_turn=one.entered_turn.at[1, 12].set(1)), "game.entered_turn"),
         (one.replace(board=one.board.replace(turn_number=jnp.int16(0))), "turnState.turnNumber"),
-        (one.replace(selection=one.selection.replace(stage=jnp.int8(3))), "game.selection.stage"),
+        (
+            one.replace(selection=one.selection.replace(stage=jnp.int8(len(R.SELECTION_STAGES)))),
+            "game.selection.stage",
+        ),
         # A mulligan once turn 1 is over.
         (one.replace(board=one.board.replace(turn_number=jnp.int16(2))), "game.selection.stage"),
     ]

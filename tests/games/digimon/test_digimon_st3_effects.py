@@ -277,7 +277,7 @@ def _row(**kw):
     row = {"where": 0, "trigger": 0, "window": 0, "flags": 0, "condition": 0,
            "condition_value": 0, "op": 0, "target": 0, "amount": 0, "amount_per": 0, "count": 1,
            "max_dp": -1, "max_level": -1, "cannot": 0, "duration": 0, "kinds": 0, "grant": 0,
-           "max_cost": -1, "burst": 0, "colors": 0, "min_level": -1}  # fmt: skip
+           "max_cost": -1, "burst": 0, "colors": 0, "min_level": -1, "play_costs": 0}  # fmt: skip
     for name, value in kw.items():
         table = {"where": C.WHERE, "trigger": C.TRIGGERS, "op": C.OPS, "target": C.TARGETS,
                  "duration": C.DURATIONS}  # fmt: skip

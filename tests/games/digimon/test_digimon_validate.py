@@ -230,8 +230,12 @@ CASES = [
      lambda r, s: s.replace(selection=s.selection.replace(picked=jnp.int16(3)))),
     ("game.selection.stage", "the stage is", "select",
      lambda r, s: s.replace(selection=s.selection.replace(stage=jnp.int8(5)))),
-    ("game.selection.left", "a trigger-order or mulligan choice", "mulligan",
+    ("game.selection.left", "a trigger-order, mulligan or confirm choice", "mulligan",
      lambda r, s: s.replace(selection=s.selection.replace(left=jnp.int8(2)))),
+    # A confirm choice (SelectEffectChoice 1000 / 62) about a row that chooses a target.
+    ("game.selection.row", "a confirm choice is about", "select",
+     lambda r, s: _board(s.replace(selection=s.selection.replace(stage=jnp.int8(A.CHOICE_CONFIRM))),
+                         phase=jnp.int8(R.PHASE["select_effect_choice"]))),
     ("turnState.phase", "a non-row choice", "mulligan",
      lambda r, s: _board(s, phase=jnp.int8(R.PHASE["select_target"]))),
     ("game.selection.card", "a trigger order", "mulligan",
