@@ -256,9 +256,12 @@ def encode(kind: str, a: int = 0, b: int = 0) -> int:
 # triggered effects (SelectEffectChoice id 1000 + i: the i-th pending card's effect resolves
 # next); the mulligan (SelectEffectChoice: 1000 keeps the opening hand, 1001 redraws it); an
 # optional row that chooses nothing ("you may ..."; SelectEffectChoice: 1000 resolves it, 62
-# declines). G10: the spec's ids, no new one.
-SELECTION_STAGES = ("effect_row", "trigger_order", "mulligan", "confirm")
-CHOICE_ROW, CHOICE_ORDER, CHOICE_MULLIGAN, CHOICE_CONFIRM = range(len(SELECTION_STAGES))
+# declines); the order in which the cards a reveal_add row leaves go under the deck (SelectReveal:
+# 30 + i puts revealed card i under the deck next). G10: the spec's ids, no new one.
+SELECTION_STAGES = ("effect_row", "trigger_order", "mulligan", "confirm", "bottom_order")
+CHOICE_ROW, CHOICE_ORDER, CHOICE_MULLIGAN, CHOICE_CONFIRM, CHOICE_BOTTOM = range(
+    len(SELECTION_STAGES)
+)
 KEEP_HAND, REDRAW_HAND = 1000, 1001  # the mulligan's ids
 
 
@@ -369,6 +372,8 @@ def describe(rules, game, action: int, *, viewer: int | None = None) -> str:
         verb = "play" if namer.selection_op() == "play_free" else "choose"
         return f"{verb} {namer.hand(me, a)}" + (" for free" if verb == "play" else "")
     if kind == "select_revealed":
+        if int(getattr(game.selection, "stage", CHOICE_ROW)) == CHOICE_BOTTOM:
+            return f"put {namer.revealed(a)} under your deck next"
         return f"choose {namer.revealed(a)}"
     if kind in ("select_own_security", "select_opponent_security"):
         whose = "your" if kind == "select_own_security" else "the opponent's"

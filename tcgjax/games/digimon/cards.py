@@ -189,7 +189,9 @@ OPS = (
     "return_to_deck",  # put count targets at the bottom of their owner's deck (sources too)
     "de_digivolve",  # <De-Digivolve amount>: trash amount cards from the top of the target
     "recovery",  # <Recovery +amount (Deck)>: top amount deck cards onto your security
-    "reveal_add",  # reveal amount deck cards, add count matching ones to hand, the rest to the bottom
+    # Reveal amount deck cards, add count matching ones to hand, the rest under the deck in the
+    # order the player gives.
+    "reveal_add",
     "trash_from_hand",  # trash count cards from your hand (SelectHand, ids 30-59)
     "play_free",  # play count matching Digimon / Tamers from hand without paying the cost
     "trash_to_hand",  # add count matching cards from your trash to your hand (SelectTrash)

@@ -397,7 +397,10 @@ class EffectInterpreter:
                 ),
             )
             opens = ok & chooses & self.has_selection_choice(pending)
-            return tree_where(opens, pending, self._unreveal(state, reveals & ~opens))
+            put_back = self._put_back_revealed(
+                state, reveals & ~opens, card, row, slot, state.board.phase
+            )
+            return tree_where(opens, pending, put_back)
 
         # Only a row that chooses can open a selection, and only a reveal leaves cards to put back.
         state = when_any((ok & chooses) | reveals, open_selection, state)

@@ -35,6 +35,7 @@ from tcgjax.games.digimon.state import (
     BREEDING_SLOT,
     CANNOT_ATTACK,
     CANNOT_BLOCK,
+    CHOICE_BOTTOM,
     CHOICE_CONFIRM,
     CHOICE_MULLIGAN,
     CHOICE_ORDER,
@@ -489,8 +490,30 @@ def _check_one_pick(f: Facts):
 
 def _check_choice_phase(f: Facts):
     choice = int(f.s.selection.stage)
-    if f.paused and choice != CHOICE_ROW and f.phase != "select_effect_choice":
+    if not f.paused or choice == CHOICE_ROW or choice not in range(len(SELECTION_STAGES)):
+        return None
+    expected = "select_reveal" if choice == CHOICE_BOTTOM else "select_effect_choice"
+    if f.phase != expected:
         return f"a {SELECTION_STAGES[choice]} choice waits in {f.phase}"
+    return None
+
+
+def _check_bottom_order(f: Facts):
+    # The order of the cards a reveal_add row leaves (``_put_back_revealed``): opened with two
+    # or more of them, one pick a card, the last one going by itself.
+    if not (f.paused and int(f.s.selection.stage) == CHOICE_BOTTOM):
+        return None
+    card, row = int(f.s.selection.card), int(f.s.selection.row)
+    cards = f.rules.cards.numpy
+    definition = int(f.b.definition[card])
+    if not 0 <= row < int(cards["effects.num_rows"][definition]):
+        return None  # _check_selection_row names it
+    if OPS[int(cards["effects.op"][definition, row])] != "reveal_add":
+        return f"a bottom order for row {row}, which is not a reveal_add row"
+    revealed = np.flatnonzero(f.b.zone == f.rules.layout.zone_index("revealed"))
+    waiting = len(set(revealed.tolist()) - {int(f.s.checking)})
+    if waiting < 2 or int(f.s.selection.left) != waiting - 1:
+        return f"{int(f.s.selection.left)} picks left for {waiting} revealed cards (one fewer)"
     return None
 
 
@@ -507,7 +530,8 @@ def _check_selection_card(f: Facts):
 
 def _check_selection_row(f: Facts):
     stage = int(f.s.selection.stage)
-    if not (f.paused and stage in (CHOICE_ROW, CHOICE_CONFIRM) and f.phase != "select_material"):
+    named = (CHOICE_ROW, CHOICE_CONFIRM, CHOICE_BOTTOM)
+    if not (f.paused and stage in named and f.phase != "select_material"):
         return None
     card, row = int(f.s.selection.card), int(f.s.selection.row)
     definition = int(f.b.definition[card]) if 0 <= card < f.b.zone.size else 0
@@ -730,7 +754,11 @@ def build_invariants(rules: DigimonRules) -> InvariantTable:
         _row("selection.row selection.stage", "game.selection.row",
              "a confirm choice is about an optional row that chooses nothing", _check_confirm_row),
         _row("selection.stage board.phase", "turnState.phase",
-             "a non-row choice waits in SelectEffectChoice", _check_choice_phase),
+             "a non-row choice waits in SelectEffectChoice (a bottom order in SelectReveal)",
+             _check_choice_phase),
+        _row("selection.left selection.row", "game.selection",
+             "a bottom order: a reveal_add row, one pick fewer than the cards it left revealed",
+             _check_bottom_order),
         _row("selection.card", "game.selection.card",
              "a trigger order is about the first queued row; the mulligan's card is in its "
              "owner's hand", _check_selection_card),

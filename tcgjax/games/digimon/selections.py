@@ -23,6 +23,7 @@ from tcgjax.games.digimon.cards import (
     TAMER,
 )
 from tcgjax.games.digimon.state import (
+    CHOICE_BOTTOM,
     CHOICE_CONFIRM,
     CHOICE_MULLIGAN,
     CHOICE_ORDER,
@@ -246,9 +247,15 @@ class Selections:
 
     def reveal_choices(self, state: DigimonState) -> jax.Array:
         """bool[10] in SelectReveal: the cards revealed by the row (not a security card being
-        checked) that pass its filter, by position in ``revealed``."""
+        checked) that pass its filter, by position in ``revealed``; while the cards left go
+        under the deck (stage ``bottom_order``), every one of them."""
         revealed = zones.zone_slots(state.board, self.layout.zone_index("revealed"), REVEAL_SLOTS)
-        which = self._sel_matches(state, revealed) & (revealed != state.checking)
+        which = jnp.where(
+            state.selection.stage == CHOICE_BOTTOM,
+            revealed >= 0,
+            self._sel_matches(state, revealed),
+        )
+        which &= revealed != state.checking
         return which & self._selecting(state, "select_reveal")
 
     def trash_choices(self, state: DigimonState) -> jax.Array:
@@ -298,10 +305,28 @@ class Selections:
 
         return state.replace(board=jax.lax.fori_loop(0, MAX_REVEAL, reveal_one, state.board))
 
+    def _put_back_revealed(self, state: DigimonState, doit, card, row, slot, resume):
+        """When ``doit``, the cards a reveal_add row (``row`` of card instance ``card``, acting
+        from ``slot``) leaves revealed go under their owner's deck in the order the owner
+        chooses (official rule): one card at once; two or more wait on SelectReveal, stage
+        ``bottom_order`` (30 + i puts revealed card i under the deck next, so the first chosen
+        ends highest and the last card left deepest), then play goes back to ``resume``."""
+        revealed = zones.zone_slots(state.board, self.layout.zone_index("revealed"), REVEAL_SLOTS)
+        left = jnp.sum((revealed >= 0) & (revealed != state.checking), dtype=jnp.int32)
+        asks = doit & (left >= 2)
+        asked = state.replace(
+            selection=Selection.open(
+                card, row, slot, left=left - 1, resume=resume, stage=CHOICE_BOTTOM
+            ),
+            board=state.board.replace(phase=jnp.int8(PHASE["select_reveal"])),
+        )
+        return tree_where(asks, asked, self._unreveal(state, doit & ~asks))
+
     def _unreveal(self, state: DigimonState, doit) -> DigimonState:
         """The cards a reveal_add row left in ``revealed`` go to the bottom of their owner's
-        deck (the top one first; the rules let the player order them, this order is fixed).
-        A security card being checked stays."""
+        deck (the top one first: the first revealed ends deepest); a security card being
+        checked stays. Reached with one card left, or after the owner's order
+        (:meth:`_put_back_revealed`)."""
 
         def hide_one(i, board):
             top = zones.top_card(board, self.layout.zone_index("revealed"))
@@ -345,6 +370,18 @@ class Selections:
         security = self._security_zone(state)
         from_top = jnp.where(action >= 50, action - 50, action - 40)
         checked = zones.card_at(board, security, zones.zone_count(board, security) - 1 - from_top)
+        # The order of the cards a reveal_add row leaves: the chosen one goes under the deck.
+        bottom = state.selection.stage == CHOICE_BOTTOM
+        revealed_owner = board.owner[jnp.maximum(revealed, 0)].astype(jnp.int32)
+        bottomed = state.replace(
+            board=zones.move_card(
+                self.layout,
+                board,
+                jnp.maximum(revealed, 0),
+                zone_of("deck", revealed_owner),
+                zones.BOTTOM,
+            ).board
+        )
         field, position = jnp.divmod(
             jnp.clip(action - A.LAYOUT.start("source"), 0, 119), A.SOURCE_STRIDE
         )
@@ -373,6 +410,7 @@ class Selections:
         moves = (in_hand & (op == OP_TRASH_FROM_HAND)) | in_phase("select_reveal")
         moves |= (in_phase("select_trash") & ~from_trash_play) | in_phase("select_security")
         applied = tree_where(plays, played, tree_where(moves, moved, applied))
+        applied = tree_where(in_phase("select_reveal") & bottom, bottomed, applied)
         # SelectEffectChoice: the chosen branch row resolves next (front of the queue); a taken
         # optional row comes back to the front, taken (GROUP_CONFIRMED: it does not ask again).
         confirm = state.selection.stage == CHOICE_CONFIRM
@@ -419,5 +457,8 @@ class Selections:
             selection=Selection.none(),
             board=state.board.replace(phase=state.selection.resume),
         )
-        done = self._unreveal(done, op == OP_REVEAL_ADD)
+        sel = state.selection
+        done = self._put_back_revealed(
+            done, op == OP_REVEAL_ADD, sel.card, sel.row, sel.slot, sel.resume
+        )
         return tree_where((left <= 0) | ~more, done, state)

@@ -275,7 +275,7 @@ TRIGGER_ORDERS = ("chosen", "fixed")
 # layout's (``actions.SELECTION_STAGES``: an effect row's choice, the order of simultaneous
 # triggers, the mulligan; G10).
 CHOICE_ROW, CHOICE_ORDER, CHOICE_MULLIGAN = A.CHOICE_ROW, A.CHOICE_ORDER, A.CHOICE_MULLIGAN
-CHOICE_CONFIRM = A.CHOICE_CONFIRM
+CHOICE_CONFIRM, CHOICE_BOTTOM = A.CHOICE_CONFIRM, A.CHOICE_BOTTOM
 # The queue group of an optional row its controller has just taken (1000 in its confirm choice):
 # it resolves next without asking again (never seen in a decision state: it resolves at once).
 GROUP_CONFIRMED = -2

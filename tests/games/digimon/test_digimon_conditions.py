@@ -207,7 +207,13 @@ def test_min_level_filters_what_reveal_add_may_take(rules, apply, errors):
     me = {"hand": ["SEEK-LV6"], "deck": ["LV5"] + deck[1:], "field": [RED]}
     s = situation(rules, me, {}, memory=2)
     s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    # Nothing to take: the five go under the deck in the order the player gives (four picks).
+    assert phase(s) == "select_reveal" and legal(errors, s) == [30, 31, 32, 33, 34]
+    for left in (4, 3, 2, 1):
+        assert int(s.selection.left) == left
+        s, _ = step_ok(rules, apply, errors, s, 30)
     assert phase(s) == "main" and zone_cards(rules, s, "hand", 0) == []
+    assert zone_cards(rules, s, "deck", 0)[:5] == ["LV5", "LV4", "WALL3", "LV5", "LV5"][::-1]
 
 
 def test_colors_filter_what_trash_to_hand_may_take(rules, apply, errors):

@@ -6,10 +6,12 @@ opponent's, from the top), SelectEffectChoice (1000 + i), and return to the bott
 through SelectTarget. Each situation is explicit; every step is checked legal and validated."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from digimon_testlib import code_name, digimon, make_rules, other, stack, step_ok, zone_cards
 
+import tcgjax
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.errors import CardDataError
 from tcgjax.games.digimon import actions as A
@@ -121,18 +123,35 @@ def test_select_reveal_adds_a_match_and_puts_the_rest_at_the_bottom(rules, apply
     assert zone_cards(rules, s, "revealed") == ["P5", "P3", "P7"], "the top card first"
     assert legal(errors, s) == [31, 62], "only the Lv.3 Digimon; up to: 62 stops"
     s, _ = step_ok(rules, apply, errors, s, 31)
-    assert phase(s) == "main" and zone_cards(rules, s, "hand", 0) == ["P3"]
-    assert zone_cards(rules, s, "revealed") == []
+    assert zone_cards(rules, s, "hand", 0) == ["P3"]
+    # The owner orders the two left (official rule): each pick goes under the deck next, no 62.
+    assert phase(s) == "select_reveal" and int(s.selection.stage) == A.CHOICE_BOTTOM
+    assert zone_cards(rules, s, "revealed") == ["P5", "P7"] and legal(errors, s) == [30, 31]
+    assert A.describe(rules, s, 30) == "put P5 (revealed 0) under your deck next"
+    # validate: one pick fewer than the cards left (the last one goes by itself).
+    wrong = s.replace(selection=s.selection.replace(left=jnp.int8(2)))
+    with pytest.raises(tcgjax.InvalidStateError, match="2 picks left for 2 revealed cards"):
+        rules.validate(wrong)
+    s, _ = step_ok(rules, apply, errors, s, 30)  # P5 first, so P7 ends deepest
+    assert phase(s) == "main" and zone_cards(rules, s, "revealed") == []
     deck = zone_cards(rules, s, "deck", 0)
-    assert deck[:2] == ["P5", "P7"] and deck[2:] == deck_before[:-3]
+    assert deck[:2] == ["P7", "P5"] and deck[2:] == deck_before[:-3]
 
 
 def test_reveal_with_no_match_puts_every_card_back_at_the_bottom(rules, apply, errors):
     s = build_state(rules, [{"hand": ["SEEK"], "deck": ["P7", "T1", "P5"], "field": [["P3"]]},
                             {}], memory=2)  # fmt: skip
     s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert zone_cards(rules, s, "revealed") == ["P5", "T1", "P7"] and legal(errors, s) == [
+        30,
+        31,
+        32,
+    ]
+    s, _ = step_ok(rules, apply, errors, s, 31)  # T1 under the deck first
+    assert int(s.selection.left) == 1 and legal(errors, s) == [30, 31]
+    s, _ = step_ok(rules, apply, errors, s, 31)  # then P7; P5 goes last, deepest
     assert phase(s) == "main" and zone_cards(rules, s, "revealed") == []
-    assert zone_cards(rules, s, "deck", 0)[:3] == ["P5", "T1", "P7"]
+    assert zone_cards(rules, s, "deck", 0)[:3] == ["P5", "P7", "T1"]
     assert zone_cards(rules, s, "hand", 0) == []
 
 

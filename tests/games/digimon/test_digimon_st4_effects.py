@@ -103,10 +103,15 @@ def test_st4_10_lillymon_takes_a_level_6_digimon_among_the_top_5(rules, apply, e
     assert zone_cards(rules, s, "revealed") == ["ST4-02", "ST4-15", "ST4-13", "ST4-09", "ST4-12"]
     assert phase(s) == "select_reveal" and legal(errors, s) == [32, 34], "the level 6 cards"
     s, _ = step_ok(rules, apply, errors, s, 34)
-    assert zone_cards(rules, s, "hand", 0) == ["ST4-07", "ST4-12"] and phase(s) == "main"
+    assert zone_cards(rules, s, "hand", 0) == ["ST4-07", "ST4-12"]
+    # "The rest at the bottom in any order": the player puts them under the deck one by one.
+    assert phase(s) == "select_reveal" and int(s.selection.stage) == A.CHOICE_BOTTOM
+    assert legal(errors, s) == [30, 31, 32, 33]
+    for pick in (32, 30, 31):  # ST4-13 first (highest), then ST4-02, then ST4-09
+        s, _ = step_ok(rules, apply, errors, s, pick)
+    assert phase(s) == "main" and zone_cards(rules, s, "revealed") == []
     deck = zone_cards(rules, s, "deck", 0)
-    assert sorted(deck[:4]) == ["ST4-02", "ST4-09", "ST4-13", "ST4-15"] and deck[-1] == "ST4-05"
-    assert zone_cards(rules, s, "revealed") == []
+    assert deck[:4] == ["ST4-15", "ST4-09", "ST4-02", "ST4-13"] and deck[-1] == "ST4-05"
 
 
 # -- ST4-04 Palmon, ST4-06 Togemon: attacking_a_digimon -------------------------------------------

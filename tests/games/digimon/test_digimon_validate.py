@@ -232,6 +232,10 @@ CASES = [
      lambda r, s: s.replace(selection=s.selection.replace(stage=jnp.int8(5)))),
     ("game.selection.left", "a trigger-order, mulligan or confirm choice", "mulligan",
      lambda r, s: s.replace(selection=s.selection.replace(left=jnp.int8(2)))),
+    # A bottom order (SelectReveal) about a row that is not a reveal_add row.
+    ("game.selection", "a bottom order", "select",
+     lambda r, s: _board(s.replace(selection=s.selection.replace(stage=jnp.int8(A.CHOICE_BOTTOM))),
+                         phase=jnp.int8(R.PHASE["select_reveal"]))),
     # A confirm choice (SelectEffectChoice 1000 / 62) about a row that chooses a target.
     ("game.selection.row", "a confirm choice is about", "select",
      lambda r, s: _board(s.replace(selection=s.selection.replace(stage=jnp.int8(A.CHOICE_CONFIRM))),
