@@ -119,15 +119,20 @@ class EffectInterpreter:
         no card has is left out of the program)."""
         return bool(np.any(self._triggered[TRIGGER[trigger]]["row"] >= 0))
 
-    def _push_suspended(self, state: DigimonState, before: jax.Array) -> DigimonState:
+    def _push_suspended(
+        self, state: DigimonState, before: jax.Array, kind: jax.Array | None = None
+    ) -> DigimonState:
         """The trigger "when an opposing Digimon becomes suspended": a player's Digimon in a
         battle area that was unsuspended in ``before`` (bool[2, S]) and is suspended now fires the
         ``opponent_digimon_suspended`` rows of every permanent of that player's opponent (one
-        event, however many of their Digimon it suspended)."""
+        event, however many of their Digimon it suspended). ``kind``: the permanents' kinds
+        (int[2, S]) when the caller has them for this board already."""
         if not self._fires_on("opponent_digimon_suspended"):
             return state
-        tops, _ = self.stacks(state)
-        digimon = self._card(state, "kind", tops) == DIGIMON
+        if kind is None:
+            tops, _ = self.stacks(state)
+            kind = self._card(state, "kind", tops)
+        digimon = kind == DIGIMON
         newly = state.suspended & ~before & digimon & jnp.asarray(IN_BATTLE_AREA)
         lost = jnp.any(newly, axis=1)  # [2]: the player had a Digimon suspended
         rivals = jnp.broadcast_to(lost[::-1, None], (2, NUM_SLOTS))
@@ -467,7 +472,8 @@ class EffectInterpreter:
         now = jnp.where(on_self & (op == OP_UNSUSPEND), False, was)
         now = jnp.where(on_self & (op == OP_SUSPEND), True, now)
         state = state.replace(suspended=state.suspended.at[controller, safe_slot].set(now))
-        state = self._push_suspended(state, suspended_before)
+        # The stacks have not changed since perm_kind was read (only ``suspended`` and the piles).
+        state = self._push_suspended(state, suspended_before, perm_kind)
 
         # play_self: a card (a security Tamer) plays itself for free, when there is room.
         plays = ok & (op == OP_PLAY_SELF) & self._has_room(state, controller)

@@ -498,17 +498,24 @@ def _check_choice_phase(f: Facts):
     return None
 
 
+def _pending_row(f: Facts) -> tuple[int, int] | None:
+    """``(definition, row)`` of the effect row the pending selection names, or ``None`` when the
+    row is not one of its card's (``_check_selection_row`` names that)."""
+    card, row = int(f.s.selection.card), int(f.s.selection.row)
+    definition = int(f.b.definition[card])
+    if not 0 <= row < int(f.rules.cards.numpy["effects.num_rows"][definition]):
+        return None
+    return definition, row
+
+
 def _check_bottom_order(f: Facts):
     # The order of the cards a reveal_add row leaves (``_put_back_revealed``): opened with two
     # or more of them, one pick a card, the last one going by itself.
-    if not (f.paused and int(f.s.selection.stage) == CHOICE_BOTTOM):
+    found = _pending_row(f) if f.paused and int(f.s.selection.stage) == CHOICE_BOTTOM else None
+    if found is None:
         return None
-    card, row = int(f.s.selection.card), int(f.s.selection.row)
-    cards = f.rules.cards.numpy
-    definition = int(f.b.definition[card])
-    if not 0 <= row < int(cards["effects.num_rows"][definition]):
-        return None  # _check_selection_row names it
-    if OPS[int(cards["effects.op"][definition, row])] != "reveal_add":
+    definition, row = found
+    if OPS[int(f.rules.cards.numpy["effects.op"][definition, row])] != "reveal_add":
         return f"a bottom order for row {row}, which is not a reveal_add row"
     revealed = np.flatnonzero(f.b.zone == f.rules.layout.zone_index("revealed"))
     waiting = len(set(revealed.tolist()) - {int(f.s.checking)})
@@ -544,13 +551,11 @@ def _check_selection_row(f: Facts):
 def _check_confirm_row(f: Facts):
     # Only an optional row that chooses nothing asks to be taken (``_execute``); one that
     # chooses offers 62 beside its choices instead.
-    if not (f.paused and int(f.s.selection.stage) == CHOICE_CONFIRM):
+    found = _pending_row(f) if f.paused and int(f.s.selection.stage) == CHOICE_CONFIRM else None
+    if found is None:
         return None
-    card, row = int(f.s.selection.card), int(f.s.selection.row)
+    definition, row = found
     cards = f.rules.cards.numpy
-    definition = int(f.b.definition[card])
-    if not 0 <= row < int(cards["effects.num_rows"][definition]):
-        return None  # _check_selection_row names it
     flags = int(cards["effects.flags"][definition, row])
     op = int(cards["effects.op"][definition, row])
     target = TARGETS[int(cards["effects.target"][definition, row])]
