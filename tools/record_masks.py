@@ -10,6 +10,7 @@ one with the fewest and others in between, up to ``--per-phase``. Written as JSO
 Usage::
 
     python tools/record_masks.py            # writes tests/train/data/legal_masks.json
+    python tools/record_masks.py --env pokemon   # only that game's masks, the others kept
 """
 
 from __future__ import annotations
@@ -66,9 +67,21 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=64)
     parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--per-phase", type=int, default=6)
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=None,
+        help="record only this game (repeatable); the others keep their recorded masks",
+    )
     args = parser.parse_args()
     data = {"recorded_with": "tools/record_masks.py", "games": {}}
-    for env_id in tcgjax.available_envs():
+    if args.env:
+        unknown = sorted(set(args.env) - set(tcgjax.available_envs()))
+        if unknown:
+            parser.error(f"unknown env {unknown}; have {tcgjax.available_envs()}")
+        with open(OUT) as fh:
+            data = json.load(fh)
+    for env_id in args.env or tcgjax.available_envs():
         env = tcgjax.make(env_id)
         data["games"][env_id] = {
             "version": env.version,

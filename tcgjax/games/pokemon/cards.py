@@ -143,6 +143,7 @@ CONDITIONS = (
     # opponent's last turn
     "hand_sizes_equal",  # both hands hold the same number of cards
     "min_energy_on_self",  # at least condition_value Energy of energy_type on this Pokémon
+    "self_active",  # this Pokémon is the Active Pokémon (an Ability usable only there)
 )
 OPS = (
     "extra_damage",  # + amount to this attack's damage
@@ -170,6 +171,11 @@ OPS = (
     "prevent_attack_effects",  # prevent effects of attacks done to target, opponent's next turn
     "hp_bonus",  # passive: + amount max HP while the condition holds
     "discard_from_hand_cost",  # an ability's cost: discard count card_filter cards from the hand
+    "extra_damage_per_heads",  # flip count coins: + amount per heads
+    "discard_energy_for_damage",  # discard any number of energy_type Energy from the player's
+    # Pokémon (count at most, 0 = no limit): + amount per card discarded
+    "hand_attach_energy",  # attach count card_filter / energy_type cards from the hand to target
+    "discard_to_deck",  # up to count card_filter cards from the discard pile into the deck
 )
 TARGETS = (
     "none",
@@ -187,6 +193,7 @@ CARD_FILTERS = (
     "evolution_pokemon",
     "energy",
     "basic_energy",
+    "supporter",
 )
 RESTS = ("none", "bottom_any_order", "shuffle")
 EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance")

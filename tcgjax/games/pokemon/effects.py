@@ -80,10 +80,11 @@ NO_EFFECT, ATTACK, TRAINER, ABILITY = 0, 1, 2, 3
 WHERE_PLAY, WHERE_ABILITY = WHERE.index("play"), WHERE.index("ability")
 
 MODIFIER_OPS = ("extra_damage", "extra_damage_per_counter", "extra_damage_per_energy",
-                "attack_does_nothing", "hp_bonus")  # fmt: skip
+                "attack_does_nothing", "hp_bonus", "extra_damage_per_heads",
+                "discard_energy_for_damage")  # fmt: skip
 # Where a card choice picks from, and where the card goes.
 SOURCES = ("none", "deck", "discard", "attached", "looking", "hand")
-DESTINATIONS = ("none", "hand", "bench", "attach", "discard")
+DESTINATIONS = ("none", "hand", "bench", "attach", "discard", "deck")
 SOURCE_OF = {
     "search_hand": "deck",
     "search_bench": "deck",
@@ -94,6 +95,9 @@ SOURCE_OF = {
     "look_take": "looking",
     "look_attach_energy": "looking",
     "discard_from_hand_cost": "hand",
+    "hand_attach_energy": "hand",
+    "discard_to_deck": "discard",
+    "discard_energy_for_damage": "attached",  # on the Pokémon chosen first (stage FROM)
 }
 DESTINATION_OF = {
     "search_hand": "hand",
@@ -105,11 +109,21 @@ DESTINATION_OF = {
     "look_take": "hand",
     "look_attach_energy": "attach",
     "discard_from_hand_cost": "discard",
+    "hand_attach_energy": "attach",
+    "discard_to_deck": "deck",
+    "discard_energy_for_damage": "discard",
 }
-SLOT_OPS = ("gust", "switch", "heal", "bench_damage")  # a choice of a Pokémon, no card
-UP_TO_OPS = ("search_hand", "search_bench", "search_attach_energy", "look_attach_energy")
-# Stages of a selection (``Selection.stage``).
-PICK, PLACE, ORDER = 0, 1, 2
+SLOT_OPS = ("gust", "switch", "heal", "bench_damage",  # a choice of a Pokémon, no card
+            "discard_energy_for_damage")  # a Pokémon first, then an Energy on it  # fmt: skip
+UP_TO_OPS = ("search_hand", "search_bench", "search_attach_energy", "look_attach_energy",
+             "discard_energy_for_damage")  # fmt: skip
+# Stages of a selection (``Selection.stage``): PICK the card (or the Pokémon), PLACE the picked
+# Energy on a Pokémon, ORDER the rest under the deck, FROM: the card on the Pokémon just picked.
+PICK, PLACE, ORDER, FROM = 0, 1, 2, 3
+SELECTION_STAGES = ("pick", "place", "order", "from")
+# "Discard any amount ... from your Pokémon": a Pokémon, then one of its cards, as often as the
+# player likes (``count`` 0 = no limit: this many picks at most, more than any board holds).
+NO_LIMIT = 60
 
 _SOURCE = np.asarray([SOURCES.index(SOURCE_OF.get(op, "none")) for op in OPS], np.int32)
 _DESTINATION = np.asarray(
@@ -119,6 +133,7 @@ _IS_MODIFIER = np.asarray([op in MODIFIER_OPS for op in OPS])
 _IS_SLOT_OP = np.asarray([op in SLOT_OPS for op in OPS])
 _IS_CARD_OP = _SOURCE > 0
 _UP_TO = np.asarray([op in UP_TO_OPS for op in OPS])
+_TWO_STEP = np.asarray([op == "discard_energy_for_damage" for op in OPS])
 _IS_COIN_GATE = np.asarray([g in ("heads", "tails") for g in GATES])
 _ROTATED_OF_STATUS = {"asleep": 1, "confused": 2, "paralyzed": 3}
 _STATUS_ROTATED = np.asarray([_ROTATED_OF_STATUS.get(s, 0) for s in STATUSES], np.int8)
@@ -173,6 +188,7 @@ class Interpreter:
             "evolution_pokemon": pokemon & (stage >= STAGES.index("stage1")),
             "energy": energy,
             "basic_energy": kind == KINDS.index("basic_energy"),
+            "supporter": kind == KINDS.index("supporter"),
         }
         self.filter_match = jnp.asarray(np.stack([filters[f] for f in CARD_FILTERS]))  # [F, N]
         # energy_type (0 = any) against what an Energy card provides.
@@ -183,6 +199,14 @@ class Interpreter:
         activation = c["abilities.activation"][:, 0]
         has_ability = c["abilities.num_rows"] > 0
         self.has_activated = jnp.asarray(has_ability & (activation == 0))
+        # An activated Ability's use limits, from its rows: once a turn per Pokémon when a row
+        # says ``once_per_turn`` (else as often as the player likes: Baxcalibur's Super Cold), and
+        # only from the Active Spot when a row's condition is ``self_active`` (Chien-Pao ex).
+        ability_rows = rows & (c["effects.where"] == WHERE_ABILITY)
+        once = (c["effects.flags"].astype(np.int32) & FLAG["once_per_turn"]) != 0
+        self.ability_once = jnp.asarray(np.any(ability_rows & once, axis=1))
+        active_only = c["effects.condition"] == CONDITION["self_active"]
+        self.ability_active_only = jnp.asarray(np.any(ability_rows & active_only, axis=1))
         # Passive HP bonus (Orthworm): amount while units of a type >= a minimum.
         bonus = np.zeros((n, 3), np.int32)
         for d in range(n):
@@ -191,16 +215,15 @@ class Interpreter:
                     bonus[d] = (c["effects.amount"][d, r], c["effects.energy_type"][d, r],
                                 c["effects.condition_value"][d, r])  # fmt: skip
         self.hp_bonus = jnp.asarray(bonus)
-        # An activated Ability's cost row (discard cards from the hand): filter, type, count.
+        # What an activated Ability needs in the hand (filter, type, count): the cards its cost
+        # discards (Revavroom) or the card it attaches (Baxcalibur), from its first such row.
         cost = np.zeros((n, 3), np.int32)
+        from_hand = (OP["discard_from_hand_cost"], OP["hand_attach_energy"])
         for d in range(n):
             for r in range(int(c["effects.num_rows"][d])):
-                if (
-                    c["effects.where"][d, r] == WHERE_ABILITY
-                    and c["effects.op"][d, r] == OP["discard_from_hand_cost"]
-                ):
+                if c["effects.where"][d, r] == WHERE_ABILITY and c["effects.op"][d, r] in from_hand:
                     cost[d] = (c["effects.card_filter"][d, r], c["effects.energy_type"][d, r],
-                               c["effects.count"][d, r])  # fmt: skip
+                               max(int(c["effects.count"][d, r]), 1))  # fmt: skip
                     break
         self.ability_cost = jnp.asarray(cost)
         self.damage_mode = jnp.asarray(c["attacks.damage_mode"].astype(np.int32))
@@ -238,10 +261,11 @@ class Interpreter:
         )
         return zone[source]
 
-    def slot_targets(self, state, player, target, target_type, op) -> jax.Array:
+    def slot_targets(self, state, player, target, target_type, op, energy_type=0) -> jax.Array:
         """bool[12]: the Pokémon ``player`` may choose for a row (their slots 0-5, then the
         opponent's): by ``target``, the Pokémon's type, and per op (``heal`` needs damage,
-        ``gust`` a Pokémon not protected from attack effects)."""
+        ``gust`` a Pokémon not protected from attack effects, ``discard_energy_for_damage``
+        Energy of ``energy_type`` attached)."""
         view = self.slot_view(state)
         occupied = jnp.concatenate([view["occupied"][player], view["occupied"][1 - player]])
         types = jnp.concatenate([view["definition"][player], view["definition"][1 - player]])
@@ -265,8 +289,12 @@ class Interpreter:
             jnp.concatenate([state.protected_turn[player], state.protected_turn[1 - player]])
             >= turn
         )
+        units = jnp.concatenate([view["units"][player], view["units"][1 - player]])  # [12, 11]
+        typed = jnp.where(energy_type > 0, units[:, jnp.maximum(energy_type - 1, 0)],
+                          jnp.sum(units, axis=1))  # fmt: skip
         per_op = jnp.where(op == OP["heal"], damage > 0, True)
         per_op &= jnp.where(op == OP["gust"], ~protected, True)
+        per_op &= jnp.where(op == OP["discard_energy_for_damage"], typed > 0, True)
         return occupied & type_ok & by_target & per_op
 
     def selection_options(self, state):
@@ -278,7 +306,10 @@ class Interpreter:
         col = self._row_cols(d, sel.row.astype(jnp.int32))
         op = col["op"]
         source = jnp.asarray(_SOURCE)[op]
-        zone = self._source_zone(player, source, sel.slot.astype(jnp.int32))
+        two_step = jnp.asarray(_TWO_STEP)[op]
+        # A two-step choice takes the card from the Pokémon picked first (``picked`` < 6).
+        from_slot = jnp.where(two_step, jnp.clip(sel.picked.astype(jnp.int32), 0, 5), sel.slot)
+        zone = self._source_zone(player, source, from_slot.astype(jnp.int32))
         board = state.board
         stage = sel.stage.astype(jnp.int32)
         # Energy attached to this Pokémon: any Energy (energy_type none) unless the row says.
@@ -288,7 +319,11 @@ class Interpreter:
         looking = self.zone_definition_counts(
             board, zone, CARD_FILTERS.index("any"), 0
         )  # any card, for the ordering stage
-        cards = jnp.where(stage == PICK, matching, jnp.where(stage == ORDER, looking, 0))
+        cards = jnp.select(
+            [(stage == PICK) & ~two_step, stage == FROM, stage == ORDER],
+            [matching, matching, looking],
+            0,
+        )
         cards = jnp.where(sel.pending() & jnp.asarray(_IS_CARD_OP)[op], cards, 0)
         # A bench search needs room; the order stage needs two cards or more (one goes alone).
         from tcgjax.games.pokemon import rules as R
@@ -296,7 +331,9 @@ class Interpreter:
         bench_room = jnp.sum(~self.slot_view(state)["occupied"][player, 1:])
         to_bench = jnp.asarray(_DESTINATION)[op] == DESTINATIONS.index("bench")
         cards = jnp.where(to_bench & (bench_room <= 0), 0, cards)
-        slots = self.slot_targets(state, player, col["target"], col["target_type"], op)
+        slots = self.slot_targets(
+            state, player, col["target"], col["target_type"], op, col["energy_type"]
+        )
         # Energy for a Pokémon to choose later needs one to exist.
         place_later = (jnp.asarray(_DESTINATION)[op] == DESTINATIONS.index("attach")) & (
             col["target"] != TARGET["self"]
@@ -304,8 +341,11 @@ class Interpreter:
         cards = jnp.where(place_later & (stage == PICK) & ~jnp.any(slots), 0, cards)
         slot_stage = (jnp.asarray(_IS_SLOT_OP)[op] & (stage == PICK)) | (stage == PLACE)
         slots = slots & slot_stage & sel.pending()
-        up_to = jnp.asarray(_UP_TO)[op] | (
-            (op == OP["look_take"]) & (col["card_filter"] != CARD_FILTERS.index("any"))
+        # "Up to": a hidden search, a look for a kind of card, a row marked ``optional``.
+        up_to = (
+            jnp.asarray(_UP_TO)[op]
+            | ((op == OP["look_take"]) & (col["card_filter"] != CARD_FILTERS.index("any")))
+            | ((col["flags"] & FLAG["optional"]) != 0)
         )
         done = sel.pending() & (stage == PICK) & up_to
         del R
@@ -467,8 +507,14 @@ class Interpreter:
                 col["condition"] == CONDITION["own_ko_by_attack_last_turn"],
                 col["condition"] == CONDITION["hand_sizes_equal"],
                 col["condition"] == CONDITION["min_energy_on_self"],
+                col["condition"] == CONDITION["self_active"],
             ],
-            [state.ko_last_turn[player], hands[0] == hands[1], typed >= col["condition_value"]],
+            [
+                state.ko_last_turn[player],
+                hands[0] == hands[1],
+                typed >= col["condition_value"],
+                slot == 0,
+            ],
             True,
         )
 
@@ -488,13 +534,17 @@ class Interpreter:
         typed_units = jnp.where(
             col["energy_type"] > 0, units[jnp.maximum(col["energy_type"] - 1, 0)], jnp.sum(units)
         )
+        # Several coins at once (Azumarill's Slam: 2 coins, 100 per heads), from their own key.
+        coins = jax.random.bernoulli(jax.random.fold_in(key, 3), shape=(10,))
+        heads = jnp.sum(coins & (jnp.arange(10) < count))
         bonus = jnp.select(
             [
                 op == OP["extra_damage"],
                 op == OP["extra_damage_per_counter"],
                 op == OP["extra_damage_per_energy"],
+                op == OP["extra_damage_per_heads"],
             ],
-            [amount, amount * counters, amount * typed_units],
+            [amount, amount * counters, amount * typed_units, amount * heads],
             0,
         )
         state = state.replace(
@@ -536,6 +586,17 @@ class Interpreter:
                 ).astype(jnp.int16)
             ),
         )
+        # Healing the attacker itself needs no choice (Marill's Bubble Drain).
+        heal_self = (op == OP["heal"]) & (col["target"] == TARGET["self"])
+        state = state.replace(
+            damage=state.damage.at[player, own_slot].set(
+                jnp.where(
+                    heal_self,
+                    jnp.maximum(state.damage[player, own_slot] - amount, 0),
+                    state.damage[player, own_slot],
+                ).astype(jnp.int16)
+            )
+        )
         # Drawing.
         deck = zones.zone_count(state.board, R.zone_of("deck", player))
         hand = zones.zone_count(state.board, R.zone_of("hand", player))
@@ -574,9 +635,10 @@ class Interpreter:
         state = state.replace(board=looked)
         key = jax.random.fold_in(key, 1)  # the coin used the key as it came
         # Choices: open the selection; the op is done when it closes.
-        chooses = jnp.asarray(_IS_CARD_OP | _IS_SLOT_OP)[op]
+        chooses = jnp.asarray(_IS_CARD_OP | _IS_SLOT_OP)[op] & ~heal_self
         left = jnp.where(op == OP["look_take"], jnp.minimum(count, col["look"]), count)
         left = jnp.where(jnp.asarray(_IS_SLOT_OP)[op], jnp.maximum(count, 1), left)
+        left = jnp.where(jnp.asarray(_TWO_STEP)[op] & (count == 0), NO_LIMIT, left)
         opened = state.replace(
             selection=Selection.open(card, row, slot, jnp.maximum(left, 1), state.board.phase),
             board=set_turn(state.board, active_player=player, phase=R.PHASE["select"]),
@@ -640,7 +702,9 @@ class Interpreter:
         col = self._row_cols(src_def.astype(jnp.int32), sel.row.astype(jnp.int32))
         op = col["op"]
         source = jnp.asarray(_SOURCE)[op]
-        zone = self._source_zone(player, source, sel.slot.astype(jnp.int32))
+        two_step = jnp.asarray(_TWO_STEP)[op]
+        from_slot = jnp.where(two_step, jnp.clip(sel.picked.astype(jnp.int32), 0, 5), sel.slot)
+        zone = self._source_zone(player, source, from_slot.astype(jnp.int32))
         zone = jnp.where(sel.stage == ORDER, R.zone_of("looking", player), zone)
         card = jnp.maximum(self.card_of(state.board, zone, d), 0)
         dest = jnp.asarray(_DESTINATION)[op]
@@ -651,6 +715,7 @@ class Interpreter:
         # Hand / discard.
         to_hand = zones.move_card(layout, board, card, R.zone_of("hand", player)).board
         to_discard = zones.move_card(layout, board, card, R.zone_of("discard", player)).board
+        to_deck = zones.move_card(layout, board, card, R.zone_of("deck", player)).board
         # A Basic onto the first empty Bench slot.
         occupied = self.slot_view(state)["occupied"][player]
         bench_slot = 1 + jnp.argmin(occupied[1:])
@@ -659,7 +724,7 @@ class Interpreter:
         onto_self = col["target"] == TARGET["self"]
         own_slot = R.slot_zone(player, jnp.maximum(sel.slot.astype(jnp.int32), 0))
         attached = zones.move_card(layout, board, card, own_slot).board
-        boards = [board, to_hand, benched, attached, to_discard]  # by DESTINATIONS
+        boards = [board, to_hand, benched, attached, to_discard, to_deck]  # by DESTINATIONS
         picked = jax.tree.map(lambda *xs: jnp.stack(xs)[dest], *boards)
         attach_later = (dest == DESTINATIONS.index("attach")) & ~onto_self
         state_bench = state.replace(
@@ -679,6 +744,12 @@ class Interpreter:
         in_order = state.replace(
             board=ordered.board, selection=sel.replace(left=(sel.left - 1).astype(jnp.int8))
         )
+        # Discarded for damage (Hail Blade): + amount, and the next Pokémon to discard from.
+        for_damage = moved.replace(
+            bonus_damage=(state.bonus_damage + col["amount"]).astype(jnp.int16),
+            selection=moved.selection.replace(stage=jnp.int8(PICK)),
+        )
+        moved = tree_where(two_step, for_damage, moved)
         del key  # the choice closes after the action when nothing is left (rules.apply)
         return tree_where(sel.stage == ORDER, in_order, tree_where(attach_later, placing, moved))
 
@@ -720,6 +791,11 @@ class Interpreter:
         acted = acted.replace(
             selection=sel.replace(left=(sel.left - 1).astype(jnp.int8), picked=jnp.int16(k))
         )
+        # A two-step choice: the Pokémon now, one of its cards next (stage FROM).
+        first_step = state.replace(
+            selection=sel.replace(stage=jnp.int8(FROM), picked=jnp.asarray(k, jnp.int16))
+        )
+        acted = tree_where(jnp.asarray(_TWO_STEP)[op], first_step, acted)
         del key  # the choice closes after the action when nothing is left (rules.apply)
         return tree_where(sel.stage == PLACE, placed, acted)
 

@@ -53,7 +53,9 @@ class PokemonEnv(Env):
     # only after a switch (it paralyzed on heads with no opponent's Bench).
     # 4: a Knock Out within a turn (an HP bonus lost paying a retreat cost) happens at once, the
     # owner promotes and the turn goes on; an evolved Pokémon may use its own Ability.
-    version = "4"
+    # 5: the Chien-Pao ex deck's 14 cards (47 definitions: 702 actions); Abilities without
+    # once_per_turn are unlimited; "optional" rows are "up to"; a fourth selection stage.
+    version = "5"
     num_players = 2
     default_max_steps = 3000
     game_state_type = R.PokemonState
@@ -220,7 +222,8 @@ def decode_action(env: PokemonEnv, action: int) -> tuple[str, dict[str, Any]]:
 _FROM = {"deck": "the deck", "discard": "the discard pile", "looking": "the cards looked at",
          "hand": "the hand"}  # fmt: skip
 _SLOT_VERBS = {"gust": "bring {} to the Active Spot", "switch": "switch in {}", "heal": "heal {}",
-               "bench_damage": "damage {}"}  # fmt: skip
+               "bench_damage": "damage {}",
+               "discard_energy_for_damage": "discard Energy from {} (for damage)"}  # fmt: skip
 
 
 def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None = None) -> str:
@@ -309,7 +312,8 @@ def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None =
         if int(sel.stage) == E.ORDER:
             return f"put {secret(offset)} on the bottom of the deck"
         source, dest = E.SOURCE_OF.get(op, ""), E.DESTINATION_OF.get(op, "")
-        origin = pokemon(me, max(int(sel.slot), 0)) if source == "attached" else _FROM.get(source)
+        holder = int(sel.picked) if int(sel.stage) == E.FROM else int(sel.slot)
+        origin = pokemon(me, max(holder, 0)) if source == "attached" else _FROM.get(source)
         origin = f" from {origin}" if origin else ""
         if dest == "discard":
             return f"discard {card(offset)}{origin}"
@@ -317,6 +321,8 @@ def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None =
             return f"choose {card(offset)}{origin} to attach"
         if dest == "bench":
             return f"put {card(offset)}{origin} onto the Bench"
+        if dest == "deck":
+            return f"shuffle {card(offset)}{origin} into the deck"
         if dest == "hand":
             shown = secret(offset) if source in ("deck", "looking") else card(offset)
             return f"put {shown}{origin} into the hand"

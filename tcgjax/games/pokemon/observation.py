@@ -22,8 +22,8 @@ slice               shape        content
                                  opponent's Pokémon Knocked Out by an attack last turn, own and
                                  opponent's pending promotion
 ``phase``           [8]          one-hot of ``rules.PHASES``
-``selection``       [29]         the pending choice: its op one-hot (25), its stage one-hot
-                                 (pick / place / order), choices left
+``selection``       [34]         the pending choice: its op one-hot (29), its stage one-hot
+                                 (pick / place / order / from), choices left (at most 10)
 ==================  ===========  ==============================================================
 
 Hidden information is the core's visibility (``tcgjax/core/visibility.py``): the opponent's hand,
@@ -47,7 +47,9 @@ from tcgjax.games.pokemon.cards import KINDS, OPS, TYPES
 __all__ = ["ENCODINGS", "layout", "Observer"]
 
 ENCODINGS = ("v2.1", "v1")
-SELECTION_STAGES = 3
+SELECTION_STAGES = len(R.SELECTION_STAGES)  # pick, place, order, from
+# Picks left of a choice, capped: "discard any amount" (Hail Blade) counts as this many.
+MAX_LEFT_SHOWN = 10
 
 
 def layout(num_definitions: int, encoding: str) -> ObservationLayout:
@@ -174,6 +176,8 @@ class Observer:
         # The choices left of a selection: a row's count or the cards it looks at (at least 1).
         rows = lambda name: np.asarray(c[f"effects.{name}"])[in_decks]  # noqa: E731
         max_left = max(1, int(rows("count").max(initial=0)), int(rows("look").max(initial=0)))
+        if np.any(rows("op") == OPS.index("discard_energy_for_damage")):
+            max_left = max(max_left, MAX_LEFT_SHOWN)  # "any amount" shows the cap
         turn_high = np.ones(10)
         turn_high[2] = rules.max_turns + 1  # the turn limit ends the game as turn max + 1 begins
         turn_low = np.zeros(10)
@@ -302,7 +306,7 @@ class Observer:
             [
                 jax.nn.one_hot(op, len(OPS)) * pending,
                 jax.nn.one_hot(sel.stage, SELECTION_STAGES) * pending,
-                (sel.left * pending)[None],
+                (jnp.minimum(sel.left, MAX_LEFT_SHOWN) * pending)[None],
             ]
         )
         return self.layout.pack(

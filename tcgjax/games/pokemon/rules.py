@@ -90,6 +90,7 @@ from tcgjax.core.tree import tree_where, when_any, when_some
 from tcgjax.games.pokemon.cards import (
     KINDS,
     MAX_ATTACKS,
+    OPS,
     STAGES,
     TYPES,
     load_cards,
@@ -98,8 +99,10 @@ from tcgjax.games.pokemon.decks import Deck
 from tcgjax.games.pokemon.effects import (
     ABILITY,
     ATTACK,
+    MODIFIER_OPS,
     NO_EFFECT,
     OP,
+    SELECTION_STAGES,
     TRAINER,
     WHERE_ABILITY,
     WHERE_PLAY,
@@ -199,7 +202,11 @@ RULE_ERRORS = (
     RuleError("energy_done", "the player already attached an Energy card this turn"),
     RuleError("no_ability", "that Pokémon has no Ability to use"),
     RuleError("ability_used", "that Pokémon's Ability was already used this turn"),
-    RuleError("ability_cost", "the Ability's cost can't be paid (no such card in the hand)"),
+    RuleError(
+        "ability_cost",
+        "the Ability needs a card the hand does not hold (the card its cost discards or the "
+        "Energy it attaches)",
+    ),
     RuleError("retreat_done", "the player already retreated this turn"),
     RuleError("retreat_condition", "an Asleep or Paralyzed Pokémon cannot retreat"),
     RuleError("retreat_cost", "the Active Pokémon has too little Energy for its retreat cost"),
@@ -213,6 +220,7 @@ RULE_ERRORS = (
     RuleError("no_cards_left", "the deck is empty: nothing to draw"),
     RuleError("not_a_choice", "not a valid choice for the effect being resolved"),
     RuleError("must_choose", "this choice is not optional while a valid one exists"),
+    RuleError("ability_not_active", "that Ability can be used only while its Pokémon is Active"),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 
@@ -536,7 +544,7 @@ class PokemonRules(Interpreter):
                 op == OP["heal"],
                 op == OP["search_bench"],
                 (op == OP["search_hand"]) | (op == OP["look_take"]) | (op == OP["draw"]),
-                op == OP["discard_to_hand"],
+                (op == OP["discard_to_hand"]) | (op == OP["discard_to_deck"]),
                 op == OP["discard_attach_energy"],
                 op == OP["look_attach_energy"],
                 op == OP["shuffle_hand_draw"],
@@ -726,7 +734,11 @@ class PokemonRules(Interpreter):
             (~in_main, code["wrong_phase"]),
             (~occupied, code["empty_slot"]),
             (~self.has_activated[top], code["no_ability"]),
-            (state.ability_used[me], code["ability_used"]),
+            (state.ability_used[me] & self.ability_once[top], code["ability_used"]),
+            (
+                self.ability_active_only[top] & (jnp.arange(NUM_SLOTS) > 0),
+                code["ability_not_active"],
+            ),
             (~cost_ok[top], code["ability_cost"]),
         )
 
@@ -1336,6 +1348,7 @@ def _static(rules: PokemonRules) -> dict:
         row_where=np.asarray(rules.row_where),
         retreat=np.asarray(rules.retreat_cost),
         activated=np.asarray(rules.has_activated),
+        row_op=np.asarray(rules.row["op"]),
     )
 
 
@@ -1743,7 +1756,7 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
     @row(["selection.card", "selection.row", "selection.slot", "selection.left",
           "selection.stage", "selection.picked", "selection.resume"], "game.selection",
          "no choice pending: Selection.none(); pending: the activation's card and slot, a row "
-         "it has, left >= 1, stage PICK/PLACE/ORDER, picked -1 or an index, resume main")  # fmt: skip
+         "it has, left >= 1, stage PICK/PLACE/ORDER/FROM, picked -1 or an index, resume main")  # fmt: skip
     def _(f):
         sel = f.s.selection
         if not f.pending:
@@ -1762,7 +1775,7 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             return f"row {r}: not a row of {t['names'][int(f.b.definition[card])]}"
         if int(sel.left) < 1:
             return f"left {int(sel.left)} < 1 while pending"
-        if int(sel.stage) not in (0, 1, 2):
+        if int(sel.stage) not in range(len(SELECTION_STAGES)):
             return f"stage {int(sel.stage)}"
         if not -1 <= int(sel.picked) < num_cards:
             return f"picked {int(sel.picked)}"
@@ -1797,7 +1810,7 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
 
     @row(["coin", "previous", "bonus_damage", "does_nothing", "damage_dealt"], "game.effect",
          "coin in {-1, 0, 1}; no activation: -1 and false/0; damage records only for an "
-         "attack, which has dealt its damage when it waits on a choice")  # fmt: skip
+         "attack, which has dealt its damage when it waits on a choice (but one adding damage)")  # fmt: skip
     def _(f):
         s = f.s
         coin, bonus = int(s.coin), int(s.bonus_damage)
@@ -1811,7 +1824,10 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
         if bonus < 0 or bonus % 10:
             return f"bonus damage {bonus}: counters of 10, >= 0"
         if f.kind == ATTACK and f.pending and not flags[2]:
-            return "an attack waiting on a choice has dealt its damage"
+            sel = s.selection
+            op = int(t["row_op"][int(f.b.definition[int(sel.card)]), int(sel.row)])
+            if OPS[op] not in MODIFIER_OPS:  # a choice that adds to the damage comes before it
+                return "an attack waiting on a choice (not one adding damage) has dealt its damage"
 
     @row(["queue.card", "queue.row", "queue.slot", "queue.group"], "game.queue",
          "packed; each entry the activation's card and slot with a row it has, group in "

@@ -28,3 +28,27 @@ def errors(rules):
         return [names[int(c)] for c in np.asarray(jitted(state))]
 
     return named
+
+
+@pytest.fixture(scope="session")
+def cp_rules():
+    """The rules with the Chien-Pao ex deck in both seats (``pokemon_testlib.chien_pao_rules``)."""
+    from pokemon_testlib import chien_pao_rules
+
+    return chien_pao_rules()
+
+
+@pytest.fixture(scope="session")
+def cp_apply(cp_rules):
+    return jax.jit(cp_rules.apply)
+
+
+@pytest.fixture(scope="session")
+def cp_errors(cp_rules):
+    jitted = jax.jit(cp_rules.action_errors)
+    names = {code: name for name, code in R.CODES.items()} | {0: "ok"}
+
+    def named(state):
+        return [names[int(c)] for c in np.asarray(jitted(state))]
+
+    return named

@@ -182,3 +182,13 @@ def random_rollout():
     from suite_xla import compiled_for_running
 
     return compiled_for_running(rollout, jax.random.PRNGKey(0))
+
+
+@functools.cache
+def chien_pao_rules() -> R.PokemonRules:
+    """The rules over the test registry with the shipped Chien-Pao ex deck in both seats: the
+    situations of the cards that deck brings (``test_pokemon_chien_pao.py``)."""
+    from tcgjax.games.pokemon.decks import load_deck
+
+    deck = load_deck("chien_pao", shared_registry())
+    return R.PokemonRules((deck, deck), cards=shared_registry(), max_turns=60)

@@ -15,6 +15,7 @@ from tcgjax.core.cards import CardRegistry
 from tcgjax.core.errors import CardDataError, ConfigError
 from tcgjax.games.pokemon import importer
 from tcgjax.games.pokemon.cards import (
+    DAMAGE_MODES,
     KINDS,
     MAX_GATES,
     SCHEMA,
@@ -70,8 +71,9 @@ def test_shipped_stats_are_the_printed_ones(card):
         assert mine["name"] == attack["name"]
         cost = [TYPES[t] for t, n in enumerate(mine["cost"]) for _ in range(n)]
         assert sorted(cost) == sorted(c.lower() for c in attack["cost"])
-        assert mine["damage"] == int(attack["damage"].rstrip("+") or 0)
-        assert (mine["damage_mode"] == 1) == attack["damage"].endswith("+")
+        assert mine["damage"] == int(attack["damage"].rstrip("+×-") or 0)
+        printed_mode = {"+": "plus", "×": "times", "-": "minus"}.get(attack["damage"][-1:], "plain")
+        assert DAMAGE_MODES[mine["damage_mode"]] == printed_mode
     assert [a["name"] for a in ours["abilities"]] == [a["name"] for a in card["abilities"]]
 
 

@@ -23,11 +23,11 @@ def env():
 
 
 def test_metadata(env):
-    n = 34  # the shipped registry: 33 cards and the padding 0
+    n = 48  # the shipped registry: 47 cards and the padding 0
     assert env.num_actions == 14 * n + 30
-    assert env.observation_shape == (12 * E.V21_DIMS + 4 * n + 6 + 12 + 48 + 10 + 8 + 29,)
+    assert env.observation_shape == (12 * E.V21_DIMS + 4 * n + 6 + 12 + 48 + 10 + 8 + 34,)
     assert tcgjax.make("pokemon", encoding="v1").observation_shape == (
-        12 * E.V1_DIMS + 4 * n + 113,
+        12 * E.V1_DIMS + 4 * n + 118,
     )
     assert env.options["decks"] == ["tapu_koko", "melmetal_dte"] and env.options["max_turns"] == 100
     assert "pokemon" in tcgjax.available_envs()
@@ -153,9 +153,10 @@ def test_encode_board_reproduces_a_hand_computed_slot(env):
     expected = {
         "occupied": [1],
         "evoStageOH": [0, 1, 0],
-        # Lines by the name of their Basic: Bronzor, Meltan, Orthworm, Plusle, Tadbulb,
-        # Tapu Koko ex, Tynamo, Varoom, Yamper, Zacian, Zeraora: Meltan's is 2 of 11 (P6).
-        "evoFamilyId": [2 / 11],
+        # Lines by the name of their Basic: Bronzor, Bruxish, Buizel, Chien-Pao ex, Delibird,
+        # Frigibax, Marill, Meltan, Orthworm, Plusle, Tadbulb, Tapu Koko ex, Tynamo, Varoom,
+        # Yamper, Zacian, Zeraora: Meltan's is 8 of 17 (P6).
+        "evoFamilyId": [8 / 17],
         "pokemonTypeOH": [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],  # Metal
         "HP": [260 / 300],
         "MaxHP": [300 / 300],

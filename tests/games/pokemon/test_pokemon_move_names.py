@@ -161,3 +161,53 @@ def test_tcgjax_play_hides_a_face_down_card_of_the_other_player(env, capsys):
     assert names["put Tynamo face down as the Active Pokémon"] == tynamo
     # What the other seat is told the player did.
     assert cli._named(env, state, tynamo, 1) == "put a card face down as the Active Pokémon"
+
+
+# --------------------------------------------------------------------------------------------------
+# The Chien-Pao ex deck's new choices: an Ability only from the Active Spot, Supporters from the
+# discard pile into the deck, and Hail Blade's two-step "discard any amount for damage"
+
+CHIEN_PAO_SITUATION = [
+    {
+        "hand": ["sv1-182"],
+        "slots": [["svp-30", "sve-3", "sve-3"], ["sv2-58", "sve-3"]],
+        "discard": ["sv1-180"],
+    },
+    {"slots": [["sv2-46"], ["sv1-46"]]},
+]
+CHIEN_PAO_SCRIPT = [
+    ("ability", 0, None, "use Shivery Chill of Chien-Pao ex (Active)", "main", None),
+    ("select_card", "sve-3", None, "put Basic Water Energy from the deck into the hand", "select",
+     "put a card from the deck into the hand"),
+    ("done", 0, None, "choose nothing more for Chien-Pao ex", "select", None),
+    ("play", "sv1-182", None, "play Pal Pad", "main", None),
+    ("select_card", "sv1-180", None, "shuffle Nemona from the discard pile into the deck",
+     "select", None),
+    ("attack", 0, None, "attack with Chien-Pao ex (Active): Hail Blade", "main", None),
+    ("select_slot", 1, None, "discard Energy from Frigibax (Bench 1) (for damage)", "select",
+     None),
+    ("select_card", "sve-3", None, "discard Basic Water Energy from Frigibax (Bench 1)", "select",
+     None),
+    ("done", 0, None, "choose nothing more for Chien-Pao ex", "select", None),
+]  # fmt: skip
+
+
+def test_the_chien_pao_decks_choices_are_named(tmp_path):
+    env = tcgjax.make("pokemon", decks=("chien_pao", "chien_pao"))
+    start = _state(env, CHIEN_PAO_SITUATION, turn=3)
+    recorder = Recorder(env, start)
+    for i, (kind, card, slot, *_) in enumerate(CHIEN_PAO_SCRIPT):
+        recorder.step(_id(env, kind, card, slot), jax.random.PRNGKey(i))
+    replay = json.loads(json.dumps(recorder.export()))
+    states = [state for _, state, _ in frames(replay)]
+    assert [c["payload"]["actionName"] for c in replay["commandLog"]] == [
+        s[3] for s in CHIEN_PAO_SCRIPT
+    ]
+    for (kind, card, slot, name, phase, told), before in zip(
+        CHIEN_PAO_SCRIPT, states, strict=False
+    ):
+        action = _id(env, kind, card, slot)
+        assert R.PHASES[int(before.game.board.phase)] == phase
+        assert env.describe_action(before, action, viewer=1) == (told or name)
+    end = run(replay)
+    assert int(end.current_player) == 1 and int(end.game.damage[1, 0]) == 60
