@@ -52,6 +52,7 @@ __all__ = [
     "contains",
     "move_card",
     "move_all",
+    "move_all_under",
     "draw",
     "draw_n",
     "swap_zones",
@@ -379,6 +380,39 @@ def move_all(layout: BoardLayout, board: Board, from_zone, to_zone) -> CommandRe
         position=jnp.where(moving, board.position + dest_count, board.position).astype(
             board.position.dtype
         ),
+    )
+    return commit(board, new, error)
+
+
+def move_all_under(layout: BoardLayout, board: Board, from_zone, to_zone) -> CommandResult:
+    """Move every card of ``from_zone`` under the cards of ``to_zone``, keeping their order (the
+    bottom card of ``from_zone`` becomes the bottom of ``to_zone``): a hand put on the bottom of a
+    deck (shuffle the hand first for "in a random order").
+
+    One pass over the cards. Moving a zone under itself, or an empty zone, changes nothing but
+    ``version``.
+
+    Errors: ``zone_out_of_range`` (either zone), ``zone_full`` (the destination would exceed its
+    ``max_size``).
+    """
+    from_zone = jnp.asarray(from_zone, jnp.int32)
+    to_zone = jnp.asarray(to_zone, jnp.int32)
+    zone = board.zone.astype(jnp.int32)
+    moving = (zone == from_zone) & (from_zone != to_zone)
+    under = (zone == to_zone) & (from_zone != to_zone)
+    moved = count_true(moving)
+    dest_count = zone_count(board, to_zone)
+    safe_zone = jnp.clip(to_zone, 0, layout.num_zones - 1)
+    max_size = jnp.asarray(layout.zone_max_size)[safe_zone]
+    error = _first_error(
+        ((from_zone < 0) | (from_zone >= layout.num_zones), errors.ZONE_OUT_OF_RANGE),
+        ((to_zone < 0) | (to_zone >= layout.num_zones), errors.ZONE_OUT_OF_RANGE),
+        (dest_count + moved > max_size, errors.ZONE_FULL),
+    )
+    position = board.position.astype(jnp.int32)
+    new = board.replace(
+        zone=jnp.where(moving, to_zone, zone).astype(board.zone.dtype),
+        position=jnp.where(under, position + moved, position).astype(board.position.dtype),
     )
     return commit(board, new, error)
 

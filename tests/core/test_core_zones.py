@@ -720,6 +720,15 @@ def test_draw_batched(layout, board0):
     assert [int(r.error) for r in results] == [0, 0, errors.ZONE_FULL, errors.ZONE_EMPTY]
 
 
+def test_move_all_under_batched(layout, board0):
+    results = _assert_batched_matches(
+        functools.partial(zones.move_all_under, layout),
+        _batch(layout, board0),
+        [[DECK_P1, DECK_P2, DECK_P1, -1], [STACK, DECK_P1, HAND_P1, STACK]],
+    )
+    assert [int(r.error) for r in results] == [0, 0, errors.ZONE_FULL, errors.ZONE_OUT_OF_RANGE]
+
+
 def test_shuffle_batched(layout, board0):
     keys = jax.random.split(jax.random.PRNGKey(3), 4)
     results = _assert_batched_matches(
@@ -890,6 +899,31 @@ def test_move_all_of_an_empty_zone_or_onto_itself_moves_nothing(layout, board0):
 def test_move_all_may_fill_a_zone_exactly(layout, board0):
     # The two cards of deck_player2 fill board_player1 (at most 2) to its capacity.
     result = zones.move_all(layout, board0, DECK_P2, BOARD_P1)
+    _applied(board0, result, [[0, 1, 2], [], [5], [], [3, 4], [6], [7], []], layout)
+
+
+def test_move_all_under_keeps_the_order_below_the_destination(layout, board0):
+    # deck_player1 [0, 1, 2] under stack [7]: the stack becomes [0, 1, 2, 7].
+    result = zones.move_all_under(layout, board0, DECK_P1, STACK)
+    _applied(board0, result, [[], [3, 4], [5], [], [], [6], [0, 1, 2, 7], []], layout)
+    # And under a zone of several cards: deck_player2 [3, 4] under deck_player1 [0, 1, 2].
+    result = zones.move_all_under(layout, board0, DECK_P2, DECK_P1)
+    _applied(board0, result, [[3, 4, 0, 1, 2], [], [5], [], [], [6], [7], []], layout)
+
+
+def test_move_all_under_of_an_empty_zone_or_itself_moves_nothing(layout, board0):
+    for src, dst in ((LIMBO, STACK), (DECK_P1, DECK_P1)):
+        result = zones.move_all_under(layout, board0, src, dst)
+        assert int(result.error) == 0
+        assert zone_lists(layout, result.board) == zone_lists(layout, board0)
+
+
+def test_move_all_under_into_a_zone_without_room_is_rejected(layout, board0):
+    _rejected(board0, zones.move_all_under(layout, board0, DECK_P1, HAND_P1), errors.ZONE_FULL)
+    _rejected(board0, zones.move_all_under(layout, board0, DECK_P1, 8), errors.ZONE_OUT_OF_RANGE)
+    _rejected(board0, zones.move_all_under(layout, board0, -1, STACK), errors.ZONE_OUT_OF_RANGE)
+    # Exactly full is allowed: deck_player2's 2 cards under the empty board_player1 (max 2).
+    result = zones.move_all_under(layout, board0, DECK_P2, BOARD_P1)
     _applied(board0, result, [[0, 1, 2], [], [5], [], [3, 4], [6], [7], []], layout)
 
 

@@ -176,6 +176,9 @@ OPS = (
     # Pokémon (count at most, 0 = no limit): + amount per card discarded
     "hand_attach_energy",  # attach count card_filter / energy_type cards from the hand to target
     "discard_to_deck",  # up to count card_filter cards from the discard pile into the deck
+    "discard_hand_draw",  # discard the hand, then draw count
+    "hands_to_bottom_draw_prizes",  # both players: the hand shuffled under the deck, then draw a
+    # card per Prize card left (when either put a card there)
 )
 TARGETS = (
     "none",
@@ -194,6 +197,7 @@ CARD_FILTERS = (
     "energy",
     "basic_energy",
     "supporter",
+    "pokemon_or_basic_energy",
 )
 RESTS = ("none", "bottom_any_order", "shuffle")
 EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance")

@@ -189,6 +189,7 @@ class Interpreter:
             "energy": energy,
             "basic_energy": kind == KINDS.index("basic_energy"),
             "supporter": kind == KINDS.index("supporter"),
+            "pokemon_or_basic_energy": pokemon | (kind == KINDS.index("basic_energy")),
         }
         self.filter_match = jnp.asarray(np.stack([filters[f] for f in CARD_FILTERS]))  # [F, N]
         # energy_type (0 = any) against what an Energy card provides.
@@ -293,7 +294,8 @@ class Interpreter:
         typed = jnp.where(energy_type > 0, units[:, jnp.maximum(energy_type - 1, 0)],
                           jnp.sum(units, axis=1))  # fmt: skip
         per_op = jnp.where(op == OP["heal"], damage > 0, True)
-        per_op &= jnp.where(op == OP["gust"], ~protected, True)
+        # The protection stops attack effects only (Boss's Orders still gusts the Pokémon).
+        per_op &= jnp.where((op == OP["gust"]) & (state.effect_kind == ATTACK), ~protected, True)
         per_op &= jnp.where(op == OP["discard_energy_for_damage"], typed > 0, True)
         return occupied & type_ok & by_target & per_op
 
@@ -625,6 +627,17 @@ class Interpreter:
             jnp.minimum(count, left),
         ).board  # fmt: skip
         state = state.replace(board=tree_where(refill, shuffled, state.board))
+        # Professor's Research: the hand to the discard pile, then draw. Iono: both hands.
+        state = when_any(
+            op == OP["discard_hand_draw"],
+            lambda s: self._discard_hand_draw(s, player, count),
+            state,
+        )
+        state = when_any(
+            op == OP["hands_to_bottom_draw_prizes"],
+            lambda s: self._hands_to_bottom_draw_prizes(s, jax.random.fold_in(key, 4)),
+            state,
+        )
         # Looking at the top cards: set them aside in the player's looking zone.
         looks = (op == OP["look_take"]) | (op == OP["look_attach_energy"])
         deck = zones.zone_count(state.board, R.zone_of("deck", player))
@@ -646,6 +659,34 @@ class Interpreter:
         opened = self._close_if_stuck(opened, key)
         immediate = state.replace(previous=jnp.bool_(True))
         return tree_where(chooses, opened, immediate)
+
+    def _discard_hand_draw(self, state, player, count):
+        """Discard the player's hand, then draw ``count`` (as many as the deck holds)."""
+        from tcgjax.games.pokemon import rules as R
+
+        hand, deck = R.zone_of("hand", player), R.zone_of("deck", player)
+        board = zones.move_all(self.layout, state.board, hand, R.zone_of("discard", player)).board
+        left = zones.zone_count(board, deck)
+        board = zones.draw_n(self.layout, board, deck, hand, jnp.minimum(count, left)).board
+        return state.replace(board=board)
+
+    def _hands_to_bottom_draw_prizes(self, state, key):
+        """Iono: each player shuffles their hand and puts it under their deck; if either put a
+        card there, each then draws a card for each of their Prize cards left."""
+        from tcgjax.games.pokemon import rules as R
+
+        board = state.board
+        hands = [R.zone_of("hand", p) for p in range(2)]
+        decks = [R.zone_of("deck", p) for p in range(2)]
+        moved = (zones.zone_count(board, hands[0]) + zones.zone_count(board, hands[1])) > 0
+        for p, k in zip(range(2), jax.random.split(key), strict=True):
+            board = zones.shuffle(self.layout, board, hands[p], k).board
+            board = zones.move_all_under(self.layout, board, hands[p], decks[p]).board
+        for p in range(2):
+            prizes = zones.zone_count(board, R.zone_of("prizes", p))
+            draws = jnp.where(moved, jnp.minimum(prizes, zones.zone_count(board, decks[p])), 0)
+            board = zones.draw_n(self.layout, board, decks[p], hands[p], draws).board
+        return state.replace(board=board)
 
     # -- choices ---------------------------------------------------------------------------------
 

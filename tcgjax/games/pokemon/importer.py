@@ -43,6 +43,7 @@ _STAGES = {"Basic": "basic", "Stage 1": "stage1", "Stage 2": "stage2"}
 _TAGS = {"ex": ("ex", 2), "V": ("v", 2), "VSTAR": ("vstar", 2), "VMAX": ("vmax", 3)}
 _UNSUPPORTED_TAGS = ("EX", "GX", "TAG TEAM", "BREAK", "LEGEND", "V-UNION", "Radiant")
 _DAMAGE = re.compile(r"^(\d*)([+×x\-]?)$")
+_PRINTING_SUFFIX = re.compile(r"\s+\([^()]*\)$")
 _DAMAGE_MODES = {"": "plain", "+": "plus", "×": "times", "x": "times", "-": "minus"}
 
 
@@ -198,6 +199,10 @@ def _convert(card: Any, report: list[str]) -> dict:
     if not isinstance(out["name"], str) or not out["name"]:
         raise _Field("name", f"expected a non-empty string, got {out['name']!r}")
     subtypes = _field("subtypes", _list, card, "subtypes")
+    if card.get("supertype") == "Trainer":
+        # The data names a Trainer's printing after its character ("Professor's Research
+        # (Professor Sada)"); the printed name, which the 4-copy rule counts, has no parentheses.
+        out["name"] = _PRINTING_SUFFIX.sub("", out["name"])
     supertype = card.get("supertype")
     if supertype in ("Pokémon", "Pokemon"):
         _pokemon(card, subtypes, report, out)

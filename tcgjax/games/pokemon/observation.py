@@ -22,7 +22,7 @@ slice               shape        content
                                  opponent's Pokémon Knocked Out by an attack last turn, own and
                                  opponent's pending promotion
 ``phase``           [8]          one-hot of ``rules.PHASES``
-``selection``       [34]         the pending choice: its op one-hot (29), its stage one-hot
+``selection``       [36]         the pending choice: its op one-hot (31), its stage one-hot
                                  (pick / place / order / from), choices left (at most 10)
 ==================  ===========  ==============================================================
 

@@ -517,11 +517,13 @@ class PokemonRules(Interpreter):
         row (rules: a card that would do nothing can't be played): a Switch needs a Benched
         Pokémon, a Potion a damaged Pokémon, a Nest Ball room on the Bench, a deck search or
         draw a card in the deck, an Energy from the discard pile such a card and a Benched
-        Pokémon, an Energy look a Benched Pokémon of the type."""
+        Pokémon, an Energy look a Benched Pokémon of the type, Boss's Orders a Benched Pokémon of
+        the opponent, Ultra Ball its cost in other cards of the hand."""
         board = state.board
         view = self.slot_view(state)
         occupied = view["occupied"][player]
         bench = jnp.any(occupied[1:])
+        opponent_bench = jnp.any(view["occupied"][1 - player, 1:])
         damaged = jnp.any(occupied & (state.damage[player] > 0))
         deck = zones.zone_count(board, zone_of("deck", player)) > 0
         op = self.trainer_first_op
@@ -531,6 +533,11 @@ class PokemonRules(Interpreter):
             board, zone_of("discard", player), 0, 0
         )  # any card, per definition
         discard_ok = (self.match_counts(match, in_discard)) > 0
+        # A cost of other cards from the hand (Ultra Ball: discard 2 others): the card itself is
+        # in the hand while this is judged, so it does not count toward its own cost.
+        in_hand = self.zone_definition_counts(board, zone_of("hand", player), 0, 0)
+        others = self.match_counts(match, in_hand) - jnp.diagonal(match).astype(jnp.int32)
+        cost_ok = others >= self.row["count"][:, 0]
         target_type = self.row["target_type"][:, 0]
         bench_types = self.type[view["definition"][player, 1:]]  # [5]
         typed_bench = jnp.any(
@@ -547,7 +554,11 @@ class PokemonRules(Interpreter):
                 (op == OP["discard_to_hand"]) | (op == OP["discard_to_deck"]),
                 op == OP["discard_attach_energy"],
                 op == OP["look_attach_energy"],
-                op == OP["shuffle_hand_draw"],
+                (op == OP["shuffle_hand_draw"])
+                | (op == OP["discard_hand_draw"])
+                | (op == OP["hands_to_bottom_draw_prizes"]),
+                op == OP["gust"],
+                op == OP["discard_from_hand_cost"],
             ],
             [
                 jnp.broadcast_to(bench, op.shape),
@@ -558,6 +569,8 @@ class PokemonRules(Interpreter):
                 discard_ok & bench,
                 typed_bench & deck,
                 jnp.ones(op.shape, bool),
+                jnp.broadcast_to(opponent_bench, op.shape),
+                cost_ok,
             ],
             False,
         )

@@ -52,3 +52,27 @@ def cp_errors(cp_rules):
         return [names[int(c)] for c in np.asarray(jitted(state))]
 
     return named
+
+
+@pytest.fixture(scope="session")
+def st_rules():
+    """The rules with the staples test deck in both seats (``pokemon_testlib.staples_rules``)."""
+    from pokemon_testlib import staples_rules
+
+    return staples_rules()
+
+
+@pytest.fixture(scope="session")
+def st_apply(st_rules):
+    return jax.jit(st_rules.apply)
+
+
+@pytest.fixture(scope="session")
+def st_errors(st_rules):
+    jitted = jax.jit(st_rules.action_errors)
+    names = {code: name for name, code in R.CODES.items()} | {0: "ok"}
+
+    def named(state):
+        return [names[int(c)] for c in np.asarray(jitted(state))]
+
+    return named

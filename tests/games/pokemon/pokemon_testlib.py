@@ -192,3 +192,20 @@ def chien_pao_rules() -> R.PokemonRules:
 
     deck = load_deck("chien_pao", shared_registry())
     return R.PokemonRules((deck, deck), cards=shared_registry(), max_turns=60)
+
+
+# The Trainers the League Battle Decks share, shipped before a deck that holds them: a test deck
+# of them with a few Pokémon and Energy (60 cards; the engine does not apply the copy rule).
+STAPLES_DECK = (
+    ["sv1-189"] * 2 + ["sv1-190"] * 2 + ["sv2-185"] * 4 + ["sv2-172"] * 4 + ["sv1-196"] * 4
+    + ["sv2-188"] * 4 + ["sv1-180"] * 4 + ["sv1-46"] * 4 + ["sv1-47"] * 2 + ["sv2-46"] * 4
+    + ["sv2-44"] * 4 + ["svp-30"] + ["sve-3"] * 21
+)  # fmt: skip
+
+
+@functools.cache
+def staples_rules() -> R.PokemonRules:
+    """The rules over the test registry with :data:`STAPLES_DECK` in both seats."""
+    assert len(STAPLES_DECK) == R.DECK_SIZE, len(STAPLES_DECK)
+    deck = Deck(name="staples", source="<test deck>", cards=tuple(STAPLES_DECK))
+    return R.PokemonRules((deck, deck), cards=shared_registry(), max_turns=60)

@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import json
 import pathlib
+import re
 
 import pytest
 import yaml
@@ -46,7 +47,12 @@ def _shipped_entries():
 @pytest.mark.parametrize("card", _printed_cards(), ids=lambda c: c["id"])
 def test_shipped_stats_are_the_printed_ones(card):
     ours = REGISTRY.definition(card["id"])
-    assert ours["name"] == card["name"]
+    # A Trainer printing named after its character ("Professor's Research (Professor Sada)") has
+    # the printed name without it (what the 4-copy rule counts).
+    printed_name = card["name"]
+    if card["supertype"] == "Trainer":
+        printed_name = re.sub(r"\s+\([^()]*\)$", "", printed_name)
+    assert ours["name"] == printed_name
     if card["supertype"] != "Pokémon":
         assert KINDS[ours["kind"]] != "pokemon"
         if card["supertype"] == "Energy":

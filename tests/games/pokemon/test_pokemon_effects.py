@@ -530,7 +530,8 @@ def test_rumbling_engine_discards_an_energy_to_draw_up_to_six(rules, apply, erro
 
 def test_every_shipped_card_with_effects_is_named_in_these_tests():
     """Guard: a card with effect rows added to the shipped file needs its test here (or, for the
-    Chien-Pao ex deck's cards, in ``test_pokemon_chien_pao.py``, which names them by constant)."""
+    Chien-Pao ex deck's cards, in ``test_pokemon_chien_pao.py``, and the League Battle Decks'
+    shared Trainers, in ``test_pokemon_staples.py``, which name them by constant)."""
     import pathlib
     import re
 
@@ -539,7 +540,11 @@ def test_every_shipped_card_with_effects_is_named_in_these_tests():
     here = pathlib.Path(__file__).parent
     source = "".join(
         (here / name).read_text(encoding="utf-8")
-        for name in ("test_pokemon_effects.py", "test_pokemon_chien_pao.py")
+        for name in (
+            "test_pokemon_effects.py",
+            "test_pokemon_chien_pao.py",
+            "test_pokemon_staples.py",
+        )
     )
     cards = load_cards()
     with_rows = [c for c in cards.ids[1:] if cards.definition(c)["effects"]]

@@ -1,0 +1,193 @@
+"""The Trainers the League Battle Decks share (Professor's Research, Iono, Boss's Orders, Ultra
+Ball, Super Rod), from explicit situations, with a test deck of them in both seats
+(``st_rules``): discarding the hand, both hands under the decks, a Supporter's gust, a Trainer's
+cost of other cards from the hand, the discard pile into the deck."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+from pokemon_testlib import act, names, pile
+
+from tcgjax.core.errors import ConfigError
+from tcgjax.games.pokemon import rules as R
+from tcgjax.games.pokemon.scenario import build_state
+
+KEY = jax.random.PRNGKey(0)
+RESEARCH_SADA, RESEARCH_TURO, IONO, BOSS = "sv1-189", "sv1-190", "sv2-185", "sv2-172"
+ULTRA_BALL, SUPER_ROD, NEMONA = "sv1-196", "sv2-188", "sv1-180"
+BUIZEL, FLOATZEL, DELIBIRD, MARILL, CHIEN_PAO, WATER = (
+    "sv1-46", "sv1-47", "sv2-46", "sv2-44", "svp-30", "sve-3",
+)  # fmt: skip
+
+
+def state_of(rules, p1, p2, **kw):
+    return build_state(rules, [p1, p2], **kw)
+
+
+def run(apply, state, actions, key=KEY):
+    for i, action in enumerate(actions):
+        state, _ = apply(state, jnp.int32(action), jax.random.fold_in(key, i))
+    return state
+
+
+def phase(state):
+    return R.PHASES[int(state.board.phase)]
+
+
+def card(rules, kind, card_id):
+    return act(rules, kind, card=card_id)
+
+
+def slot(rules, k):
+    return rules.actions.encode("select_slot", k)
+
+
+def done(rules):
+    return rules.actions.encode("done", 0)
+
+
+def legal(errors, state):
+    return [a for a, e in enumerate(errors(state)) if e == "ok"]
+
+
+@pytest.mark.parametrize("research", [RESEARCH_SADA, RESEARCH_TURO])
+def test_professors_research_discards_the_hand_and_draws_seven(
+    st_rules, st_apply, st_errors, research
+):
+    rules = st_rules
+    top = [WATER, BUIZEL, NEMONA, WATER, DELIBIRD, WATER, MARILL]  # the last is the top card
+    s = state_of(rules, {"slots": [[BUIZEL]], "hand": [research, IONO, WATER], "deck": [FLOATZEL] + top},
+                 {"slots": [[DELIBIRD]]})  # fmt: skip
+    assert st_errors(s)[card(rules, "play", research)] == "ok"
+    s = run(st_apply, s, [card(rules, "play", research)])
+    assert phase(s) == "main"
+    assert names(rules, s, "discard", 0) == [IONO, WATER, research]
+    assert names(rules, s, "hand", 0) == top[::-1]
+    assert names(rules, s, "deck", 0)[-1] == FLOATZEL
+    assert st_errors(s)[card(rules, "play", NEMONA)] == "supporter_done"
+
+
+def test_professors_research_draws_what_the_deck_holds(st_rules, st_apply):
+    from pokemon_testlib import STAPLES_DECK
+
+    rest = list(STAPLES_DECK)
+    for used in (BUIZEL, RESEARCH_SADA):
+        rest.remove(used)
+    s = state_of(
+        st_rules,
+        {"slots": [[BUIZEL]], "hand": [RESEARCH_SADA], "prizes": [], "discard": rest[:-3],
+         "deck": rest[-3:]},
+        {"slots": [[DELIBIRD]]},
+    )  # fmt: skip
+    s = run(st_apply, s, [card(st_rules, "play", RESEARCH_SADA)])
+    assert names(st_rules, s, "hand", 0) == rest[-3:][::-1] and names(st_rules, s, "deck", 0) == []
+    assert int(s.winner) == -1  # drawing fewer is no loss; only the turn's draw is
+
+
+def test_the_two_research_printings_count_as_one_name_for_the_copy_rule(st_rules):
+    from tcgjax.games.pokemon.decks import load_deck
+
+    cards = {RESEARCH_SADA: 3, RESEARCH_TURO: 2, BUIZEL: 4, WATER: 51}
+    with pytest.raises(ConfigError, match="Professor's Research"):
+        load_deck({"name": "five research", "cards": cards}, st_rules.cards)
+    load_deck({"name": "four", "cards": {**cards, RESEARCH_SADA: 2, WATER: 52}}, st_rules.cards)
+
+
+def test_iono_puts_both_hands_under_the_decks_and_draws_by_prizes_left(st_rules, st_apply):
+    rules = st_rules
+    s = state_of(
+        rules,
+        {"slots": [[BUIZEL]], "hand": [IONO, NEMONA, MARILL], "prizes": [WATER, WATER],
+         "deck": [FLOATZEL, DELIBIRD, WATER]},
+        {"slots": [[DELIBIRD]], "hand": [ULTRA_BALL, SUPER_ROD, BOSS],
+         "prizes": [WATER] * 4, "deck": [BUIZEL, BUIZEL, MARILL, WATER, NEMONA]},
+    )  # fmt: skip
+    deck0, deck1 = names(rules, s, "deck", 0), names(rules, s, "deck", 1)
+    s = run(st_apply, s, [card(rules, "play", IONO)])
+    assert phase(s) == "main" and names(rules, s, "discard", 0) == [IONO]
+    # Player 1: 2 Prize cards left, draws 2 (the old top); the old hand is the bottom of the deck.
+    assert names(rules, s, "hand", 0) == [WATER, DELIBIRD]
+    assert sorted(names(rules, s, "deck", 0)[:2]) == sorted([NEMONA, MARILL])
+    assert names(rules, s, "deck", 0)[2:] == deck0[:-2]
+    # Player 2: 4 Prize cards left, draws 4; their hand went under their deck too.
+    assert names(rules, s, "hand", 1) == [NEMONA, WATER, MARILL, BUIZEL]
+    assert sorted(names(rules, s, "deck", 1)[:3]) == sorted([ULTRA_BALL, SUPER_ROD, BOSS])
+    assert names(rules, s, "deck", 1)[3:] == deck1[:-4]
+
+
+def test_iono_with_both_hands_empty_draws_nothing(st_rules, st_apply):
+    s = state_of(
+        st_rules, {"slots": [[BUIZEL]], "hand": [IONO]}, {"slots": [[DELIBIRD]], "hand": []}
+    )
+    s = run(st_apply, s, [card(st_rules, "play", IONO)])
+    assert names(st_rules, s, "hand", 0) == [] and names(st_rules, s, "hand", 1) == []
+
+
+def test_bosss_orders_brings_a_benched_pokemon_up_even_a_protected_one(
+    st_rules, st_apply, st_errors
+):
+    rules = st_rules
+    p1 = {"slots": [[BUIZEL]], "hand": [BOSS]}
+    s = state_of(rules, p1, {"slots": [[DELIBIRD], [MARILL], [CHIEN_PAO]]})
+    # Protected from attack effects (turn 3 through the opponent's next turn): not from Trainers.
+    s = s.replace(protected_turn=s.protected_turn.at[1, 2].set(4))
+    assert st_errors(s)[card(rules, "play", BOSS)] == "ok"
+    s = run(st_apply, s, [card(rules, "play", BOSS)])
+    assert legal(st_errors, s) == [slot(rules, 7), slot(rules, 8)]  # the opponent's Bench only
+    s = run(st_apply, s, [slot(rules, 8)])
+    assert pile(rules, s, 1, 0) == [CHIEN_PAO] and pile(rules, s, 1, 2) == [DELIBIRD]
+    no_bench = state_of(rules, p1, {"slots": [[DELIBIRD]]})
+    assert st_errors(no_bench)[card(rules, "play", BOSS)] == "no_effect"
+
+
+def test_ultra_ball_discards_two_other_cards_then_finds_a_pokemon(st_rules, st_apply, st_errors):
+    rules = st_rules
+    s = state_of(rules, {"slots": [[BUIZEL]], "hand": [ULTRA_BALL, NEMONA, WATER, IONO]},
+                 {"slots": [[DELIBIRD]]})  # fmt: skip
+    s = run(st_apply, s, [card(rules, "play", ULTRA_BALL)])
+    # The cost: 2 cards of the hand (not the Ultra Ball, which is being played), no stopping.
+    assert legal(st_errors, s) == sorted(
+        card(rules, "select_card", c) for c in (NEMONA, WATER, IONO)
+    )
+    s = run(st_apply, s, [card(rules, "select_card", WATER), card(rules, "select_card", IONO)])
+    assert names(rules, s, "discard", 0) == [WATER, IONO] and phase(s) == "select"
+    # Then a Pokémon from the deck ("up to": a hidden search).
+    err = st_errors(s)
+    assert err[card(rules, "select_card", CHIEN_PAO)] == "ok" and err[done(rules)] == "ok"
+    assert err[card(rules, "select_card", WATER)] == "not_a_choice"
+    s = run(st_apply, s, [card(rules, "select_card", CHIEN_PAO)])
+    assert phase(s) == "main" and names(rules, s, "hand", 0) == [NEMONA, CHIEN_PAO]
+    assert names(rules, s, "discard", 0) == [WATER, IONO, ULTRA_BALL]
+
+
+def test_ultra_ball_needs_two_other_cards_in_the_hand(st_rules, st_errors):
+    for hand, expected in (([ULTRA_BALL, WATER], "no_effect"), ([ULTRA_BALL, ULTRA_BALL], "no_effect"),
+                           ([ULTRA_BALL, ULTRA_BALL, WATER], "ok")):  # fmt: skip
+        s = state_of(st_rules, {"slots": [[BUIZEL]], "hand": hand}, {"slots": [[DELIBIRD]]})
+        assert st_errors(s)[card(st_rules, "play", ULTRA_BALL)] == expected, hand
+
+
+def test_super_rod_shuffles_up_to_three_pokemon_and_basic_energy_into_the_deck(
+    st_rules, st_apply, st_errors
+):
+    rules = st_rules
+    s = state_of(rules, {"slots": [[BUIZEL]], "hand": [SUPER_ROD],
+                         "discard": [MARILL, NEMONA, WATER, DELIBIRD, WATER]},
+                 {"slots": [[DELIBIRD]]})  # fmt: skip
+    deck_before = names(rules, s, "deck", 0)
+    s = run(st_apply, s, [card(rules, "play", SUPER_ROD)])
+    err = st_errors(s)
+    assert err[card(rules, "select_card", NEMONA)] == "not_a_choice"  # a Supporter
+    assert [err[card(rules, "select_card", c)] for c in (MARILL, WATER, DELIBIRD)] == ["ok"] * 3
+    assert err[done(rules)] == "ok"  # "up to"
+    s = run(st_apply, s, [card(rules, "select_card", c) for c in (MARILL, WATER, WATER)])
+    assert phase(s) == "main"
+    assert names(rules, s, "discard", 0) == [NEMONA, DELIBIRD, SUPER_ROD]
+    deck = names(rules, s, "deck", 0)
+    assert sorted(deck) == sorted(deck_before + [MARILL, WATER, WATER])
+    assert deck[: len(deck_before)] != deck_before  # shuffled in
+    nothing = state_of(rules, {"slots": [[BUIZEL]], "hand": [SUPER_ROD], "discard": [NEMONA]},
+                       {"slots": [[DELIBIRD]]})  # fmt: skip
+    assert st_errors(nothing)[card(rules, "play", SUPER_ROD)] == "no_effect"
