@@ -144,6 +144,8 @@ CONDITIONS = (
     "hand_sizes_equal",  # both hands hold the same number of cards
     "min_energy_on_self",  # at least condition_value Energy of energy_type on this Pokémon
     "self_active",  # this Pokémon is the Active Pokémon (an Ability usable only there)
+    "self_basic",  # this Pokémon is a Basic Pokémon (a Tool's HP bonus: Bravery Charm)
+    "behind_on_prizes",  # the player has more Prize cards left than the opponent (Defiance Band)
 )
 OPS = (
     "extra_damage",  # + amount to this attack's damage
@@ -179,6 +181,7 @@ OPS = (
     "discard_hand_draw",  # discard the hand, then draw count
     "hands_to_bottom_draw_prizes",  # both players: the hand shuffled under the deck, then draw a
     # card per Prize card left (when either put a card there)
+    "rare_candy",  # a Stage 2 from the hand onto the Basic it evolves from through its Stage 1
 )
 TARGETS = (
     "none",
@@ -202,6 +205,8 @@ CARD_FILTERS = (
 RESTS = ("none", "bottom_any_order", "shuffle")
 EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance")
 
+# What a Pokémon Tool's rows may be conditioned on (read while it is attached, in rules.slot_view).
+TOOL_CONDITIONS = ("none", "self_basic", "behind_on_prizes")
 MAX_ATTACKS = 4
 MAX_EFFECTS = 6
 # Gates a row may join (issue #32): the shipped texts join at most two conditions ("if you do,
@@ -364,8 +369,18 @@ def _problem(card: dict) -> tuple[str, str] | None:
             return "effects", "a row for an ability, which the card does not have"
         if where == "play" and kind not in ("item", "supporter", "stadium", "tool"):
             return "effects", "'play' rows belong to Trainer cards"
-        if where == "attached" and not energy:
-            return "effects", "'attached' rows belong to Energy cards"
+        if where == "attached" and not (energy or kind == "tool"):
+            return "effects", "'attached' rows belong to Energy cards and Pokémon Tools"
+    if kind == "tool":
+        for row in card["effects"]:
+            op, condition = OPS[row["op"]], CONDITIONS[row["condition"]]
+            if WHERE[row["where"]] != "attached" or op not in ("extra_damage", "hp_bonus"):
+                return "effects", (
+                    "a Pokémon Tool's rows are 'attached' extra_damage (to the opponent's Active "
+                    "Pokémon) or hp_bonus"
+                )
+            if condition not in TOOL_CONDITIONS:
+                return "effects", f"a Tool's row condition is one of {TOOL_CONDITIONS}"
     return None
 
 

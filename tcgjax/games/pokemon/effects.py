@@ -84,7 +84,7 @@ MODIFIER_OPS = ("extra_damage", "extra_damage_per_counter", "extra_damage_per_en
                 "discard_energy_for_damage")  # fmt: skip
 # Where a card choice picks from, and where the card goes.
 SOURCES = ("none", "deck", "discard", "attached", "looking", "hand")
-DESTINATIONS = ("none", "hand", "bench", "attach", "discard", "deck")
+DESTINATIONS = ("none", "hand", "bench", "attach", "discard", "deck", "evolve")
 SOURCE_OF = {
     "search_hand": "deck",
     "search_bench": "deck",
@@ -98,6 +98,7 @@ SOURCE_OF = {
     "hand_attach_energy": "hand",
     "discard_to_deck": "discard",
     "discard_energy_for_damage": "attached",  # on the Pokémon chosen first (stage FROM)
+    "rare_candy": "hand",
 }
 DESTINATION_OF = {
     "search_hand": "hand",
@@ -112,6 +113,7 @@ DESTINATION_OF = {
     "hand_attach_energy": "attach",
     "discard_to_deck": "deck",
     "discard_energy_for_damage": "discard",
+    "rare_candy": "evolve",
 }
 SLOT_OPS = ("gust", "switch", "heal", "bench_damage",  # a choice of a Pokémon, no card
             "discard_energy_for_damage")  # a Pokémon first, then an Energy on it  # fmt: skip
@@ -216,6 +218,21 @@ class Interpreter:
                     bonus[d] = (c["effects.amount"][d, r], c["effects.energy_type"][d, r],
                                 c["effects.condition_value"][d, r])  # fmt: skip
         self.hp_bonus = jnp.asarray(bonus)
+        # A Pokémon Tool's rows, read while it is attached (cards.TOOL_CONDITIONS): HP for any
+        # holder, HP for a Basic holder, damage to the opponent's Active always, damage while
+        # its player is behind on Prize cards. float32-summed per slot in rules.slot_view.
+        tool = np.zeros((n, 4), np.int32)
+        for d in range(n):
+            if kind[d] != KINDS.index("tool"):
+                continue
+            for r in range(int(c["effects.num_rows"][d])):
+                condition = CONDITIONS[int(c["effects.condition"][d, r])]
+                if c["effects.op"][d, r] == OP["hp_bonus"]:
+                    column = 1 if condition == "self_basic" else 0
+                else:
+                    column = 3 if condition == "behind_on_prizes" else 2
+                tool[d, column] += int(c["effects.amount"][d, r])
+        self.tool_table = jnp.asarray(tool)
         # What an activated Ability needs in the hand (filter, type, count): the cards its cost
         # discards (Revavroom) or the card it attaches (Baxcalibur), from its first such row.
         cost = np.zeros((n, 3), np.int32)
@@ -233,6 +250,16 @@ class Interpreter:
         self.trainer_first_op = jnp.asarray(first_op.astype(np.int32))
 
     # -- queries ---------------------------------------------------------------------------------
+
+    def candy_targets(self, state, player) -> jax.Array:
+        """bool[N, 6]: the player's slots a Stage 2 of each definition can go on by Rare Candy:
+        a Basic it evolves from through its Stage 1 (``candy_onto``), not put into play this turn,
+        and not on either player's first turn (the evolution rules)."""
+        view = self.slot_view(state)
+        top = view["definition"][player]  # [6]
+        turn = state.board.turn_number.astype(jnp.int32)
+        ready = view["occupied"][player] & (state.since_turn[player].astype(jnp.int32) < turn)
+        return self.candy_onto[:, top] & ready[None, :] & (turn > 2)
 
     def card_matches(self, definition, filter_, energy_type) -> jax.Array:
         return self.filter_match[filter_, definition] & self.type_match[energy_type, definition]
@@ -326,6 +353,10 @@ class Interpreter:
             [matching, matching, looking],
             0,
         )
+        # Rare Candy: a Stage 2 of the hand that can go on one of the player's Basic Pokémon now.
+        candy = op == OP["rare_candy"]
+        candy_slots = self.candy_targets(state, player)  # [N, 6]
+        cards = jnp.where(candy, jnp.where(jnp.any(candy_slots, axis=1), cards, 0), cards)
         cards = jnp.where(sel.pending() & jnp.asarray(_IS_CARD_OP)[op], cards, 0)
         # A bench search needs room; the order stage needs two cards or more (one goes alone).
         from tcgjax.games.pokemon import rules as R
@@ -337,10 +368,17 @@ class Interpreter:
             state, player, col["target"], col["target_type"], op, col["energy_type"]
         )
         # Energy for a Pokémon to choose later needs one to exist.
-        place_later = (jnp.asarray(_DESTINATION)[op] == DESTINATIONS.index("attach")) & (
-            col["target"] != TARGET["self"]
-        )
+        dest = jnp.asarray(_DESTINATION)[op]
+        place_later = (
+            (dest == DESTINATIONS.index("attach")) | (dest == DESTINATIONS.index("evolve"))
+        ) & (col["target"] != TARGET["self"])
         cards = jnp.where(place_later & (stage == PICK) & ~jnp.any(slots), 0, cards)
+        # The Basic the picked Stage 2 goes on (Rare Candy's PLACE stage).
+        picked_def = board.definition[jnp.maximum(sel.picked.astype(jnp.int32), 0)]
+        candy_place = jnp.concatenate(
+            [candy_slots[picked_def.astype(jnp.int32)], jnp.zeros(6, bool)]
+        )
+        slots = jnp.where(candy & (stage == PLACE), candy_place, slots)
         slot_stage = (jnp.asarray(_IS_SLOT_OP)[op] & (stage == PICK)) | (stage == PLACE)
         slots = slots & slot_stage & sel.pending()
         # "Up to": a hidden search, a look for a kind of card, a row marked ``optional``.
@@ -442,7 +480,20 @@ class Interpreter:
         view = self.slot_view(state)
         attacker = view["definition"][attacker_player, 0]
         defender = view["definition"][player, slot]
-        amount = jnp.where(amount > 0, amount + view["damage_modifier"][attacker_player, 0], 0)
+        # A Tool's bonus to the opponent's Active Pokémon (Vitality Band; Defiance Band while
+        # the attacker's player has more Prize cards left), before Weakness and Resistance.
+        from tcgjax.games.pokemon import rules as R
+
+        prizes = jnp.stack(
+            [zones.zone_count(state.board, R.zone_of("prizes", p)) for p in range(2)]
+        )
+        behind = prizes[attacker_player] > prizes[1 - attacker_player]
+        tool_bonus = view["tool_damage"][attacker_player, 0] + jnp.where(
+            behind, view["tool_damage_behind"][attacker_player, 0], 0
+        )
+        modifier = view["damage_modifier"][attacker_player, 0]
+        modifier = modifier + jnp.where((slot == 0) & (player != attacker_player), tool_bonus, 0)
+        amount = jnp.where(amount > 0, amount + modifier, 0)
         applies = weakness & (slot == 0)
         weak = (
             applies
@@ -765,9 +816,11 @@ class Interpreter:
         onto_self = col["target"] == TARGET["self"]
         own_slot = R.slot_zone(player, jnp.maximum(sel.slot.astype(jnp.int32), 0))
         attached = zones.move_card(layout, board, card, own_slot).board
-        boards = [board, to_hand, benched, attached, to_discard, to_deck]  # by DESTINATIONS
+        boards = [board, to_hand, benched, attached, to_discard, to_deck, board]  # DESTINATIONS
         picked = jax.tree.map(lambda *xs: jnp.stack(xs)[dest], *boards)
-        attach_later = (dest == DESTINATIONS.index("attach")) & ~onto_self
+        attach_later = (
+            (dest == DESTINATIONS.index("attach")) | (dest == DESTINATIONS.index("evolve"))
+        ) & ~onto_self
         state_bench = state.replace(
             damage=state.damage.at[player, bench_slot].set(0),
             since_turn=state.since_turn.at[player, bench_slot].set(turn),
@@ -806,12 +859,16 @@ class Interpreter:
         src_def = state.board.definition[jnp.maximum(sel.card.astype(jnp.int32), 0)]
         col = self._row_cols(src_def.astype(jnp.int32), sel.row.astype(jnp.int32))
         op = col["op"]
-        # PLACE: the picked Energy onto the chosen Pokémon.
+        # PLACE: the picked Energy onto the chosen Pokémon (or Rare Candy's Stage 2 onto it,
+        # which evolves it).
         placed = state.replace(
             board=zones.move_card(
                 self.layout, state.board, jnp.maximum(sel.picked, 0), R.slot_zone(side, slot)
             ).board,
             selection=sel.replace(stage=jnp.int8(PICK), left=(sel.left - 1).astype(jnp.int8)),
+        )
+        placed = tree_where(
+            op == OP["rare_candy"], self.after_evolution(placed, side, slot), placed
         )
         # gust / switch: the chosen Benched Pokémon and the Active trade places.
         swapped = self._swap_active(state, side, slot, retreat=False)

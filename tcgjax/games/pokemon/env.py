@@ -55,7 +55,9 @@ class PokemonEnv(Env):
     # owner promotes and the turn goes on; an evolved Pokémon may use its own Ability.
     # 5: the Chien-Pao ex deck's 14 cards (47 definitions: 702 actions); Abilities without
     # once_per_turn are unlimited; "optional" rows are "up to"; a fourth selection stage.
-    version = "5"
+    # 6: the League Battle Decks' shared Trainers, Pokémon Tools and Rare Candy (57 cards: 842
+    # actions); the observation's slot flags gain "holds a Tool".
+    version = "6"
     num_players = 2
     default_max_steps = 3000
     game_state_type = R.PokemonState
@@ -319,6 +321,8 @@ def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None =
             return f"discard {card(offset)}{origin}"
         if dest == "attach":
             return f"choose {card(offset)}{origin} to attach"
+        if dest == "evolve":
+            return f"choose {card(offset)}{origin} to evolve a Basic Pokémon into"
         if dest == "bench":
             return f"put {card(offset)}{origin} onto the Bench"
         if dest == "deck":
@@ -334,8 +338,10 @@ def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None =
             return f"promote {target} to the Active Spot"
         if phase == "select" and int(sel.stage) == E.PLACE:
             picked = int(sel.picked)
-            energy = card(int(board.definition[picked])) if picked >= 0 else "the chosen card"
-            return f"attach {energy} to {target}"
+            chosen = card(int(board.definition[picked])) if picked >= 0 else "the chosen card"
+            if pending()[0] == "rare_candy":
+                return f"evolve {target} into {chosen}"
+            return f"attach {chosen} to {target}"
         if phase == "select":
             return _SLOT_VERBS.get(pending()[0], "choose {}").format(target)
         return f"choose {target}"

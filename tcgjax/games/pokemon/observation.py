@@ -15,14 +15,15 @@ slice               shape        content
 ``counts``          [6]          deck, hand and Prize cards of the observer, then the opponent's
 ``conditions``      [2, 6]       each Active Pokémon (observer first): Asleep / Confused /
                                  Paralyzed / none one-hot, Poisoned, Burned
-``slot_flags``      [12, 4]      per slot: came into play or evolved this turn, Ability used this
-                                 turn, can't attack this turn, protected from attack effects
+``slot_flags``      [12, 5]      per slot: came into play or evolved this turn, Ability used this
+                                 turn, can't attack this turn, protected from attack effects,
+                                 holds a Pokémon Tool
 ``turn``            [10]         the observer decides, the observer went first, turn number,
                                  Energy attached / Supporter played / retreated this turn, own and
                                  opponent's Pokémon Knocked Out by an attack last turn, own and
                                  opponent's pending promotion
 ``phase``           [8]          one-hot of ``rules.PHASES``
-``selection``       [36]         the pending choice: its op one-hot (31), its stage one-hot
+``selection``       [37]         the pending choice: its op one-hot (32), its stage one-hot
                                  (pick / place / order / from), choices left (at most 10)
 ==================  ===========  ==============================================================
 
@@ -67,8 +68,8 @@ def layout(num_definitions: int, encoding: str) -> ObservationLayout:
             ("conditions", (2, 6), "each Active: rotated one-hot (4), poisoned, burned"),
             (
                 "slot_flags",
-                (2 * R.NUM_SLOTS, 4),
-                "new this turn, ability used, can't attack, protected",
+                (2 * R.NUM_SLOTS, 5),
+                "new this turn, ability used, can't attack, protected, holds a Tool",
             ),
             ("turn", (10,), "decides, went first, turn, flags, knock-outs, promotions"),
             ("phase", (len(R.PHASES),), "phase one-hot"),
@@ -279,6 +280,7 @@ class Observer:
                     mine_first(state.ability_used),
                     mine_first(state.cannot_attack_turn) >= turn,
                     mine_first(state.protected_turn) >= turn,
+                    mine_first(rules.slot_view(state)["tool"]),
                 ],
                 axis=1,
             )

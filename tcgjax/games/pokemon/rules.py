@@ -198,7 +198,7 @@ RULE_ERRORS = (
     RuleError(
         "new_this_turn", "that Pokémon came into play or evolved this turn: it cannot evolve"
     ),
-    RuleError("not_energy", "the card is not an Energy card"),
+    RuleError("not_energy", "the card is not an Energy card nor a Pokémon Tool"),
     RuleError("energy_done", "the player already attached an Energy card this turn"),
     RuleError("no_ability", "that Pokémon has no Ability to use"),
     RuleError("ability_used", "that Pokémon's Ability was already used this turn"),
@@ -221,6 +221,8 @@ RULE_ERRORS = (
     RuleError("not_a_choice", "not a valid choice for the effect being resolved"),
     RuleError("must_choose", "this choice is not optional while a valid one exists"),
     RuleError("ability_not_active", "that Ability can be used only while its Pokémon is Active"),
+    RuleError("tool_is_attached", "a Pokémon Tool is attached (attach[d, slot]), not played"),
+    RuleError("tool_done", "that Pokémon already has a Pokémon Tool attached"),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 
@@ -410,6 +412,7 @@ class PokemonRules(Interpreter):
         self.is_evolution = jnp.asarray(stage >= STAGES.index("stage1"))
         energy = (kind == _KIND["basic_energy"]) | (kind == _KIND["special_energy"])
         self.is_energy = jnp.asarray(energy)
+        self.is_tool = jnp.asarray(kind == _KIND["tool"])
         self.is_trainer = jnp.asarray(~energy & (kind != _KIND["pokemon"]) & (np.arange(n) > 0))
         self.hp = jnp.asarray(c["hp"].astype(np.int32))
         self.type = jnp.asarray(c["type"].astype(np.int32))  # OPTIONAL_TYPE index
@@ -437,6 +440,11 @@ class PokemonRules(Interpreter):
             for b in range(1, n):
                 onto[e, b] = kind[b] == _KIND["pokemon"] and names[b] == parent
         self.evolves_onto = jnp.asarray(onto)
+        # candy_onto[e, b]: Stage 2 e evolves from Basic b through a Stage 1 (Rare Candy).
+        through = (onto.astype(np.int32) @ onto.astype(np.int32)) > 0
+        is_stage2 = stage == STAGES.index("stage2")
+        is_basic = stage == STAGES.index("basic")
+        self.candy_onto = jnp.asarray(through & is_stage2[:, None] & is_basic[None, :])
         self._effect_tables()
 
     # -- derived views -----------------------------------------------------------------------------
@@ -454,7 +462,10 @@ class PokemonRules(Interpreter):
         ``card`` (the slot's top Pokémon card, -1 empty), ``definition`` (its definition, 0 empty),
         ``occupied``, ``hp`` (maximum HP), ``units`` int32[2, 6, 11] (Energy units per type
         provided by the attached Energy), ``damage_modifier`` (sum over the attached special
-        Energy), ``energy_cards`` int32[2, 6, N] (attached Energy cards per definition)."""
+        Energy), ``energy_cards`` int32[2, 6, N] (attached Energy cards per definition), ``tool``
+        (a Pokémon Tool is attached), ``tool_damage`` and ``tool_damage_behind`` (what its Tool
+        adds to the damage its attacks do to the opponent's Active Pokémon: always / while its
+        player has more Prize cards left)."""
         board = state.board
         num_cards = board.zone.shape[0]
         slot = self.card_slot(board)
@@ -470,10 +481,15 @@ class PokemonRules(Interpreter):
         # Attached Energy per slot and definition: one scatter of the C cards (an integer
         # [12, C] x [C, N] product cost ~20x more under vmap on the CPU); the sums over N as
         # float32 products (exact: small integers).
-        energy_slot = jnp.where(self.is_energy[definition], slot, -1)  # -1: counted nowhere
-        energy_cards = zones.grouped_definition_counts(
-            board, energy_slot, 2 * NUM_SLOTS, len(self.cards)
+        # Energy and Pokémon Tools in one scatter (a definition is one or the other).
+        attached = self.is_energy[definition] | self.is_tool[definition]
+        attached_slot = jnp.where(attached, slot, -1)  # -1: counted nowhere
+        attached_cards = zones.grouped_definition_counts(
+            board, attached_slot, 2 * NUM_SLOTS, len(self.cards)
         )
+        energy_cards = jnp.where(self.is_energy[None, :], attached_cards, 0)
+        tools = jnp.where(self.is_tool[None, :], attached_cards, 0).astype(jnp.float32)  # [12, N]
+        tool_hp = (tools @ self.tool_table.astype(jnp.float32)).astype(jnp.int32)  # [12, 4]
         counts = energy_cards.astype(jnp.float32)
         units = (counts @ self.provides.astype(jnp.float32)).astype(jnp.int32)
         modifier = (counts @ self.damage_modifier.astype(jnp.float32)).astype(jnp.int32)
@@ -481,6 +497,8 @@ class PokemonRules(Interpreter):
         amount, bonus_type, minimum = (self.hp_bonus[top_def, i] for i in range(3))
         typed = jnp.take_along_axis(units, jnp.maximum(bonus_type - 1, 0)[:, None], axis=1)[:, 0]
         hp = self.hp[top_def] + jnp.where((amount > 0) & (typed >= minimum), amount, 0)
+        # A Tool's HP bonus: for any holder, or for a Basic one (Bravery Charm).
+        hp = hp + tool_hp[:, 0] + jnp.where(self.is_basic[top_def], tool_hp[:, 1], 0)
         shape = (2, NUM_SLOTS)
         return dict(
             card=card.reshape(shape),
@@ -490,6 +508,9 @@ class PokemonRules(Interpreter):
             units=units.reshape((*shape, len(TYPES))),
             damage_modifier=modifier.reshape(shape),
             energy_cards=energy_cards.reshape((*shape, len(self.cards))),
+            tool=(jnp.sum(tools, axis=1) > 0).reshape(shape),
+            tool_damage=tool_hp[:, 2].reshape(shape),
+            tool_damage_behind=tool_hp[:, 3].reshape(shape),
         )
 
     def hand_counts(self, board: Board, player) -> jax.Array:
@@ -538,6 +559,8 @@ class PokemonRules(Interpreter):
         in_hand = self.zone_definition_counts(board, zone_of("hand", player), 0, 0)
         others = self.match_counts(match, in_hand) - jnp.diagonal(match).astype(jnp.int32)
         cost_ok = others >= self.row["count"][:, 0]
+        # Rare Candy: a Stage 2 in the hand with a Basic it can go on now.
+        candy = jnp.any((in_hand > 0)[:, None] & self.candy_targets(state, player))
         target_type = self.row["target_type"][:, 0]
         bench_types = self.type[view["definition"][player, 1:]]  # [5]
         typed_bench = jnp.any(
@@ -559,6 +582,7 @@ class PokemonRules(Interpreter):
                 | (op == OP["hands_to_bottom_draw_prizes"]),
                 op == OP["gust"],
                 op == OP["discard_from_hand_cost"],
+                op == OP["rare_candy"],
             ],
             [
                 jnp.broadcast_to(bench, op.shape),
@@ -571,6 +595,7 @@ class PokemonRules(Interpreter):
                 jnp.ones(op.shape, bool),
                 jnp.broadcast_to(opponent_bench, op.shape),
                 cost_ok,
+                jnp.broadcast_to(candy, op.shape),
             ],
             False,
         )
@@ -717,6 +742,7 @@ class PokemonRules(Interpreter):
             (~have, code["not_in_hand"]),
             (in_setup & ~basic, code["not_a_basic"]),
             (self.is_energy[defs], code["energy_is_attached"]),
+            (self.is_tool[defs], code["tool_is_attached"]),
             (pokemon & ~basic, code["evolution_is_evolved"]),
             (basic & (phase != PHASE["setup_active"]) & bench_full, code["bench_full"]),
             (self.is_supporter & state.supporter_played, code["supporter_done"]),
@@ -738,9 +764,11 @@ class PokemonRules(Interpreter):
         attach = err(
             (~in_main, code["wrong_phase"]),
             (~have[:, None], code["not_in_hand"]),
-            (~self.is_energy[defs][:, None], code["not_energy"]),
+            (~(self.is_energy | self.is_tool)[defs][:, None], code["not_energy"]),
             (~occupied[None, :], code["empty_slot"]),
-            (state.energy_attached, code["energy_done"]),
+            (state.energy_attached & self.is_energy[defs][:, None], code["energy_done"]),
+            # One Pokémon Tool a Pokémon; as many Tools a turn as the player likes.
+            (self.is_tool[defs][:, None] & view["tool"][me][None, :], code["tool_done"]),
         ).reshape(-1)
         cost_ok = self.ability_cost_payable(hand)  # [N]
         ability = err(
@@ -899,9 +927,14 @@ class PokemonRules(Interpreter):
         """evolve[d * 6 + slot]: put the hand card on the slot's Pokémon."""
         del key
         board, me, slot = self._hand_card_to_slot(state, offset)
+        return self.after_evolution(state.replace(board=board), me, slot)
+
+    def after_evolution(self, state: PokemonState, me, slot) -> PokemonState:
+        """What evolving (by ``evolve`` or Rare Candy) does to the slot's Pokémon besides the
+        card put on it: it is new this turn, and loses its conditions and attack effects."""
+        board = state.board
         active = slot == 0
         return state.replace(
-            board=board,
             since_turn=state.since_turn.at[me, slot].set(board.turn_number.astype(jnp.int16)),
             # Evolving removes every Special Condition (R "Evolution").
             rotated=state.rotated.at[me].set(jnp.where(active, 0, state.rotated[me])),
@@ -915,10 +948,12 @@ class PokemonRules(Interpreter):
         )
 
     def _attach(self, state: PokemonState, offset, key) -> PokemonState:
-        """attach[d * 6 + slot]: an Energy card from the hand to the slot's Pokémon."""
+        """attach[d * 6 + slot]: an Energy card (the turn's one) or a Pokémon Tool from the hand
+        to the slot's Pokémon."""
         del key
         board, _, _ = self._hand_card_to_slot(state, offset)
-        return state.replace(board=board, energy_attached=jnp.bool_(True))
+        energy = self.is_energy[offset // NUM_SLOTS]
+        return state.replace(board=board, energy_attached=state.energy_attached | energy)
 
     def _hand_card_to_slot(self, state: PokemonState, offset):
         """``offset = d * 6 + slot``: the acting player's hand card of definition ``d`` onto their
@@ -1361,6 +1396,8 @@ def _static(rules: PokemonRules) -> dict:
         row_where=np.asarray(rules.row_where),
         retreat=np.asarray(rules.retreat_cost),
         activated=np.asarray(rules.has_activated),
+        is_tool=np.asarray(rules.is_tool),
+        candy=np.asarray(rules.candy_onto),
         row_op=np.asarray(rules.row["op"]),
     )
 
@@ -1552,15 +1589,24 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             spath = f"{path}.slots.{SLOT_ZONES[slot]}"
 
             @row(["board.zone", "board.definition"], spath,
-                 "a pile: a Basic, the Pokémon evolved from it in order, attached Energy")  # fmt: skip
+                 "a pile: a Basic, the Pokémon evolved from it in order (a Stage 2 on the Basic by "
+                 "Rare Candy), attached Energy, at most one Pokémon Tool")  # fmt: skip
             def _(f, p=p, slot=slot):
                 defs = [int(f.b.definition[c]) for c in f.piles[p][slot]]
                 mons = [d for d in defs if t["is_pokemon"][d]]
-                if any(not (t["is_pokemon"][d] or t["is_energy"][d]) for d in defs):
-                    return "a slot holds Pokémon and attached Energy only"
+                if any(
+                    not (t["is_pokemon"][d] or t["is_energy"][d] or t["is_tool"][d]) for d in defs
+                ):
+                    return "a slot holds Pokémon, attached Energy and Pokémon Tools only"
+                if sum(bool(t["is_tool"][d]) for d in defs) > 1:
+                    return "more than one Pokémon Tool on a Pokémon"
                 if defs and (not mons or t["stage"][mons[0]] != STAGES.index("basic")):
                     return "a pile starts with a Basic Pokémon"
-                if any(not t["onto"][hi, lo] for lo, hi in zip(mons, mons[1:], strict=False)):
+                if any(
+                    not (t["onto"][hi, lo] or (k == 0 and t["candy"][hi, lo]))
+                    for k, (lo, hi) in enumerate(zip(mons, mons[1:], strict=False))
+                ):
+                    # (Rare Candy puts a Stage 2 right on its Basic.)
                     return "each Pokémon of a pile evolves from the one below it"
 
             @row(["damage"], f"{spath}.damage",

@@ -23,11 +23,11 @@ def env():
 
 
 def test_metadata(env):
-    n = 54  # the shipped registry: 53 cards and the padding 0
+    n = 58  # the shipped registry: 57 cards and the padding 0
     assert env.num_actions == 14 * n + 30
-    assert env.observation_shape == (12 * E.V21_DIMS + 4 * n + 6 + 12 + 48 + 10 + 8 + 36,)
+    assert env.observation_shape == (12 * E.V21_DIMS + 4 * n + 6 + 12 + 60 + 10 + 8 + 37,)
     assert tcgjax.make("pokemon", encoding="v1").observation_shape == (
-        12 * E.V1_DIMS + 4 * n + 120,
+        12 * E.V1_DIMS + 4 * n + 133,
     )
     assert env.options["decks"] == ["tapu_koko", "melmetal_dte"] and env.options["max_turns"] == 100
     assert "pokemon" in tcgjax.available_envs()

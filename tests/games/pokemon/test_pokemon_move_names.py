@@ -211,3 +211,37 @@ def test_the_chien_pao_decks_choices_are_named(tmp_path):
         assert env.describe_action(before, action, viewer=1) == (told or name)
     end = run(replay)
     assert int(end.current_player) == 1 and int(end.game.damage[1, 0]) == 60
+
+
+def test_rare_candy_and_a_tool_are_named():
+    deck = {"name": "candy", "cards": {"sv2-58": 4, "sv2-60": 4, "sv1-191": 4, "sv1-197": 4,
+                                       "sve-3": 44}}  # fmt: skip
+    env = tcgjax.make("pokemon", decks=(deck, deck))
+    start = _state(
+        env,
+        [{"slots": [["sv2-58"], ["sv2-58"]], "hand": ["sv1-191", "sv2-60", "sv1-197"]},
+         {"slots": [["sv2-58"]]}],
+        turn=3,
+    )  # fmt: skip
+    script = [
+        ("attach", "sv1-197", 1, "attach Vitality Band to Frigibax (Bench 1)"),
+        ("play", "sv1-191", None, "play Rare Candy"),
+        ("select_card", "sv2-60", None,
+         "choose Baxcalibur from the hand to evolve a Basic Pokémon into"),
+        ("select_slot", 1, None, "evolve Frigibax (Bench 1) into Baxcalibur"),
+    ]  # fmt: skip
+    recorder = Recorder(env, start)
+    for i, (kind, card, slot, _) in enumerate(script):
+        recorder.step(_id(env, kind, card, slot), jax.random.PRNGKey(i))
+    replay = json.loads(json.dumps(recorder.export()))
+    assert [c["payload"]["actionName"] for c in replay["commandLog"]] == [s[3] for s in script]
+    end = run(replay).game
+    pile = [
+        c
+        for c in range(end.board.zone.shape[0])
+        if int(end.board.zone[c]) == int(R.slot_zone(0, 1))
+    ]
+    pile.sort(key=lambda c: int(end.board.position[c]))
+    assert [env.rules.cards.ids[int(end.board.definition[c])] for c in pile] == [
+        "sv2-58", "sv1-197", "sv2-60"
+    ]  # fmt: skip

@@ -191,3 +191,168 @@ def test_super_rod_shuffles_up_to_three_pokemon_and_basic_energy_into_the_deck(
     nothing = state_of(rules, {"slots": [[BUIZEL]], "hand": [SUPER_ROD], "discard": [NEMONA]},
                        {"slots": [[DELIBIRD]]})  # fmt: skip
     assert st_errors(nothing)[card(rules, "play", SUPER_ROD)] == "no_effect"
+
+
+# -------------------------------------------------------------------------------------------------
+# Pokémon Tools: attached with attach[d, slot], one a Pokémon, as many a turn as the player likes
+
+VITALITY_BAND, BRAVERY_CHARM, DEFIANCE_BAND = "sv1-197", "sv2-173", "sv1-169"
+
+
+def attach(rules, card_id, k):
+    return act(rules, "attach", k, card=card_id)
+
+
+def test_a_tool_is_attached_one_a_pokemon_and_is_not_the_turns_energy(
+    st_rules, st_apply, st_errors
+):
+    rules = st_rules
+    s = state_of(rules, {"slots": [[BUIZEL], [MARILL]], "hand": [VITALITY_BAND, BRAVERY_CHARM, WATER]},
+                 {"slots": [[DELIBIRD]]})  # fmt: skip
+    err = st_errors(s)
+    assert err[card(rules, "play", VITALITY_BAND)] == "tool_is_attached"
+    assert err[attach(rules, VITALITY_BAND, 2)] == "empty_slot"
+    assert err[attach(rules, NEMONA, 0)] == "not_in_hand"
+    s = run(st_apply, s, [attach(rules, VITALITY_BAND, 0)])
+    assert pile(rules, s, 0, 0) == [BUIZEL, VITALITY_BAND] and not bool(s.energy_attached)
+    err = st_errors(s)
+    assert err[attach(rules, BRAVERY_CHARM, 0)] == "tool_done"  # one Tool a Pokémon
+    assert err[attach(rules, BRAVERY_CHARM, 1)] == "ok" and err[attach(rules, WATER, 0)] == "ok"
+    s = run(st_apply, s, [attach(rules, WATER, 0), attach(rules, BRAVERY_CHARM, 1)])
+    assert pile(rules, s, 0, 1) == [MARILL, BRAVERY_CHARM] and bool(s.energy_attached)
+    rules.validate(s)
+
+
+def test_vitality_band_adds_10_to_damage_on_the_active_only_when_the_attack_does_damage(
+    st_rules, st_apply
+):
+    rules = st_rules
+    s = state_of(rules, {"slots": [[BUIZEL, WATER, WATER, VITALITY_BAND]]},
+                 {"slots": [[DELIBIRD], [MARILL]]})  # fmt: skip
+    s = run(st_apply, s, [act(rules, "attack", 1)])  # Razor Fin, 20
+    assert int(s.damage[1, 0]) == 30
+    s = state_of(rules, {"slots": [[DELIBIRD, WATER, VITALITY_BAND]], "hand": []},
+                 {"slots": [[BUIZEL], [MARILL]]})  # fmt: skip
+    s = run(st_apply, s, [act(rules, "attack", 0)])  # Double Draw: no damage, no bonus
+    assert int(s.damage[1, 0]) == 0
+
+
+def test_bravery_charm_gives_a_basic_50_hp(st_rules, st_apply):
+    rules = st_rules
+    s = state_of(rules, {"slots": [[BUIZEL, BRAVERY_CHARM], [BUIZEL, FLOATZEL, BRAVERY_CHARM]]},
+                 {"slots": [[DELIBIRD]]})  # fmt: skip
+    hp = jax.jit(rules.slot_view)(s)["hp"]
+    assert (int(hp[0, 0]), int(hp[0, 1])) == (70 + 50, 120)  # an evolved holder gets nothing
+    # 100 damage does not Knock Out a 120-HP Buizel.
+    s = state_of(rules, {"slots": [[BUIZEL, BRAVERY_CHARM], [MARILL]], "damage": {0: 90}},
+                 {"slots": [[MARILL, WATER, WATER]]}, active=1)  # fmt: skip
+    s = run(st_apply, s, [act(rules, "attack", 0)])  # Bubble Drain, 20
+    assert int(s.damage[0, 0]) == 110 and pile(rules, s, 0, 0) == [BUIZEL, BRAVERY_CHARM]
+
+
+def test_defiance_band_adds_30_while_behind_on_prizes(st_rules, st_apply):
+    rules = st_rules
+    for mine, theirs, damage in ((4, 2, 20 + 30), (3, 3, 20), (2, 4, 20)):
+        s = state_of(
+            rules,
+            {"slots": [[BUIZEL, WATER, WATER, DEFIANCE_BAND]], "prizes": [WATER] * mine},
+            {"slots": [[DELIBIRD], [MARILL]], "prizes": [WATER] * theirs},
+        )
+        s = run(st_apply, s, [act(rules, "attack", 1)])
+        assert int(s.damage[1, 0]) == damage, (mine, theirs)
+
+
+def test_a_tool_stays_through_evolution_is_not_retreat_energy_and_goes_with_its_pokemon(
+    st_rules, st_apply, st_errors
+):
+    rules = st_rules
+    s = state_of(rules, {"slots": [[BUIZEL, VITALITY_BAND, WATER], [MARILL]], "hand": [FLOATZEL]},
+                 {"slots": [[DELIBIRD]]})  # fmt: skip
+    s = run(st_apply, s, [act(rules, "evolve", 0, card=FLOATZEL)])
+    assert pile(rules, s, 0, 0) == [BUIZEL, VITALITY_BAND, WATER, FLOATZEL]
+    s = run(st_apply, s, [rules.actions.encode("retreat", 0)])  # Floatzel's retreat cost is 1
+    err = st_errors(s)
+    assert err[card(rules, "select_card", VITALITY_BAND)] == "not_attached"
+    assert err[card(rules, "select_card", WATER)] == "ok"
+    # Knocked Out: the Tool goes to the discard pile with the rest of the pile.
+    s = state_of(rules, {"slots": [[MARILL, WATER, WATER]]},
+                 {"slots": [[BUIZEL, VITALITY_BAND], [MARILL]], "damage": {0: 60}})  # fmt: skip
+    s = run(st_apply, s, [act(rules, "attack", 0)])  # Bubble Drain, 20: the Buizel is out
+    assert sorted(names(rules, s, "discard", 1)) == sorted([BUIZEL, VITALITY_BAND])
+
+
+def test_validate_refuses_two_tools_on_a_pokemon(st_rules):
+    s = state_of(
+        st_rules, {"slots": [[BUIZEL, VITALITY_BAND, DEFIANCE_BAND]]}, {"slots": [[DELIBIRD]]}
+    )
+    with pytest.raises(Exception, match="more than one Pokémon Tool on a Pokémon"):
+        st_rules.validate(s)
+
+
+def test_a_tool_row_the_rules_do_not_read_is_refused_by_name(tmp_path):
+    import yaml
+
+    from tcgjax.core.errors import CardDataError
+    from tcgjax.games.pokemon.cards import SHIPPED_CARDS, load_cards
+
+    cards = yaml.safe_load(open(SHIPPED_CARDS, encoding="utf-8"))["cards"]
+    band = next(c for c in cards if c["id"] == VITALITY_BAND)
+    for rows, message in (
+        ([{"where": "play", "op": "draw", "count": 1}], "a Pokémon Tool's rows are 'attached'"),
+        ([{"where": "attached", "op": "heal", "amount": 10}], "a Pokémon Tool's rows are 'attached'"),
+        ([{"where": "attached", "op": "extra_damage", "amount": 10, "gate": "condition",
+           "condition": "hand_sizes_equal"}], "a Tool's row condition is one of"),
+    ):  # fmt: skip
+        band["effects"] = rows
+        path = tmp_path / "cards.yaml"
+        path.write_text(yaml.safe_dump({"cards": cards}, allow_unicode=True), encoding="utf-8")
+        with pytest.raises(CardDataError, match=f"{VITALITY_BAND}.*effects.*{message}"):
+            load_cards(path)
+
+
+# -------------------------------------------------------------------------------------------------
+# Rare Candy: a Stage 2 from the hand onto its Basic, skipping the Stage 1
+
+RARE_CANDY, FRIGIBAX, ARCTIBAX, BAXCALIBUR = "sv1-191", "sv2-58", "sv2-59", "sv2-60"
+
+
+def test_rare_candy_puts_a_stage_2_on_its_basic(st_rules, st_apply, st_errors):
+    rules = st_rules
+    s = state_of(
+        rules,
+        {"slots": [[FRIGIBAX], [BUIZEL], [FRIGIBAX]], "hand": [RARE_CANDY, BAXCALIBUR, FLOATZEL],
+         "conditions": {"poisoned": True}},
+        {"slots": [[DELIBIRD]]},
+    )  # fmt: skip
+    assert st_errors(s)[card(rules, "play", RARE_CANDY)] == "ok"
+    s = run(st_apply, s, [card(rules, "play", RARE_CANDY)])
+    # The Stage 2 first (not the Stage 1 Floatzel, which evolve[] plays), then its Basic.
+    assert legal(st_errors, s) == [card(rules, "select_card", BAXCALIBUR)]
+    s = run(st_apply, s, [card(rules, "select_card", BAXCALIBUR)])
+    assert legal(st_errors, s) == [slot(rules, 0), slot(rules, 2)]  # the Frigibax, not the Buizel
+    s = run(st_apply, s, [slot(rules, 0)])
+    assert phase(s) == "main" and pile(rules, s, 0, 0) == [FRIGIBAX, BAXCALIBUR]
+    assert names(rules, s, "discard", 0) == [RARE_CANDY] and names(rules, s, "hand", 0) == [
+        FLOATZEL
+    ]
+    # Evolving: new this turn (no evolving again), no Special Condition left.
+    assert int(s.since_turn[0, 0]) == 3 and not bool(s.poisoned[0])
+    rules.validate(s)
+
+
+def test_rare_candy_needs_a_stage_2_and_a_basic_ready_to_evolve(st_rules, st_errors):
+    rules = st_rules
+    play = card(rules, "play", RARE_CANDY)
+    cases = [
+        ({"slots": [[FRIGIBAX]], "hand": [RARE_CANDY, BAXCALIBUR]}, {}, "ok"),
+        ({"slots": [[FRIGIBAX]], "hand": [RARE_CANDY, BAXCALIBUR]}, {"turn": 2, "first_player": 1},
+         "no_effect"),  # the second player's first turn
+        ({"slots": [[FRIGIBAX]], "hand": [RARE_CANDY, BAXCALIBUR], "since": {0: 3}}, {},
+         "no_effect"),  # put into play this turn
+        ({"slots": [[FRIGIBAX]], "hand": [RARE_CANDY, ARCTIBAX]}, {}, "no_effect"),  # a Stage 1
+        ({"slots": [[BUIZEL]], "hand": [RARE_CANDY, BAXCALIBUR]}, {}, "no_effect"),  # no Frigibax
+        ({"slots": [[FRIGIBAX, ARCTIBAX]], "hand": [RARE_CANDY, BAXCALIBUR]}, {}, "no_effect"),
+    ]  # fmt: skip
+    for p1, kw, expected in cases:
+        s = state_of(rules, p1, {"slots": [[DELIBIRD]]}, **kw)
+        assert st_errors(s)[play] == expected, (p1, kw)
