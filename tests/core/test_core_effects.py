@@ -117,3 +117,42 @@ def test_next_group_of_a_full_queue_of_distinct_groups_is_the_size():
     assert int(EffectQueue.empty(size).next_group()) == 0
     # Card instance 0 is a card: its entry's group is in use.
     assert int(EffectQueue.empty(size).append([0], [0], [0], [True], group=0).next_group()) == 1
+
+
+def _queue(cards, groups):
+    """A packed queue of these cards (rows 0, 1, ..., slot 0) with these groups, -1s after."""
+    q = EffectQueue.empty(4)
+    for i, (card, group) in enumerate(zip(cards, groups, strict=True)):
+        q = q.append([card], [i], [0], [True], group=group)
+    return q
+
+
+def test_to_front_moves_the_chosen_entries_first_and_settles_them():
+    # Card instance 0 is a card: chosen or not, it is an entry like any other.
+    q = _queue([3, 0, 6], [2, 2, 2]).to_front(jnp.asarray([False, True, False, False]))
+    assert [int(c) for c in q.card] == [0, 3, 6, -1]
+    assert [int(g) for g in q.group] == [-1, 2, 2, -1]  # the chosen one settled, the others wait
+    assert [int(r) for r in q.row] == [1, 0, 2, -1]
+    # The unchosen waiting entries keep their order, card 0 among them, and stay before the
+    # empty ones.
+    q = _queue([3, 0, 6], [1, 2, 2]).to_front(jnp.asarray([True, False, False, False]))
+    assert [int(c) for c in q.card] == [3, 0, 6, -1] and [int(g) for g in q.group] == [-1, 2, 2, -1]
+    q = _queue([5, 6], [1, 1]).to_front(jnp.asarray([False, True, False, False]))
+    assert [int(c) for c in q.card] == [6, 5, -1, -1] and [int(g) for g in q.group] == [
+        -1,
+        1,
+        -1,
+        -1,
+    ]
+    # Choosing an empty entry chooses nothing: the queue stays packed.
+    q = _queue([5, 6], [1, 1]).to_front(jnp.asarray([False, False, True, False]))
+    assert [int(c) for c in q.card] == [5, 6, -1, -1] and [int(g) for g in q.group] == [
+        1,
+        1,
+        -1,
+        -1,
+    ]
+    jitted = jax.jit(EffectQueue.to_front)(
+        _queue([3, 0, 6], [2, 2, 2]), jnp.asarray([0, 1, 0, 0], bool)
+    )
+    assert [int(c) for c in jitted.card] == [0, 3, 6, -1]
