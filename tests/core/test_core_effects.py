@@ -36,6 +36,7 @@ def test_head_pop_and_push_front():
     q = q.push_front(4, 0, -1)
     assert entries(q) == [(4, 0, -1), (6, 2, 1)]
     assert int(q.group[0]) == -1  # no group unless one is given (not part of any event's group)
+    assert [int(g) for g in EffectQueue.empty(2).append([4], [0], [0], [True]).group] == [-1, -1]
     assert int(q.push_front(3, 1, 0, group=2).group[0]) == 2
     q = q.pop().pop()
     assert bool(q.is_empty()) and int(q.head()[0]) == -1 and int(q.count()) == 0

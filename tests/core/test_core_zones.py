@@ -172,6 +172,18 @@ def test_zone_listing_follows_positions(layout, board0):
     np.testing.assert_array_equal(listing[1:], zones.zone_slots(reordered, DECK_P1, 3))
 
 
+def test_zone_listing_lists_a_zone_top_first(board0):
+    # DECK_P1 [0, 1, 2] from the top: 2 first; width 2 keeps the top two. DECK_P2 [3, 4] as usual.
+    start, width = _listing_tables({DECK_P1: (0, 2), DECK_P2: (2, 3)})
+    top_first = jnp.zeros(len(ZONES), bool).at[DECK_P1].set(True)
+    values = jnp.arange(8, dtype=jnp.int32)
+    listing = zones.zone_listing(board0, start, width, values, 5, top_first=top_first)
+    np.testing.assert_array_equal(listing, [2, 1, 3, 4, -1])
+    wide = _listing_tables({DECK_P1: (0, 4)})
+    listing = zones.zone_listing(board0, *wide, values, 4, top_first=top_first)
+    np.testing.assert_array_equal(listing, [2, 1, 0, -1])  # padded after the bottom card
+
+
 def test_zone_slots_follow_positions_not_card_indices(layout, board0):
     # Put card 2 at the bottom of its deck: the slots are [2, 0, 1], not index order.
     moved = zones.move_card(layout, board0, 2, DECK_P1, BOTTOM).board

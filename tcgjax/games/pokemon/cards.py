@@ -39,8 +39,8 @@ Fields of a card (every field is required; an inapplicable one holds its "none" 
 =======================  ==========================================================================
 
 An effect row: ``{where, gate, condition, condition_value, op, amount, count, look, target,
-target_type, card_filter, energy_type, status, rest, flags}`` (every key but ``where`` and ``op`` has a
-default, :data:`EFFECT_DEFAULTS`):
+target_type, card_filter, energy_type, status, rest, flags, max_hp}`` (every key but ``where``
+and ``op`` has a default, :data:`EFFECT_DEFAULTS`):
 
 * ``where``: ``attack0``..``attack3`` (resolves as part of that attack, after its base damage is
   fixed and before it is dealt), ``ability`` (the card's ability), ``play`` (a Trainer's effect
@@ -60,7 +60,8 @@ default, :data:`EFFECT_DEFAULTS`):
   at most), ``look`` (cards looked at), ``target`` (:data:`TARGETS`) and ``target_type`` (the
   target Pokémon must be of that type; ``none`` = any), ``card_filter``
   (:data:`CARD_FILTERS`) and ``energy_type`` (``none`` = any type), ``status``, ``rest`` (what
-  happens to the cards looked at and not taken) and ``flags`` (``once_per_turn``, ``optional``,
+  happens to the cards looked at and not taken), ``max_hp`` (a Pokémon chosen by the row has at
+  most this printed HP; 0 = any: Buddy-Buddy Poffin) and ``flags`` (``once_per_turn``, ``optional``,
   ``shuffle_deck``, ``split``: the cards may go to different Pokémon, ``no_weakness_resistance``).
   What each op does with them is documented with the rules' effect interpreter.
 """
@@ -201,6 +202,8 @@ CARD_FILTERS = (
     "basic_energy",
     "supporter",
     "pokemon_or_basic_energy",
+    "item",
+    "tool",
 )
 RESTS = ("none", "bottom_any_order", "shuffle")
 EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance")
@@ -228,6 +231,7 @@ EFFECT_DEFAULTS = {
     "status": "none",
     "rest": "none",
     "flags": [],
+    "max_hp": 0,
 }
 
 
@@ -282,6 +286,7 @@ EFFECT_ROW = RowsField(
         EnumField("status", STATUSES),
         EnumField("rest", RESTS),
         FlagsField("flags", EFFECT_FLAGS, dtype=np.int8),
+        IntField("max_hp", 0, 400),
     ),
     defaults=EFFECT_DEFAULTS,
 )

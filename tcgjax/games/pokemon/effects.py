@@ -174,7 +174,8 @@ class Interpreter:
         self.row_live = jnp.asarray(rows)  # [N, R]
         self.row_where = jnp.asarray(np.where(rows, c["effects.where"], -1).astype(np.int32))
         cols = ("condition", "condition_value", "op", "amount", "count", "look", "target",
-                "target_type", "card_filter", "energy_type", "status", "rest", "flags")  # fmt: skip
+                "target_type", "card_filter", "energy_type", "status", "rest", "flags",
+                "max_hp")  # fmt: skip
         self.row = {k: jnp.asarray(c[f"effects.{k}"].astype(np.int32)) for k in cols}
         # The gates a row needs, unpacked from the bit mask: bool[N, R, G] (GATES order).
         gate_bits = c["effects.gate"].astype(np.int32)[..., None] >> np.arange(len(GATES))
@@ -192,6 +193,8 @@ class Interpreter:
             "basic_energy": kind == KINDS.index("basic_energy"),
             "supporter": kind == KINDS.index("supporter"),
             "pokemon_or_basic_energy": pokemon | (kind == KINDS.index("basic_energy")),
+            "item": kind == KINDS.index("item"),
+            "tool": kind == KINDS.index("tool"),
         }
         self.filter_match = jnp.asarray(np.stack([filters[f] for f in CARD_FILTERS]))  # [F, N]
         # energy_type (0 = any) against what an Energy card provides.
@@ -261,13 +264,19 @@ class Interpreter:
         ready = view["occupied"][player] & (state.since_turn[player].astype(jnp.int32) < turn)
         return self.candy_onto[:, top] & ready[None, :] & (turn > 2)
 
-    def card_matches(self, definition, filter_, energy_type) -> jax.Array:
-        return self.filter_match[filter_, definition] & self.type_match[energy_type, definition]
+    def card_matches(self, definition, filter_, energy_type, max_hp=0) -> jax.Array:
+        """Whether cards of ``definition`` pass a row's card filter, Energy type and HP bound."""
+        hp_ok = (max_hp == 0) | (self.hp[definition] <= max_hp)
+        return (
+            self.filter_match[filter_, definition]
+            & self.type_match[energy_type, definition]
+            & hp_ok
+        )
 
-    def zone_definition_counts(self, board, zone, filter_, energy_type) -> jax.Array:
+    def zone_definition_counts(self, board, zone, filter_, energy_type, max_hp=0) -> jax.Array:
         """Cards of each definition in ``zone`` matching a row's filters. Returns int32[N]."""
         definition = board.definition.astype(jnp.int32)
-        ok = (board.zone == zone) & self.card_matches(definition, filter_, energy_type)
+        ok = (board.zone == zone) & self.card_matches(definition, filter_, energy_type, max_hp)
         return zones.definition_counts(board, ok, len(self.cards))
 
     def _row_cols(self, definition, row) -> dict[str, jax.Array]:
@@ -344,7 +353,9 @@ class Interpreter:
         # Energy attached to this Pokémon: any Energy (energy_type none) unless the row says.
         filter_ = jnp.where(source == SOURCES.index("attached"), CARD_FILTERS.index("energy"),
                             col["card_filter"])  # fmt: skip
-        matching = self.zone_definition_counts(board, zone, filter_, col["energy_type"])
+        matching = self.zone_definition_counts(
+            board, zone, filter_, col["energy_type"], col["max_hp"]
+        )
         looking = self.zone_definition_counts(
             board, zone, CARD_FILTERS.index("any"), 0
         )  # any card, for the ordering stage

@@ -55,7 +55,7 @@ class PokemonEnv(Env):
     # owner promotes and the turn goes on; an evolved Pokémon may use its own Ability.
     # 5: the Chien-Pao ex deck's 14 cards (47 definitions: 702 actions); Abilities without
     # once_per_turn are unlimited; "optional" rows are "up to"; a fourth selection stage.
-    # 6: the League Battle Decks' shared Trainers, Pokémon Tools and Rare Candy (57 cards: 842
+    # 6: the League Battle Decks' shared Trainers, Pokémon Tools and Rare Candy (59 cards: 870
     # actions); the observation's slot flags gain "holds a Tool".
     version = "6"
     num_players = 2

@@ -549,7 +549,9 @@ class PokemonRules(Interpreter):
         deck = zones.zone_count(board, zone_of("deck", player)) > 0
         op = self.trainer_first_op
         f, e = self.row["card_filter"][:, 0], self.row["energy_type"][:, 0]
-        match = self.filter_match[f] & self.type_match[e]  # [N, N]: def -> candidate defs
+        max_hp = self.row["max_hp"][:, 0]
+        hp_ok = (max_hp[:, None] == 0) | (self.hp[None, :] <= max_hp[:, None])
+        match = self.filter_match[f] & self.type_match[e] & hp_ok  # [N, N]: def -> candidates
         in_discard = self.zone_definition_counts(
             board, zone_of("discard", player), 0, 0
         )  # any card, per definition

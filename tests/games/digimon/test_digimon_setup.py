@@ -74,6 +74,9 @@ def test_setup_starts_turn_one_with_the_mulligan_memory_zero_and_a_random_first_
         np.asarray(games.board.owner), np.asarray(games.selection.card)[:, None], axis=1
     )[:, 0]
     np.testing.assert_array_equal(owner, games.first_player)
+    # The record names no effect row nor slot: it is not an effect's choice (what reads a pending
+    # row, the validator and the move names, must not take it for one).
+    assert np.all(games.selection.row == -1) and np.all(games.selection.slot == -1)
     np.testing.assert_array_equal(games.board.active_player, games.first_player)
     firsts = np.asarray(games.first_player)
     assert 0 < firsts.sum() < 64, "both seats start some of 64 games"

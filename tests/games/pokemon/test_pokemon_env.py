@@ -23,7 +23,7 @@ def env():
 
 
 def test_metadata(env):
-    n = 58  # the shipped registry: 57 cards and the padding 0
+    n = 60  # the shipped registry: 59 cards and the padding 0
     assert env.num_actions == 14 * n + 30
     assert env.observation_shape == (12 * E.V21_DIMS + 4 * n + 6 + 12 + 60 + 10 + 8 + 37,)
     assert tcgjax.make("pokemon", encoding="v1").observation_shape == (

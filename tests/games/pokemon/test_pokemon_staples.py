@@ -255,8 +255,8 @@ def test_defiance_band_adds_30_while_behind_on_prizes(st_rules, st_apply):
     for mine, theirs, damage in ((4, 2, 20 + 30), (3, 3, 20), (2, 4, 20)):
         s = state_of(
             rules,
-            {"slots": [[BUIZEL, WATER, WATER, DEFIANCE_BAND]], "prizes": [WATER] * mine},
-            {"slots": [[DELIBIRD], [MARILL]], "prizes": [WATER] * theirs},
+            {"slots": [[BUIZEL, WATER, WATER, DEFIANCE_BAND]], "prizes": [IONO] * mine},
+            {"slots": [[DELIBIRD], [MARILL]], "prizes": [IONO] * theirs},
         )
         s = run(st_apply, s, [act(rules, "attack", 1)])
         assert int(s.damage[1, 0]) == damage, (mine, theirs)
@@ -356,3 +356,50 @@ def test_rare_candy_needs_a_stage_2_and_a_basic_ready_to_evolve(st_rules, st_err
     for p1, kw, expected in cases:
         s = state_of(rules, p1, {"slots": [[DELIBIRD]]}, **kw)
         assert st_errors(s)[play] == expected, (p1, kw)
+
+
+# -------------------------------------------------------------------------------------------------
+# Arven (an Item and a Tool) and Buddy-Buddy Poffin (Basics of 70 HP or less)
+
+ARVEN, POFFIN = "sv1-166", "sv5-144"
+
+
+def test_arven_takes_an_item_then_a_tool(st_rules, st_apply, st_errors):
+    rules = st_rules
+    prizes = [NEMONA] * 4 + [IONO] * 2  # (not the deck's top cards, which hold what Arven finds)
+    s = state_of(
+        rules, {"slots": [[BUIZEL]], "hand": [ARVEN], "prizes": prizes}, {"slots": [[DELIBIRD]]}
+    )
+    s = run(st_apply, s, [card(rules, "play", ARVEN)])
+    err = st_errors(s)
+    assert [err[card(rules, "select_card", c)] for c in (ULTRA_BALL, RARE_CANDY, POFFIN)] == [
+        "ok"
+    ] * 3
+    for other in (VITALITY_BAND, NEMONA, BUIZEL, WATER):  # the Tool comes second
+        assert err[card(rules, "select_card", other)] == "not_a_choice", other
+    s = run(st_apply, s, [card(rules, "select_card", ULTRA_BALL)])
+    err = st_errors(s)
+    assert err[card(rules, "select_card", VITALITY_BAND)] == "ok"
+    assert err[card(rules, "select_card", SUPER_ROD)] == "not_a_choice"
+    s = run(st_apply, s, [card(rules, "select_card", DEFIANCE_BAND)])
+    assert phase(s) == "main" and names(rules, s, "hand", 0) == [ULTRA_BALL, DEFIANCE_BAND]
+
+
+def test_buddy_buddy_poffin_benches_up_to_two_basics_of_70_hp_or_less(
+    st_rules, st_apply, st_errors
+):
+    rules = st_rules
+    prizes = [NEMONA] * 4 + [IONO] * 2
+    s = state_of(
+        rules, {"slots": [[DELIBIRD]], "hand": [POFFIN], "prizes": prizes}, {"slots": [[DELIBIRD]]}
+    )
+    s = run(st_apply, s, [card(rules, "play", POFFIN)])
+    err = st_errors(s)
+    assert [err[card(rules, "select_card", c)] for c in (BUIZEL, MARILL, FRIGIBAX)] == ["ok"] * 3
+    # 90 HP, 220 HP and a Stage 1 are not.
+    for other in (DELIBIRD, CHIEN_PAO, FLOATZEL):
+        assert err[card(rules, "select_card", other)] == "not_a_choice", other
+    assert err[done(rules)] == "ok"
+    s = run(st_apply, s, [card(rules, "select_card", MARILL), card(rules, "select_card", FRIGIBAX)])
+    assert phase(s) == "main"
+    assert [pile(rules, s, 0, k) for k in (1, 2)] == [[MARILL], [FRIGIBAX]]
