@@ -8,6 +8,18 @@ from pokemon_testlib import shared_rules
 from tcgjax.games.pokemon import rules as R
 
 
+def named_errors(rules):
+    """``action_errors`` of ``rules``, jitted, as readable names: ``errors(state)[action] -> "ok" |
+    rule name``."""
+    jitted = jax.jit(rules.action_errors)
+    names = {code: name for name, code in R.CODES.items()} | {0: "ok"}
+
+    def named(state):
+        return [names[int(c)] for c in np.asarray(jitted(state))]
+
+    return named
+
+
 @pytest.fixture(scope="session")
 def rules():
     return shared_rules()
@@ -21,13 +33,7 @@ def apply(rules):
 @pytest.fixture(scope="session")
 def errors(rules):
     """``action_errors`` as readable names: ``errors(state)[action] -> "ok" | rule name``."""
-    jitted = jax.jit(rules.action_errors)
-    names = {code: name for name, code in R.CODES.items()} | {0: "ok"}
-
-    def named(state):
-        return [names[int(c)] for c in np.asarray(jitted(state))]
-
-    return named
+    return named_errors(rules)
 
 
 @pytest.fixture(scope="session")
@@ -45,13 +51,7 @@ def cp_apply(cp_rules):
 
 @pytest.fixture(scope="session")
 def cp_errors(cp_rules):
-    jitted = jax.jit(cp_rules.action_errors)
-    names = {code: name for name, code in R.CODES.items()} | {0: "ok"}
-
-    def named(state):
-        return [names[int(c)] for c in np.asarray(jitted(state))]
-
-    return named
+    return named_errors(cp_rules)
 
 
 @pytest.fixture(scope="session")
@@ -69,10 +69,4 @@ def st_apply(st_rules):
 
 @pytest.fixture(scope="session")
 def st_errors(st_rules):
-    jitted = jax.jit(st_rules.action_errors)
-    names = {code: name for name, code in R.CODES.items()} | {0: "ok"}
-
-    def named(state):
-        return [names[int(c)] for c in np.asarray(jitted(state))]
-
-    return named
+    return named_errors(st_rules)

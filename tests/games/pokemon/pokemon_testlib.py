@@ -211,3 +211,42 @@ def staples_rules() -> R.PokemonRules:
     assert len(STAPLES_DECK) == R.DECK_SIZE, len(STAPLES_DECK)
     deck = Deck(name="staples", source="<test deck>", cards=tuple(STAPLES_DECK))
     return R.PokemonRules((deck, deck), cards=shared_registry(), max_turns=60)
+
+
+# -------------------------------------------------------------------------------------------------
+# Situations and moves, for the deck-specific effect tests (test_pokemon_chien_pao.py,
+# test_pokemon_staples.py)
+
+
+def state_of(rules, p1, p2, **kw):
+    """``build_state`` of the two players' descriptions."""
+    from tcgjax.games.pokemon.scenario import build_state
+
+    return build_state(rules, [p1, p2], **kw)
+
+
+def run(apply, state, actions, key=None):
+    """Apply the actions in order (one key each, folded from ``key``, default PRNGKey(0))."""
+    import jax.numpy as jnp
+
+    key = jax.random.PRNGKey(0) if key is None else key
+    for i, action in enumerate(actions):
+        state, _ = apply(state, jnp.int32(action), jax.random.fold_in(key, i))
+    return state
+
+
+def phase(state) -> str:
+    return R.PHASES[int(state.board.phase)]
+
+
+def slot_action(rules, k) -> int:
+    return rules.actions.encode("select_slot", k)
+
+
+def done_action(rules) -> int:
+    return rules.actions.encode("done", 0)
+
+
+def legal(errors, state) -> list[int]:
+    """The action ids ``errors`` (a named ``action_errors``) calls ok."""
+    return [a for a, e in enumerate(errors(state)) if e == "ok"]

@@ -6,11 +6,9 @@ often as the player likes, "discard any amount for damage", several coins, heali
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
-from pokemon_testlib import act, names, pile
-
-from tcgjax.games.pokemon import rules as R
-from tcgjax.games.pokemon.scenario import build_state
+from pokemon_testlib import act, legal, names, phase, pile, run, state_of
+from pokemon_testlib import done_action as done
+from pokemon_testlib import slot_action as slot
 
 KEY = jax.random.PRNGKey(0)
 KEYS = [jax.random.PRNGKey(k) for k in range(24)]
@@ -24,38 +22,12 @@ ENERGY_RETRIEVAL, NEST_BALL, POKEGEAR, SWITCH, PAL_PAD = (
 )  # fmt: skip
 
 
-def state_of(rules, p1, p2, **kw):
-    return build_state(rules, [p1, p2], **kw)
-
-
-def run(apply, state, actions, key=KEY):
-    for i, action in enumerate(actions):
-        state, _ = apply(state, jnp.int32(action), jax.random.fold_in(key, i))
-    return state
-
-
-def phase(state):
-    return R.PHASES[int(state.board.phase)]
-
-
 def card(rules, kind, card_id):
     return act(rules, kind, card=card_id)
 
 
-def slot(rules, k):
-    return rules.actions.encode("select_slot", k)
-
-
 def ability(rules, k):
     return rules.actions.encode("ability", k)
-
-
-def done(rules):
-    return rules.actions.encode("done", 0)
-
-
-def legal(errors, state):
-    return [a for a, e in enumerate(errors(state)) if e == "ok"]
 
 
 # -------------------------------------------------------------------------------------------------

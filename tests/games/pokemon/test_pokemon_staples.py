@@ -6,13 +6,12 @@ cost of other cards from the hand, the discard pile into the deck."""
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import pytest
-from pokemon_testlib import act, names, pile
+from pokemon_testlib import act, legal, names, phase, pile, run, state_of
+from pokemon_testlib import done_action as done
+from pokemon_testlib import slot_action as slot
 
 from tcgjax.core.errors import ConfigError
-from tcgjax.games.pokemon import rules as R
-from tcgjax.games.pokemon.scenario import build_state
 
 KEY = jax.random.PRNGKey(0)
 RESEARCH_SADA, RESEARCH_TURO, IONO, BOSS = "sv1-189", "sv1-190", "sv2-185", "sv2-172"
@@ -22,34 +21,8 @@ BUIZEL, FLOATZEL, DELIBIRD, MARILL, CHIEN_PAO, WATER = (
 )  # fmt: skip
 
 
-def state_of(rules, p1, p2, **kw):
-    return build_state(rules, [p1, p2], **kw)
-
-
-def run(apply, state, actions, key=KEY):
-    for i, action in enumerate(actions):
-        state, _ = apply(state, jnp.int32(action), jax.random.fold_in(key, i))
-    return state
-
-
-def phase(state):
-    return R.PHASES[int(state.board.phase)]
-
-
 def card(rules, kind, card_id):
     return act(rules, kind, card=card_id)
-
-
-def slot(rules, k):
-    return rules.actions.encode("select_slot", k)
-
-
-def done(rules):
-    return rules.actions.encode("done", 0)
-
-
-def legal(errors, state):
-    return [a for a, e in enumerate(errors(state)) if e == "ok"]
 
 
 @pytest.mark.parametrize("research", [RESEARCH_SADA, RESEARCH_TURO])
