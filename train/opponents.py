@@ -359,10 +359,11 @@ def pokemon_heuristic(env: Env) -> Policy:
     Scores, among the legal actions of the phase (attacking ends the turn, so it comes after
     everything that grows the board):
 
-    * **Main** — evolve (900 + the new HP / 10), an Ability (850), a Supporter (800), bench a
-      Basic (700 + HP / 10), attach an Energy to the Active (650; 600 to a Benched Pokémon), an
-      Item (550), attack (100 + the printed damage / 10 of that attack: the strongest legal one);
-      end the turn (10); retreat only when the Active can't attack (5, else 0).
+    * **Main** — evolve (900 + the new HP / 10), an Ability (850), a Supporter (800), the effect
+      of the Stadium in play (750), bench a Basic (700 + HP / 10), attach an Energy to the Active
+      (650; 600 to a Benched Pokémon), an Item, a Tool or a Stadium (550), attack (100 + the
+      printed damage / 10 of that attack: the strongest legal one); end the turn (10); retreat
+      only when the Active can't attack (5, else 0).
     * **Setup** — the Basic with the most HP as Active and every Basic to the Bench (700 + HP /
       10), then ``done``; take every extra mulligan draw (``yes``).
     * **Choices** — promote or choose the Pokémon with the most remaining HP among one's own, the
@@ -405,6 +406,7 @@ def pokemon_heuristic(env: Env) -> Policy:
                 "evolve": evolve,
                 "attach": attach,
                 "ability": jnp.full(R.NUM_SLOTS, 850),
+                "stadium": jnp.full(1, 750),
                 "retreat": jnp.full(R.NUM_SLOTS - 1, jnp.where(can_attack, 0, 5)),
                 "attack": attack,
                 "select_card": jnp.full(n, 50),

@@ -133,7 +133,9 @@ DAMAGE_MODES = ("plain", "plus", "times", "minus")
 ACTIVATIONS = ("activated", "passive")
 STATUSES = ("none", "asleep", "burned", "confused", "paralyzed", "poisoned")
 
-WHERE = ("attack0", "attack1", "attack2", "attack3", "ability", "play", "attached")
+# ``stadium``: a Stadium's effect, used from play by the player whose turn it is, once a turn
+# (Artazon); a Stadium's passive rows (Beach Court) act while it is in play.
+WHERE = ("attack0", "attack1", "attack2", "attack3", "ability", "play", "attached", "stadium")
 # The gates a row may need, all of them (a conjunction); none = ``always``. Bit i of a stored
 # gate is GATES[i].
 GATES = ("heads", "tails", "condition", "previous")
@@ -183,6 +185,9 @@ OPS = (
     "hands_to_bottom_draw_prizes",  # both players: the hand shuffled under the deck, then draw a
     # card per Prize card left (when either put a card there)
     "rare_candy",  # a Stage 2 from the hand onto the Basic it evolves from through its Stage 1
+    "discard_stadium",  # put the Stadium in play into its owner's discard pile
+    "retreat_cost_less",  # passive (a Stadium's): the Retreat Cost of every Pokémon in play of
+    # card_filter, both players', is amount Energy less (never below 0)
 )
 TARGETS = (
     "none",
@@ -204,6 +209,7 @@ CARD_FILTERS = (
     "pokemon_or_basic_energy",
     "item",
     "tool",
+    "basic_pokemon_no_rule_box",  # a Basic Pokémon without a Rule Box (no ex, V, VSTAR, VMAX)
 )
 RESTS = ("none", "bottom_any_order", "shuffle")
 EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance")
@@ -376,6 +382,11 @@ def _problem(card: dict) -> tuple[str, str] | None:
             return "effects", "'play' rows belong to Trainer cards"
         if where == "attached" and not (energy or kind == "tool"):
             return "effects", "'attached' rows belong to Energy cards and Pokémon Tools"
+        if (where == "stadium") != (kind == "stadium"):
+            return "effects", "a Stadium's rows are 'stadium' rows, and only a Stadium has them"
+    passive = [OPS[row["op"]] == "retreat_cost_less" for row in card["effects"]]
+    if any(passive) and (kind != "stadium" or len(card["effects"]) != 1):
+        return "effects", "retreat_cost_less is a Stadium's one row (a passive effect)"
     if kind == "tool":
         for row in card["effects"]:
             op, condition = OPS[row["op"]], CONDITIONS[row["condition"]]

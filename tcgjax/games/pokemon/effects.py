@@ -76,8 +76,9 @@ CONDITION = {name: i for i, name in enumerate(CONDITIONS)}
 FLAG = {name: 1 << i for i, name in enumerate(EFFECT_FLAGS)}
 
 # Activation kinds (``effect_kind``).
-NO_EFFECT, ATTACK, TRAINER, ABILITY = 0, 1, 2, 3
+NO_EFFECT, ATTACK, TRAINER, ABILITY, STADIUM = 0, 1, 2, 3, 4
 WHERE_PLAY, WHERE_ABILITY = WHERE.index("play"), WHERE.index("ability")
+WHERE_STADIUM = WHERE.index("stadium")
 
 MODIFIER_OPS = ("extra_damage", "extra_damage_per_counter", "extra_damage_per_energy",
                 "attack_does_nothing", "hp_bonus", "extra_damage_per_heads",
@@ -195,6 +196,10 @@ class Interpreter:
             "pokemon_or_basic_energy": pokemon | (kind == KINDS.index("basic_energy")),
             "item": kind == KINDS.index("item"),
             "tool": kind == KINDS.index("tool"),
+            # A Rule Box: ex, V, VSTAR, VMAX (every tag the card format has).
+            "basic_pokemon_no_rule_box": pokemon
+            & (stage == STAGES.index("basic"))
+            & (c["tags"].astype(np.int32) == 0),
         }
         self.filter_match = jnp.asarray(np.stack([filters[f] for f in CARD_FILTERS]))  # [F, N]
         # energy_type (0 = any) against what an Energy card provides.
@@ -247,6 +252,18 @@ class Interpreter:
                                max(int(c["effects.count"][d, r]), 1))  # fmt: skip
                     break
         self.ability_cost = jnp.asarray(cost)
+        # A Stadium in play: whether it has an effect to use (Artazon) and its passive Retreat
+        # Cost change (Beach Court: 1 less for Basic Pokémon), read by rules.retreat_costs.
+        stadium_rows = rows & (c["effects.where"] == WHERE_STADIUM)
+        passive = c["effects.op"] == OP["retreat_cost_less"]
+        self.stadium_usable = jnp.asarray(np.any(stadium_rows & ~passive, axis=1))
+        less = np.where(stadium_rows & passive, c["effects.amount"], 0).sum(axis=1)
+        self.stadium_retreat_less = jnp.asarray(less.astype(np.int32))
+        self.stadium_retreat_filter = jnp.asarray(
+            np.where(stadium_rows & passive, c["effects.card_filter"], 0)
+            .max(axis=1)
+            .astype(np.int32)
+        )
         self.damage_mode = jnp.asarray(c["attacks.damage_mode"].astype(np.int32))
         # Whether a Trainer can be played at all: its first row must be able to do something.
         first_op = np.where(c["effects.num_rows"] > 0, c["effects.op"][:, 0], -1)
@@ -708,6 +725,14 @@ class Interpreter:
             jnp.where(looks, jnp.minimum(col["look"], deck), 0),
         ).board  # fmt: skip
         state = state.replace(board=looked)
+        # The Stadium in play to its owner's discard pile (Charmander's Blazing Destruction).
+        stadium = zones.top_card(state.board, R.STADIUM_ZONE)
+        owner = state.board.owner[jnp.maximum(stadium, 0)].astype(jnp.int32)
+        discard_stadium = (op == OP["discard_stadium"]) & (stadium >= 0)
+        moved = zones.move_card(
+            layout, state.board, jnp.maximum(stadium, 0), R.zone_of("discard", owner)
+        ).board
+        state = state.replace(board=tree_where(discard_stadium, moved, state.board))
         key = jax.random.fold_in(key, 1)  # the coin used the key as it came
         # Choices: open the selection; the op is done when it closes.
         chooses = jnp.asarray(_IS_CARD_OP | _IS_SLOT_OP)[op] & ~heal_self
@@ -719,7 +744,8 @@ class Interpreter:
             board=set_turn(state.board, active_player=player, phase=R.PHASE["select"]),
         )
         opened = self._close_if_stuck(opened, key)
-        immediate = state.replace(previous=jnp.bool_(True))
+        # A row did something; discarding a Stadium needs one in play.
+        immediate = state.replace(previous=(op != OP["discard_stadium"]) | discard_stadium)
         return tree_where(chooses, opened, immediate)
 
     def _discard_hand_draw(self, state, player, count):

@@ -57,7 +57,7 @@ class PokemonEnv(Env):
     # once_per_turn are unlimited; "optional" rows are "up to"; a fourth selection stage.
     # 6: the League Battle Decks' shared Trainers, Pokémon Tools and Rare Candy (59 cards: 870
     # actions); the observation's slot flags gain "holds a Tool".
-    version = "6"
+    version = "7"
     num_players = 2
     default_max_steps = 3000
     game_state_type = R.PokemonState
@@ -289,7 +289,10 @@ def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None =
         if phase == "setup_bench":
             return f"put {secret(offset)} face down on the Bench"
         basic = bool(np.asarray(env.rules.is_basic)[offset]) and offset > 0
-        return f"play {card(offset)}" + (" onto the Bench" if basic else "")
+        stadium = bool(np.asarray(env.rules.is_stadium)[offset])
+        return f"play {card(offset)}" + (
+            " onto the Bench" if basic else " as the Stadium" if stadium else ""
+        )
     if kind in ("evolve", "attach"):
         d, slot = divmod(offset, R.NUM_SLOTS)
         if kind == "evolve":
@@ -301,6 +304,12 @@ def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None =
         return f"use {ability} of {pokemon(me, offset)}"
     if kind == "retreat":
         return f"retreat {pokemon(me, 0)} for {pokemon(me, offset + 1)}"
+    if kind == "stadium":
+        in_play = np.flatnonzero(np.asarray(board.zone) == R.STADIUM_ZONE)
+        name = (
+            card(int(board.definition[in_play[0]])) if in_play.size else "no Stadium (none in play)"
+        )
+        return f"use the Stadium {name}"
     if kind == "attack":
         attacks = rows(me, 0, "attacks")
         name = attacks[offset]["name"] if offset < len(attacks) else f"attack {offset} (none)"

@@ -12,16 +12,18 @@ slice               shape        content
 ``my_looking``      [N]          cards the observer is looking at (Great Ball, Rika, ...)
 ``my_discard``      [N]          the observer's discard pile, per definition (public)
 ``opponent_discard`` [N]         the opponent's discard pile, per definition (public)
+``stadium``         [N]          the Stadium in play, one-hot by definition (all 0: none)
 ``counts``          [6]          deck, hand and Prize cards of the observer, then the opponent's
 ``conditions``      [2, 6]       each Active Pokémon (observer first): Asleep / Confused /
                                  Paralyzed / none one-hot, Poisoned, Burned
 ``slot_flags``      [12, 5]      per slot: came into play or evolved this turn, Ability used this
                                  turn, can't attack this turn, protected from attack effects,
                                  holds a Pokémon Tool
-``turn``            [10]         the observer decides, the observer went first, turn number,
+``turn``            [13]         the observer decides, the observer went first, turn number,
                                  Energy attached / Supporter played / retreated this turn, own and
                                  opponent's Pokémon Knocked Out by an attack last turn, own and
-                                 opponent's pending promotion
+                                 opponent's pending promotion, the Stadium in play is the
+                                 observer's, a Stadium played / its effect used this turn
 ``phase``           [8]          one-hot of ``rules.PHASES``
 ``selection``       [37]         the pending choice: its op one-hot (32), its stage one-hot
                                  (pick / place / order / from), choices left (at most 10)
@@ -64,6 +66,7 @@ def layout(num_definitions: int, encoding: str) -> ObservationLayout:
             ("my_looking", (n,), "cards the observer is looking at, per definition"),
             ("my_discard", (n,), "observer's discard pile, per definition"),
             ("opponent_discard", (n,), "opponent's discard pile, per definition"),
+            ("stadium", (n,), "the Stadium in play, one-hot by definition"),
             ("counts", (6,), "deck, hand, prizes: observer then opponent"),
             ("conditions", (2, 6), "each Active: rotated one-hot (4), poisoned, burned"),
             (
@@ -71,7 +74,7 @@ def layout(num_definitions: int, encoding: str) -> ObservationLayout:
                 (2 * R.NUM_SLOTS, 5),
                 "new this turn, ability used, can't attack, protected, holds a Tool",
             ),
-            ("turn", (10,), "decides, went first, turn, flags, knock-outs, promotions"),
+            ("turn", (13,), "decides, went first, turn, flags, knock-outs, promotions, Stadium"),
             ("phase", (len(R.PHASES),), "phase one-hot"),
             ("selection", (len(OPS) + SELECTION_STAGES + 1,), "pending choice: op, stage, left"),
         ]
@@ -179,9 +182,9 @@ class Observer:
         max_left = max(1, int(rows("count").max(initial=0)), int(rows("look").max(initial=0)))
         if np.any(rows("op") == OPS.index("discard_energy_for_damage")):
             max_left = max(max_left, MAX_LEFT_SHOWN)  # "any amount" shows the cap
-        turn_high = np.ones(10)
+        turn_high = np.ones(13)
         turn_high[2] = rules.max_turns + 1  # the turn limit ends the game as turn max + 1 begins
-        turn_low = np.zeros(10)
+        turn_low = np.zeros(13)
         turn_low[2] = 1.0  # setup is turn 1 (the rules' invariant on the turn number)
         selection_high = np.ones(len(OPS) + SELECTION_STAGES + 1)
         selection_high[-1] = max_left
@@ -191,6 +194,7 @@ class Observer:
             "my_looking": per_definition,
             "my_discard": per_definition,
             "opponent_discard": per_definition,
+            "stadium": (0.0, 1.0),
             # Deck and hand: at most a player's 60 cards; Prize cards: at most 6.
             "counts": (0.0, [R.DECK_SIZE, R.DECK_SIZE, R.PRIZES] * 2),
             "conditions": (0.0, 1.0),
@@ -269,6 +273,7 @@ class Observer:
 
         opponent = 1 - me
         turn = board.turn_number.astype(jnp.int32)
+        stadium = rules.stadium_card(board)
         rotated = jax.nn.one_hot(state.rotated[order], len(R.ROTATED))
         conditions = jnp.concatenate(
             [rotated, state.poisoned[order][:, None], state.burned[order][:, None]], axis=1
@@ -298,6 +303,9 @@ class Observer:
                 state.ko_last_turn[opponent],
                 state.must_promote[me],
                 state.must_promote[opponent],
+                (stadium >= 0) & (board.owner[jnp.maximum(stadium, 0)] == me),
+                state.stadium_played,
+                state.stadium_used,
             ]
         )
         sel = state.selection
@@ -318,6 +326,8 @@ class Observer:
                 my_looking=per_definition[1],
                 my_discard=per_definition[2],
                 opponent_discard=per_definition[3],
+                stadium=jax.nn.one_hot(rules.stadium_definition(board), len(rules.cards))
+                * (stadium >= 0),
                 counts=jnp.stack(
                     [
                         count("deck", me),

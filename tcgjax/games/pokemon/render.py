@@ -111,6 +111,7 @@ def picture(env, state, viewer: int | None) -> render.Picture:
             render.ZoneView(
                 layout.zones.index(("processing", None)), "processing", hide_empty=True
             ),
+            render.ZoneView(layout.zones.index(("stadium", None)), "Stadium", hide_empty=True),
         ),
     )
 

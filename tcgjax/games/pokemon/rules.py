@@ -103,9 +103,11 @@ from tcgjax.games.pokemon.effects import (
     NO_EFFECT,
     OP,
     SELECTION_STAGES,
+    STADIUM,
     TRAINER,
     WHERE_ABILITY,
     WHERE_PLAY,
+    WHERE_STADIUM,
     Interpreter,
     effect_fields,
 )
@@ -134,7 +136,7 @@ BENCH_SIZE = NUM_SLOTS - 1
 SLOT_ZONES = ("active",) + tuple(f"bench{i}" for i in range(1, NUM_SLOTS))
 PLAYER_ZONES = ("deck", "hand", "discard", "prizes", "looking", *SLOT_ZONES)
 FIRST_SLOT_ZONE = PLAYER_ZONES.index("active")
-SHARED_ZONES = ("processing",)
+SHARED_ZONES = ("processing", "stadium")
 PHASES = (
     "mulligan_draw",  # a player may draw 1 card per extra mulligan of the opponent (R2, R4)
     "setup_active",  # put a Basic Pokémon face down as the Active Pokémon
@@ -168,6 +170,7 @@ KINDS_OF_ACTION = (
     "evolve",
     "attach",
     "ability",
+    "stadium",
     "retreat",
     "attack",
     "select_card",
@@ -223,6 +226,10 @@ RULE_ERRORS = (
     RuleError("ability_not_active", "that Ability can be used only while its Pokémon is Active"),
     RuleError("tool_is_attached", "a Pokémon Tool is attached (attach[d, slot]), not played"),
     RuleError("tool_done", "that Pokémon already has a Pokémon Tool attached"),
+    RuleError("stadium_done", "the player already played a Stadium this turn"),
+    RuleError("same_stadium", "a Stadium with the same name is already in play"),
+    RuleError("no_stadium", "no Stadium with an effect to use is in play"),
+    RuleError("stadium_used", "the player already used the Stadium's effect this turn"),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 
@@ -244,6 +251,7 @@ def build_actions(num_definitions: int) -> ActionLayout:
             ("evolve", (d, NUM_SLOTS)),  # card definition x the actor's slot
             ("attach", (d, NUM_SLOTS)),
             ("ability", NUM_SLOTS),
+            ("stadium", 1),  # use the effect of the Stadium in play (Artazon)
             ("retreat", BENCH_SIZE),
             ("attack", MAX_ATTACKS),
             ("select_card", d),
@@ -266,6 +274,8 @@ class PokemonState:
       rotated: int8[2], the Active Pokémon's rotated condition (``ROTATED``).
       poisoned, burned: bool[2], the Active Pokémon's markers.
       energy_attached, supporter_played, retreated: bool[], this turn's once-per-turn actions.
+      stadium_played, stadium_used: bool[], the turn's player played a Stadium / used the effect
+        of the Stadium in play this turn (each once a turn).
       ko_by_attack: bool[2], a Pokémon of that player was Knocked Out by attack damage this turn.
       ko_last_turn: bool[2], ... during the opponent's last turn (for the next stage's effects).
       retreat_to: int8[], the Bench slot a paying retreat goes to (1-5; 0 when none).
@@ -300,6 +310,8 @@ class PokemonState:
     energy_attached: jax.Array
     supporter_played: jax.Array
     retreated: jax.Array
+    stadium_played: jax.Array
+    stadium_used: jax.Array
     ko_by_attack: jax.Array
     ko_last_turn: jax.Array
     retreat_to: jax.Array
@@ -342,6 +354,8 @@ def build_layout(cards: CardRegistry) -> BoardLayout:
     for name in SLOT_ZONES:
         reg.register(zones.ZoneType(name, ordered=True, visibility="public"))
     reg.register(zones.ZoneType("processing", ordered=True, visibility="public"))
+    # The Stadium in play (rules "Stadium cards"): one for both players, public.
+    reg.register(zones.ZoneType("stadium", ordered=True, visibility="public", max_size=1))
     return BoardLayout(
         num_players=2,
         zone_types=reg,
@@ -366,6 +380,8 @@ def slot_zone(player, slot) -> jax.Array:
         + jnp.asarray(slot, jnp.int32)
     )
 
+
+STADIUM_ZONE = 2 * len(PLAYER_ZONES) + SHARED_ZONES.index("stadium")
 
 # Flat slot (player * 6 + slot) of every zone, -1 for the zones that are not slots.
 ZONE_SLOT = np.full(2 * len(PLAYER_ZONES) + len(SHARED_ZONES), -1, np.int32)
@@ -413,6 +429,7 @@ class PokemonRules(Interpreter):
         energy = (kind == _KIND["basic_energy"]) | (kind == _KIND["special_energy"])
         self.is_energy = jnp.asarray(energy)
         self.is_tool = jnp.asarray(kind == _KIND["tool"])
+        self.is_stadium = jnp.asarray(kind == _KIND["stadium"])
         self.is_trainer = jnp.asarray(~energy & (kind != _KIND["pokemon"]) & (np.arange(n) > 0))
         self.hp = jnp.asarray(c["hp"].astype(np.int32))
         self.type = jnp.asarray(c["type"].astype(np.int32))  # OPTIONAL_TYPE index
@@ -440,6 +457,9 @@ class PokemonRules(Interpreter):
             for b in range(1, n):
                 onto[e, b] = kind[b] == _KIND["pokemon"] and names[b] == parent
         self.evolves_onto = jnp.asarray(onto)
+        # One id per card name (0 for padding): two Stadiums of one name can't replace each other.
+        distinct = {name: i for i, name in enumerate(sorted(set(names) - {""}), start=1)}
+        self.name_id = jnp.asarray(np.asarray([distinct.get(x, 0) for x in names], np.int32))
         # candy_onto[e, b]: Stage 2 e evolves from Basic b through a Stage 1 (Rare Candy).
         through = (onto.astype(np.int32) @ onto.astype(np.int32)) > 0
         is_stage2 = stage == STAGES.index("stage2")
@@ -512,6 +532,24 @@ class PokemonRules(Interpreter):
             tool_damage=tool_hp[:, 2].reshape(shape),
             tool_damage_behind=tool_hp[:, 3].reshape(shape),
         )
+
+    def stadium_card(self, board: Board) -> jax.Array:
+        """The Stadium card in play (-1 when none). Returns int32[]."""
+        return zones.top_card(board, STADIUM_ZONE)
+
+    def stadium_definition(self, board: Board) -> jax.Array:
+        """The definition of the Stadium in play (0 when none). Returns int32[]."""
+        card = self.stadium_card(board)
+        return jnp.where(card >= 0, board.definition[jnp.maximum(card, 0)], 0).astype(jnp.int32)
+
+    def retreat_costs(self, state: PokemonState, definition: jax.Array) -> jax.Array:
+        """The Retreat Cost of the Pokémon of ``definition`` (int32[...]) in play now: printed,
+        less what the Stadium in play takes off the Pokémon it names (Beach Court: Basic
+        Pokémon, 1 Colorless less), never below 0. Returns int32[...]."""
+        stadium = self.stadium_definition(state.board)
+        named = self.filter_match[self.stadium_retreat_filter[stadium], definition]
+        less = jnp.where(named, self.stadium_retreat_less[stadium], 0)
+        return jnp.maximum(self.retreat_cost[definition] - less, 0)
 
     def hand_counts(self, board: Board, player) -> jax.Array:
         """Cards of each definition in ``player``'s hand. Returns int32[N]."""
@@ -662,6 +700,8 @@ class PokemonRules(Interpreter):
             energy_attached=jnp.bool_(False),
             supporter_played=jnp.bool_(False),
             retreated=jnp.bool_(False),
+            stadium_played=jnp.bool_(False),
+            stadium_used=jnp.bool_(False),
             ko_by_attack=jnp.zeros(2, bool),
             ko_last_turn=jnp.zeros(2, bool),
             retreat_to=jnp.int8(0),
@@ -739,6 +779,11 @@ class PokemonRules(Interpreter):
         defs = jnp.arange(n)
         pokemon = self.is_pokemon[defs]
         basic = pokemon & self.is_basic[defs]
+        playable = self.trainer_playable(state, me)  # [N]
+        stadium = self.stadium_definition(board)
+        # A Stadium is played for what it does while in play, not for an effect now (its first
+        # row is the effect a player may use later: Artazon).
+        playing = self.is_trainer[defs] & ~self.is_stadium
         play = err(
             (~(in_main | in_setup), code["wrong_phase"]),
             (~have, code["not_in_hand"]),
@@ -749,7 +794,19 @@ class PokemonRules(Interpreter):
             (basic & (phase != PHASE["setup_active"]) & bench_full, code["bench_full"]),
             (self.is_supporter & state.supporter_played, code["supporter_done"]),
             (self.is_supporter & (turn == 1), code["first_turn_supporter"]),
-            (self.is_trainer[defs] & ~self.trainer_playable(state, me), code["no_effect"]),
+            # One Stadium a turn, never onto one of the same name (rules "Stadium cards").
+            (self.is_stadium & state.stadium_played, code["stadium_done"]),
+            (
+                self.is_stadium & (stadium > 0) & (self.name_id == self.name_id[stadium]),
+                code["same_stadium"],
+            ),
+            (playing & ~playable, code["no_effect"]),
+        )
+        use_stadium = err(
+            (~in_main, code["wrong_phase"]),
+            (~self.stadium_usable[stadium], code["no_stadium"]),
+            (state.stadium_used, code["stadium_used"]),
+            (~playable[stadium], code["no_effect"]),
         )
 
         top = view["definition"][me]  # [6]
@@ -794,7 +851,7 @@ class PokemonRules(Interpreter):
             (state.retreated, code["retreat_done"]),
             (cannot_act, code["retreat_condition"]),
             (~occupied[1:], code["empty_slot"]),
-            (jnp.sum(units) < self.retreat_cost[active_def], code["retreat_cost"]),
+            (jnp.sum(units) < self.retreat_costs(state, active_def), code["retreat_cost"]),
         )
         attack = err(
             (~in_main, code["wrong_phase"]),
@@ -837,7 +894,10 @@ class PokemonRules(Interpreter):
             (choosing & ~may_stop, code["must_choose"]),
         )
         end_turn = err((~in_main, code["wrong_phase"]))
-        parts = (play, evolve, attach, ability, retreat, attack, select_card, select_slot)
+        parts = (
+            play, evolve, attach, ability, use_stadium[None], retreat, attack, select_card,
+            select_slot,
+        )  # fmt: skip
         singles = jnp.stack([yes, done, end_turn]).reshape(-1)
         return jnp.concatenate(
             [jnp.broadcast_to(p, p.shape).reshape(-1) for p in parts] + [singles]
@@ -891,7 +951,30 @@ class PokemonRules(Interpreter):
         state = state.replace(
             board=board, supporter_played=state.supporter_played | self.is_supporter[d]
         )
-        return self._activate(state, TRAINER, me, card, -1, WHERE_PLAY)
+        activated = self._activate(state, TRAINER, me, card, -1, WHERE_PLAY)
+        return tree_where(self.is_stadium[d], self._play_stadium(state, card), activated)
+
+    def _play_stadium(self, state: PokemonState, card) -> PokemonState:
+        """A Stadium from ``processing`` into play; the one it replaces goes to its owner's
+        discard pile (whoever played it; rules "Stadium cards")."""
+        board = state.board
+        old = self.stadium_card(board)
+        owner = board.owner[jnp.maximum(old, 0)].astype(jnp.int32)
+        replaced = zones.move_card(
+            self.layout, board, jnp.maximum(old, 0), zone_of("discard", owner)
+        ).board
+        board = tree_where(old >= 0, replaced, board)
+        board = zones.move_card(self.layout, board, card, STADIUM_ZONE).board
+        return state.replace(board=board, stadium_played=jnp.bool_(True))
+
+    def _stadium(self, state: PokemonState, offset, key) -> PokemonState:
+        """stadium: the turn's player uses the effect of the Stadium in play (once a turn); its
+        rows resolve like a Trainer's, and the Stadium stays in play."""
+        del offset, key
+        me = state.board.active_player.astype(jnp.int32)
+        card = jnp.maximum(self.stadium_card(state.board), 0)
+        state = state.replace(stadium_used=jnp.bool_(True))
+        return self._activate(state, STADIUM, me, card, -1, WHERE_STADIUM)
 
     def _play_basic(self, state: PokemonState, d) -> PokemonState:
         board, layout = state.board, self.layout
@@ -978,7 +1061,7 @@ class PokemonRules(Interpreter):
         """retreat[b]: pay the retreat cost (a selection when it is above 0), then swap."""
         del key
         me = state.board.active_player.astype(jnp.int32)
-        cost = self.retreat_cost[self.slot_view(state)["definition"][me, 0]]
+        cost = self.retreat_costs(state, self.slot_view(state)["definition"][me, 0])
         paying = state.replace(
             board=set_turn(state.board, phase=PHASE["retreat_payment"]),
             retreat_to=(b + 1).astype(jnp.int8),
@@ -1260,6 +1343,8 @@ class PokemonRules(Interpreter):
             energy_attached=jnp.bool_(False),
             supporter_played=jnp.bool_(False),
             retreated=jnp.bool_(False),
+            stadium_played=jnp.bool_(False),
+            stadium_used=jnp.bool_(False),
             ability_used=jnp.zeros_like(state.ability_used),
             ko_last_turn=state.ko_last_turn.at[player].set(state.ko_by_attack[player]),
             ko_by_attack=jnp.zeros(2, bool),
@@ -1399,6 +1484,10 @@ def _static(rules: PokemonRules) -> dict:
         retreat=np.asarray(rules.retreat_cost),
         activated=np.asarray(rules.has_activated),
         is_tool=np.asarray(rules.is_tool),
+        is_stadium=np.asarray(rules.is_stadium),
+        stadium_less=np.asarray(rules.stadium_retreat_less),
+        stadium_filter=np.asarray(rules.stadium_retreat_filter),
+        filter_match=np.asarray(rules.filter_match),
         candy=np.asarray(rules.candy_onto),
         row_op=np.asarray(rules.row["op"]),
     )
@@ -1542,6 +1631,14 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             trainer = f.pending and f.kind == TRAINER and int(f.s.effect_card) == c
             if not (trainer and t["is_trainer"][int(f.b.definition[c])]):
                 return f"{card_id(int(c))}: a Trainer waits there only while it resolves"
+
+    @row(["board.zone"], "cards.zoneId", "the Stadium zone holds at most one card, a Stadium")
+    def _(f):
+        for c in np.flatnonzero(f.b.zone == STADIUM_ZONE):
+            if not t["is_stadium"][int(f.b.definition[c])]:
+                return f"{card_id(int(c))}: only a Stadium card is in play as the Stadium"
+        if int(f.counts[STADIUM_ZONE]) > 1:
+            return f"{int(f.counts[STADIUM_ZONE])} Stadiums in play"
 
     @row(["board.zone"], "cards.zoneId",
          "cards are looked at only during a choice, by the player choosing")  # fmt: skip
@@ -1761,14 +1858,16 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
         return "true between actions" if bool(f.s.turn_ending) else None
 
     # -- turn limits -----------------------------------------------------------------------------
-    @row(["energy_attached", "supporter_played", "retreated", "ko_by_attack", "ko_last_turn"],
-         "game.turnFlags",
+    @row(["energy_attached", "supporter_played", "retreated", "stadium_played", "stadium_used",
+          "ko_by_attack", "ko_last_turn"], "game.turnFlags",
          "no turn flag in setup; no Supporter on turn 1; no retreat while paying for it")  # fmt: skip
     def _(f):
         flags = dict(
             energy_attached=bool(f.s.energy_attached),
             supporter_played=bool(f.s.supporter_played),
             retreated=bool(f.s.retreated),
+            stadium_played=bool(f.s.stadium_played),
+            stadium_used=bool(f.s.stadium_used),
             ko_by_attack=bool(np.any(f.s.ko_by_attack)),
             ko_last_turn=bool(np.any(f.s.ko_last_turn)),
         )
@@ -1792,13 +1891,16 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             active = f.piles[me][0]
             mons = [int(f.b.definition[c]) for c in active if t["is_pokemon"][f.b.definition[c]]]
             cost = int(t["retreat"][mons[-1]]) if mons else 0
+            stadium = [int(f.b.definition[c]) for c in np.flatnonzero(f.b.zone == STADIUM_ZONE)]
+            if mons and stadium and t["filter_match"][t["stadium_filter"][stadium[0]], mons[-1]]:
+                cost = max(cost - int(t["stadium_less"][stadium[0]]), 0)  # Beach Court
             if not 1 <= to < NUM_SLOTS or not f.occupied[me, to] or left > cost:
                 return f"target {to}, units {left} (cost {cost})"
 
     # -- effects ---------------------------------------------------------------------------------
-    @row(["effect_kind"], "game.effect", "none, attack, Trainer or Ability")
+    @row(["effect_kind"], "game.effect", "none, attack, Trainer, Ability or Stadium")
     def _(f):
-        return None if f.kind in (0, ATTACK, TRAINER, ABILITY) else f"kind {f.kind}"
+        return None if f.kind in (0, ATTACK, TRAINER, ABILITY, STADIUM) else f"kind {f.kind}"
 
     @row(["selection.card"], "game.selection",
          "a choice pending exactly in select, always for an activation")  # fmt: skip
@@ -1844,7 +1946,8 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             return f"resume {int(sel.resume)}: activations come from the main phase"
 
     @row(["effect_player", "effect_card", "effect_slot", "attack_index"], "game.effect",
-         "no activation: -1s; else the turn's player, their card (a Trainer in processing, "
+         "no activation: -1s; else the turn's player, their card (a Trainer in processing, a "
+         "Stadium in play (anyone's) whose use is marked, "
          "an attacker or Ability user on their slot), the slot, the attack it has")  # fmt: skip
     def _(f):
         s = f.s
@@ -1854,12 +1957,17 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             if (player, card, slot, attack) != (-1, -1, -1, -1):
                 return f"player {player}, card {card}, slot {slot}, attack {attack} with none"
             return None
-        if player != f.owner_of_turn or not 0 <= card < num_cards or int(f.b.owner[card]) != player:
+        if player != f.owner_of_turn or not 0 <= card < num_cards:
+            return f"player {player}, card {card}: not the turn player's"
+        if int(f.b.owner[card]) != player and f.kind != STADIUM:  # either player's Stadium
             return f"player {player}, card {card}: not the turn player's"
         d = int(f.b.definition[card])
-        if f.kind == TRAINER:
-            if slot != -1 or attack != -1 or int(f.b.zone[card]) != processing:
+        if f.kind in (TRAINER, STADIUM):
+            zone = processing if f.kind == TRAINER else STADIUM_ZONE
+            if slot != -1 or attack != -1 or int(f.b.zone[card]) != zone:
                 return f"a Trainer: slot {slot}, attack {attack}, zone {int(f.b.zone[card])}"
+            if f.kind == STADIUM and not bool(f.s.stadium_used):
+                return "a Stadium's effect in progress, not marked used this turn"
             return None
         on = [k for k in range(NUM_SLOTS) if f.piles[player][k] and card in f.piles[player][k]]
         if not on or not t["is_pokemon"][d]:

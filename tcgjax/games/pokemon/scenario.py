@@ -11,10 +11,12 @@ Per player, card ids bottom to top: ``deck`` (the last card is drawn first), ``h
 Bench; ``None`` or ``[]`` leaves a slot empty; a pile lists the Basic first, then what evolved
 from it and the attached Energy); ``damage`` and ``since`` (``{slot: value}``: damage on the
 Pokémon, the turn it came into play or evolved, default 0); ``conditions`` (``{"rotated":
-"asleep" | "confused" | "paralyzed", "poisoned": bool, "burned": bool}``). Every card of the
+"asleep" | "confused" | "paralyzed", "poisoned": bool, "burned": bool}``); ``stadium`` (a
+card id: the player's Stadium in play; one player at most). Every card of the
 player's deck not placed goes to their deck, below the listed ones; ``prizes`` left out takes the
 6 top cards of that rest (fewer if it runs out), so every situation holds exactly both decks.
-Flags of the turn: ``energy_attached``, ``supporter_played``, ``retreated``, ``ko_last_turn``.
+Flags of the turn: ``energy_attached``, ``supporter_played``, ``retreated``, ``stadium_played``,
+``stadium_used``, ``ko_last_turn``.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from tcgjax.games.pokemon.effects import effect_fields
 
 __all__ = ["build_state"]
 
-_KEYS = {"deck", "hand", "discard", "prizes", "slots", "damage", "since", "conditions"}
+_KEYS = {"deck", "hand", "discard", "prizes", "slots", "damage", "since", "conditions", "stadium"}
 _CONDITION_KEYS = {"rotated", "poisoned", "burned"}
 
 
@@ -46,13 +48,16 @@ def build_state(
     energy_attached: bool = False,
     supporter_played: bool = False,
     retreated: bool = False,
+    stadium_played: bool = False,
+    stadium_used: bool = False,
     ko_last_turn: tuple[bool, bool] = (False, False),
 ) -> R.PokemonState:
     """A ``PokemonState`` in the described situation (see the module docstring).
 
     Raises:
       ConfigError: an unknown key, a card the player's deck does not hold (or too many of it),
-        more than 6 slots, an unknown phase or condition.
+        more than 6 slots, an unknown phase or condition, a Stadium that is not a Stadium card
+        or one for each player.
     """
     if len(players) != 2:
         raise ConfigError("build_state: describe both players")
@@ -74,7 +79,8 @@ def build_state(
             raise ConfigError(f"player {p + 1}: {len(slots)} slots, at most {R.NUM_SLOTS}")
         listed = {z: list(spec.get(z, [])) for z in ("deck", "hand", "discard", "prizes")}
         piles = [list(pile or []) for pile in slots]
-        for cards in list(listed.values()) + piles:
+        stadium = [spec["stadium"]] if "stadium" in spec else []
+        for cards in list(listed.values()) + piles + [stadium]:
             for card in cards:
                 if left[card] <= 0:
                     raise ConfigError(f"player {p + 1}: more {card!r} than their deck holds")
@@ -88,6 +94,14 @@ def build_state(
             placed += [(registry.index(c), p, int(R.zone_of(zone, p))) for c in cards]
         for slot, pile in enumerate(piles):
             placed += [(registry.index(c), p, int(R.slot_zone(p, slot))) for c in pile]
+        for c in stadium:
+            if not bool(rules.is_stadium[registry.index(c)]):
+                raise ConfigError(f"player {p + 1}: stadium {c!r} is not a Stadium card")
+            if any(z == R.STADIUM_ZONE for _, _, z in placed):
+                raise ConfigError(
+                    "build_state: one Stadium in play at most (both players gave one)"
+                )
+            placed.append((registry.index(c), p, R.STADIUM_ZONE))
         for field, table in (("damage", damage), ("since", since)):
             for slot, value in spec.get(field, {}).items():
                 table[p, int(slot)] = value
@@ -117,6 +131,8 @@ def build_state(
         energy_attached=jnp.bool_(energy_attached),
         supporter_played=jnp.bool_(supporter_played),
         retreated=jnp.bool_(retreated),
+        stadium_played=jnp.bool_(stadium_played),
+        stadium_used=jnp.bool_(stadium_used),
         ko_by_attack=jnp.zeros(2, bool),
         ko_last_turn=jnp.asarray(ko_last_turn, bool),
         retreat_to=jnp.int8(0),

@@ -195,13 +195,15 @@ def chien_pao_rules() -> R.PokemonRules:
 
 
 # The Trainers the League Battle Decks share, shipped before a deck that holds them: a test deck
-# of them with a few Pokémon and Energy (60 cards; the engine does not apply the copy rule).
+# of them with a few Pokémon and Energy, the Stadiums and Charmander, which discards one (60 cards;
+# the engine does not apply the copy rule).
 STAPLES_DECK = (
-    ["sv1-189"] * 2 + ["sv1-190"] * 2 + ["sv2-185"] * 4 + ["sv2-172"] * 4 + ["sv1-196"] * 4
-    + ["sv2-188"] * 4 + ["sv1-180"] * 4 + ["sv1-46"] * 4 + ["sv1-47"] * 2 + ["sv2-46"] * 4
+    ["sv1-189"] * 2 + ["sv1-190"] * 2 + ["sv2-185"] * 3 + ["sv2-172"] * 2 + ["sv1-196"] * 3
+    + ["sv2-188"] * 3 + ["sv1-180"] * 4 + ["sv1-46"] * 4 + ["sv1-47"] * 2 + ["sv2-46"] * 4
     + ["sv2-44"] * 4 + ["svp-30"] + ["sve-3"] * 5 + ["sv1-197"] * 2 + ["sv2-173"] * 2
     + ["sv1-169"] * 2 + ["sv1-191"] * 2 + ["sv2-58"] * 2 + ["sv2-59", "sv2-60"]
     + ["sv1-166"] * 2 + ["sv5-144"] * 2
+    + ["sv2-171"] * 2 + ["sv1-167", "sv4pt5-7", "sve-2"]  # Stadiums; Charmander
 )  # fmt: skip
 
 

@@ -228,8 +228,8 @@ def test_defiance_band_adds_30_while_behind_on_prizes(st_rules, st_apply):
     for mine, theirs, damage in ((4, 2, 20 + 30), (3, 3, 20), (2, 4, 20)):
         s = state_of(
             rules,
-            {"slots": [[BUIZEL, WATER, WATER, DEFIANCE_BAND]], "prizes": [IONO] * mine},
-            {"slots": [[DELIBIRD], [MARILL]], "prizes": [IONO] * theirs},
+            {"slots": [[BUIZEL, WATER, WATER, DEFIANCE_BAND]], "prizes": [NEMONA] * mine},
+            {"slots": [[DELIBIRD], [MARILL]], "prizes": [NEMONA] * theirs},
         )
         s = run(st_apply, s, [act(rules, "attack", 1)])
         assert int(s.damage[1, 0]) == damage, (mine, theirs)
