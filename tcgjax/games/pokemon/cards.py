@@ -128,7 +128,10 @@ TYPES = (
 OPTIONAL_TYPE = ("none", *TYPES)  # index 0 = none; type t is index TYPES.index(t) + 1
 KINDS = ("pokemon", "item", "supporter", "stadium", "tool", "basic_energy", "special_energy")
 STAGES = ("none", "basic", "stage1", "stage2")
-TAGS = ("ex", "v", "vstar", "vmax")
+# A Pokémon's Rule Box kinds (any of them is a Rule Box); ``ace_spec`` marks a Trainer (at most
+# one ACE SPEC card in a deck), ``radiant`` a Radiant Pokémon (at most one in a deck).
+TAGS = ("ex", "v", "vstar", "vmax", "radiant", "ace_spec")
+RULE_BOX_TAGS = ("ex", "v", "vstar", "vmax", "radiant")
 DAMAGE_MODES = ("plain", "plus", "times", "minus")
 ACTIVATIONS = ("activated", "passive")
 STATUSES = ("none", "asleep", "burned", "confused", "paralyzed", "poisoned")
@@ -149,6 +152,7 @@ CONDITIONS = (
     "self_active",  # this Pokémon is the Active Pokémon (an Ability usable only there)
     "self_basic",  # this Pokémon is a Basic Pokémon (a Tool's HP bonus: Bravery Charm)
     "behind_on_prizes",  # the player has more Prize cards left than the opponent (Defiance Band)
+    "opponent_active_evolution",  # the opponent's Active Pokémon is an Evolution (Zeraora)
 )
 OPS = (
     "extra_damage",  # + amount to this attack's damage
@@ -186,8 +190,10 @@ OPS = (
     # card per Prize card left (when either put a card there)
     "rare_candy",  # a Stage 2 from the hand onto the Basic it evolves from through its Stage 1
     "discard_stadium",  # put the Stadium in play into its owner's discard pile
-    "retreat_cost_less",  # passive (a Stadium's): the Retreat Cost of every Pokémon in play of
-    # card_filter, both players', is amount Energy less (never below 0)
+    "retreat_cost_less",  # passive: a Stadium's, the Retreat Cost of every Pokémon in play of
+    # card_filter, both players', is amount Energy less; a passive Ability's, its own Pokémon's
+    # while its condition holds (Moltres: no Retreat Cost with a Fire Energy); never below 0
+    "extra_damage_per_own_counter",  # + amount per damage counter on the attacker itself
 )
 TARGETS = (
     "none",
@@ -209,7 +215,8 @@ CARD_FILTERS = (
     "pokemon_or_basic_energy",
     "item",
     "tool",
-    "basic_pokemon_no_rule_box",  # a Basic Pokémon without a Rule Box (no ex, V, VSTAR, VMAX)
+    "basic_pokemon_no_rule_box",  # a Basic Pokémon without a Rule Box (RULE_BOX_TAGS)
+    "trainer",  # an Item, Supporter, Stadium or Pokémon Tool
 )
 RESTS = ("none", "bottom_any_order", "shuffle")
 EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance")
@@ -359,8 +366,11 @@ def _problem(card: dict) -> tuple[str, str] | None:
         return "type", "a Pokémon has a type, HP > 0 and prizes > 0"
     if not pokemon and (card["type"] or card["hp"] or card["prizes"] or card["retreat"]):
         return "type", "only Pokémon have a type, HP, prizes and a retreat cost"
-    if not pokemon and (card["attacks"] or card["abilities"] or card["tags"]):
-        return "attacks", "only Pokémon have attacks, abilities and tags"
+    tags = {t for i, t in enumerate(TAGS) if card["tags"] >> i & 1}
+    if not pokemon and (card["attacks"] or card["abilities"] or tags - {"ace_spec"}):
+        return "attacks", "only Pokémon have attacks, abilities and Rule Box tags"
+    if "ace_spec" in tags and kind not in ("item", "supporter", "stadium", "tool"):
+        return "tags", "only a Trainer is an ACE SPEC"
     if (card["weakness"] == 0) != (card["weakness_multiplier"] == 0):
         return "weakness_multiplier", "a weakness has a multiplier, no weakness has 0"
     if (card["resistance"] == 0) != (card["resistance_value"] == 0):
@@ -384,9 +394,19 @@ def _problem(card: dict) -> tuple[str, str] | None:
             return "effects", "'attached' rows belong to Energy cards and Pokémon Tools"
         if (where == "stadium") != (kind == "stadium"):
             return "effects", "a Stadium's rows are 'stadium' rows, and only a Stadium has them"
-    passive = [OPS[row["op"]] == "retreat_cost_less" for row in card["effects"]]
-    if any(passive) and (kind != "stadium" or len(card["effects"]) != 1):
-        return "effects", "retreat_cost_less is a Stadium's one row (a passive effect)"
+    for row in card["effects"]:
+        if OPS[row["op"]] != "retreat_cost_less":
+            continue
+        stadium = kind == "stadium" and len(card["effects"]) == 1
+        passive_ability = (
+            WHERE[row["where"]] == "ability"
+            and bool(card["abilities"])
+            and ACTIVATIONS[card["abilities"][0]["activation"]] == "passive"
+        )
+        if not (stadium or passive_ability):
+            return "effects", (
+                "retreat_cost_less is a Stadium's one row or a passive Ability's (a passive effect)"
+            )
     if kind == "tool":
         for row in card["effects"]:
             op, condition = OPS[row["op"]], CONDITIONS[row["condition"]]

@@ -3,7 +3,8 @@ Live exports them, validated.
 
 Deck rules (the official rulebook): exactly 60 cards, at most 4
 cards with the same *name* (different printings count together, e.g. the two Nemona ids) except
-basic Energy, at least one Basic Pokémon. Shipped (the reference's two decks): ``tapu_koko``, the
+basic Energy, at least one Basic Pokémon, at most one ACE SPEC card and one Radiant Pokémon.
+Shipped (the reference's two decks): ``tapu_koko``, the
 official Tapu Koko ex Battle Deck, and ``melmetal_dte``, the Melmetal ex Battle Deck with 4 Double
 Turbo Energy in place of 4 Basic Metal Energy. File reading and sections: :mod:`tcgjax.core.decks`.
 
@@ -36,7 +37,7 @@ from tcgjax.core.decks import (
     vanilla_problems,
 )
 from tcgjax.core.errors import ConfigError
-from tcgjax.games.pokemon.cards import KINDS, STAGES, TYPES
+from tcgjax.games.pokemon.cards import KINDS, STAGES, TAGS, TYPES
 
 __all__ = [
     "Deck",
@@ -196,3 +197,9 @@ def _problems(source: str, cards: list[str], registry: CardRegistry) -> Iterator
     pokemon, basic = KINDS.index("pokemon"), STAGES.index("basic")
     if not any(field(c, "kind") == pokemon and field(c, "stage") == basic for c in cards):
         yield f"{source}: cards: no Basic Pokémon; a deck needs at least one"
+    # At most one ACE SPEC card and one Radiant Pokémon a deck, whatever their names.
+    for tag, what in (("ace_spec", "ACE SPEC cards"), ("radiant", "Radiant Pokémon")):
+        tagged = sorted(c for c in cards if field(c, "tags") >> TAGS.index(tag) & 1)
+        if len(tagged) > 1:
+            names = ", ".join(sorted({field(c, "name") for c in tagged}))
+            yield f"{source}: cards: {len(tagged)} {what} ({names}); at most 1 a deck"

@@ -64,8 +64,10 @@ from tcgjax.games.pokemon.cards import (
     MAX_EFFECTS,
     OPS,
     RESTS,
+    RULE_BOX_TAGS,
     STAGES,
     STATUSES,
+    TAGS,
     TARGETS,
     WHERE,
 )
@@ -82,7 +84,7 @@ WHERE_STADIUM = WHERE.index("stadium")
 
 MODIFIER_OPS = ("extra_damage", "extra_damage_per_counter", "extra_damage_per_energy",
                 "attack_does_nothing", "hp_bonus", "extra_damage_per_heads",
-                "discard_energy_for_damage")  # fmt: skip
+                "discard_energy_for_damage", "extra_damage_per_own_counter")  # fmt: skip
 # Where a card choice picks from, and where the card goes.
 SOURCES = ("none", "deck", "discard", "attached", "looking", "hand")
 DESTINATIONS = ("none", "hand", "bench", "attach", "discard", "deck", "evolve")
@@ -185,6 +187,7 @@ class Interpreter:
         stage = c["stage"].astype(np.int32)
         energy = (kind == KINDS.index("basic_energy")) | (kind == KINDS.index("special_energy"))
         pokemon = kind == KINDS.index("pokemon")
+        rule_box = sum(1 << TAGS.index(t) for t in RULE_BOX_TAGS)
         filters = {
             "any": np.arange(n) > 0,
             "pokemon": pokemon,
@@ -196,10 +199,10 @@ class Interpreter:
             "pokemon_or_basic_energy": pokemon | (kind == KINDS.index("basic_energy")),
             "item": kind == KINDS.index("item"),
             "tool": kind == KINDS.index("tool"),
-            # A Rule Box: ex, V, VSTAR, VMAX (every tag the card format has).
             "basic_pokemon_no_rule_box": pokemon
             & (stage == STAGES.index("basic"))
-            & (c["tags"].astype(np.int32) == 0),
+            & ((c["tags"].astype(np.int32) & rule_box) == 0),
+            "trainer": (np.arange(n) > 0) & ~pokemon & ~energy,
         }
         self.filter_match = jnp.asarray(np.stack([filters[f] for f in CARD_FILTERS]))  # [F, N]
         # energy_type (0 = any) against what an Energy card provides.
@@ -264,6 +267,21 @@ class Interpreter:
             .max(axis=1)
             .astype(np.int32)
         )
+        # Passive Abilities read by the rules: protection from the effects of the opponent's
+        # attacks (Charmeleon's Flare Veil: rows.prevent_attack_effects), and a Retreat Cost
+        # taken off while amount of energy_type Energy is attached (Moltres's Flare Float):
+        # (less, energy_type, minimum) per definition.
+        passive = (c["abilities.num_rows"] > 0) & (activation == 1)
+        on_ability = rows & (c["effects.where"] == WHERE_ABILITY) & passive[:, None]
+        self.always_protected = jnp.asarray(
+            np.any(on_ability & (c["effects.op"] == OP["prevent_attack_effects"]), axis=1)
+        )
+        free = np.zeros((n, 3), np.int32)
+        for d, r in zip(*np.nonzero(on_ability & (c["effects.op"] == OP["retreat_cost_less"])),
+                        strict=True):  # fmt: skip
+            free[d] = (c["effects.amount"][d, r], c["effects.energy_type"][d, r],
+                       max(int(c["effects.condition_value"][d, r]), 1))  # fmt: skip
+        self.ability_retreat_less = jnp.asarray(free)
         self.damage_mode = jnp.asarray(c["attacks.damage_mode"].astype(np.int32))
         # Whether a Trainer can be played at all: its first row must be able to do something.
         first_op = np.where(c["effects.num_rows"] > 0, c["effects.op"][:, 0], -1)
@@ -280,6 +298,16 @@ class Interpreter:
         turn = state.board.turn_number.astype(jnp.int32)
         ready = view["occupied"][player] & (state.since_turn[player].astype(jnp.int32) < turn)
         return self.candy_onto[:, top] & ready[None, :] & (turn > 2)
+
+    def protected_slots(self, state) -> jax.Array:
+        """bool[2, 6]: the Pokémon the effects of the opponent's attacks do not reach: for a time
+        (``prevent_attack_effects``, until ``protected_turn``) or by a passive Ability
+        (Charmeleon's Flare Veil)."""
+        turn = state.board.turn_number.astype(jnp.int16)
+        view = self.slot_view(state)
+        return (state.protected_turn >= turn) | (
+            view["occupied"] & self.always_protected[view["definition"]]
+        )
 
     def card_matches(self, definition, filter_, energy_type, max_hp=0) -> jax.Array:
         """Whether cards of ``definition`` pass a row's card filter, Energy type and HP bound."""
@@ -338,11 +366,8 @@ class Interpreter:
             ]
         )[target]
         damage = jnp.concatenate([state.damage[player], state.damage[1 - player]])
-        turn = state.board.turn_number.astype(jnp.int16)
-        protected = (
-            jnp.concatenate([state.protected_turn[player], state.protected_turn[1 - player]])
-            >= turn
-        )
+        shielded = self.protected_slots(state)
+        protected = jnp.concatenate([shielded[player], shielded[1 - player]])
         units = jnp.concatenate([view["units"][player], view["units"][1 - player]])  # [12, 11]
         typed = jnp.where(energy_type > 0, units[:, jnp.maximum(energy_type - 1, 0)],
                           jnp.sum(units, axis=1))  # fmt: skip
@@ -589,12 +614,14 @@ class Interpreter:
                 col["condition"] == CONDITION["hand_sizes_equal"],
                 col["condition"] == CONDITION["min_energy_on_self"],
                 col["condition"] == CONDITION["self_active"],
+                col["condition"] == CONDITION["opponent_active_evolution"],
             ],
             [
                 state.ko_last_turn[player],
                 hands[0] == hands[1],
                 typed >= col["condition_value"],
                 slot == 0,
+                self.is_evolution[self.slot_view(state)["definition"][1 - player, 0]],
             ],
             True,
         )
@@ -618,16 +645,19 @@ class Interpreter:
         # Several coins at once (Azumarill's Slam: 2 coins, 100 per heads), from their own key.
         coins = jax.random.bernoulli(jax.random.fold_in(key, 3), shape=(10,))
         heads = jnp.sum(coins & (jnp.arange(10) < count))
+        own_counters = state.damage[player, own_slot].astype(jnp.int32) // 10
         bonus = jnp.select(
             [
                 op == OP["extra_damage"],
                 op == OP["extra_damage_per_counter"],
                 op == OP["extra_damage_per_energy"],
                 op == OP["extra_damage_per_heads"],
+                op == OP["extra_damage_per_own_counter"],
             ],
-            [amount, amount * counters, amount * typed_units, amount * heads],
+            [amount, amount * counters, amount * typed_units, amount * heads,
+             amount * own_counters],
             0,
-        )
+        )  # fmt: skip
         state = state.replace(
             bonus_damage=(state.bonus_damage + bonus).astype(jnp.int16),
             does_nothing=state.does_nothing | (op == OP["attack_does_nothing"]),
@@ -638,7 +668,7 @@ class Interpreter:
         state = tree_where(op == OP["damage"], damaged, state)
         # A Special Condition on the Defending Pokémon, unless it is protected.
         status = jnp.asarray(_STATUS_ROTATED)[col["status"]]
-        protected = state.protected_turn[opponent, 0] >= turn
+        protected = self.protected_slots(state)[opponent, 0]
         give = (op == OP["apply_status"]) & ~protected
         poison = give & (col["status"] == STATUSES.index("poisoned"))
         burn = give & (col["status"] == STATUSES.index("burned"))

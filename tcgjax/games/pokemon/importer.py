@@ -40,8 +40,9 @@ _TRAINER_KINDS = {"Item": "item", "Supporter": "supporter", "Stadium": "stadium"
 _TRAINER_KINDS["Pokémon Tool"] = "tool"
 _STAGES = {"Basic": "basic", "Stage 1": "stage1", "Stage 2": "stage2"}
 # Rule-box subtypes and the prize cards a Knock Out gives (the cards' rule texts).
-_TAGS = {"ex": ("ex", 2), "V": ("v", 2), "VSTAR": ("vstar", 2), "VMAX": ("vmax", 3)}
-_UNSUPPORTED_TAGS = ("EX", "GX", "TAG TEAM", "BREAK", "LEGEND", "V-UNION", "Radiant")
+_TAGS = {"ex": ("ex", 2), "V": ("v", 2), "VSTAR": ("vstar", 2), "VMAX": ("vmax", 3),
+         "Radiant": ("radiant", 1)}  # fmt: skip
+_UNSUPPORTED_TAGS = ("EX", "GX", "TAG TEAM", "BREAK", "LEGEND", "V-UNION")
 _DAMAGE = re.compile(r"^(\d*)([+×x\-]?)$")
 _PRINTING_SUFFIX = re.compile(r"\s+\([^()]*\)$")
 _DAMAGE_MODES = {"": "plain", "+": "plus", "×": "times", "x": "times", "-": "minus"}
@@ -211,6 +212,7 @@ def _convert(card: Any, report: list[str]) -> dict:
         if len(kinds) != 1:
             raise _Field("subtypes", f"a Trainer is one of {sorted(_TRAINER_KINDS)}: {subtypes}")
         out["kind"] = kinds[0]
+        out["tags"] = ["ace_spec"] if "ACE SPEC" in subtypes else []
         report.append(f"{out['id']}: Trainer {out['name']!r} imported without its effect")
     elif supertype == "Energy":
         if "Basic" in subtypes:

@@ -284,7 +284,7 @@ class Observer:
                     mine_first(state.since_turn) == turn,
                     mine_first(state.ability_used),
                     mine_first(state.cannot_attack_turn) >= turn,
-                    mine_first(state.protected_turn) >= turn,
+                    mine_first(rules.protected_slots(state)),
                     mine_first(rules.slot_view(state)["tool"]),
                 ],
                 axis=1,

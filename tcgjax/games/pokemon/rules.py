@@ -542,13 +542,24 @@ class PokemonRules(Interpreter):
         card = self.stadium_card(board)
         return jnp.where(card >= 0, board.definition[jnp.maximum(card, 0)], 0).astype(jnp.int32)
 
-    def retreat_costs(self, state: PokemonState, definition: jax.Array) -> jax.Array:
-        """The Retreat Cost of the Pokémon of ``definition`` (int32[...]) in play now: printed,
-        less what the Stadium in play takes off the Pokémon it names (Beach Court: Basic
-        Pokémon, 1 Colorless less), never below 0. Returns int32[...]."""
+    def retreat_costs(self, state: PokemonState, view: dict[str, jax.Array]) -> jax.Array:
+        """The Retreat Cost of each slot's Pokémon now (``view``: :meth:`slot_view` of
+        ``state``): printed, less what the Stadium in play takes off the Pokémon it names (Beach
+        Court: Basic Pokémon, 1 Colorless less) and what the Pokémon's passive Ability takes off
+        while its Energy is attached (Moltres's Flare Float), never below 0. Returns
+        int32[2, 6]."""
+        definition = view["definition"]
         stadium = self.stadium_definition(state.board)
         named = self.filter_match[self.stadium_retreat_filter[stadium], definition]
         less = jnp.where(named, self.stadium_retreat_less[stadium], 0)
+        amount, energy_type, minimum = (self.ability_retreat_less[definition, i] for i in range(3))
+        units = view["units"]  # [2, 6, 11]
+        typed = jnp.where(
+            energy_type > 0,
+            jnp.take_along_axis(units, jnp.maximum(energy_type - 1, 0)[..., None], axis=2)[..., 0],
+            jnp.sum(units, axis=2),
+        )
+        less = less + jnp.where(typed >= minimum, amount, 0)
         return jnp.maximum(self.retreat_cost[definition] - less, 0)
 
     def hand_counts(self, board: Board, player) -> jax.Array:
@@ -851,7 +862,7 @@ class PokemonRules(Interpreter):
             (state.retreated, code["retreat_done"]),
             (cannot_act, code["retreat_condition"]),
             (~occupied[1:], code["empty_slot"]),
-            (jnp.sum(units) < self.retreat_costs(state, active_def), code["retreat_cost"]),
+            (jnp.sum(units) < self.retreat_costs(state, view)[me, 0], code["retreat_cost"]),
         )
         attack = err(
             (~in_main, code["wrong_phase"]),
@@ -1061,7 +1072,7 @@ class PokemonRules(Interpreter):
         """retreat[b]: pay the retreat cost (a selection when it is above 0), then swap."""
         del key
         me = state.board.active_player.astype(jnp.int32)
-        cost = self.retreat_costs(state, self.slot_view(state)["definition"][me, 0])
+        cost = self.retreat_costs(state, self.slot_view(state))[me, 0]
         paying = state.replace(
             board=set_turn(state.board, phase=PHASE["retreat_payment"]),
             retreat_to=(b + 1).astype(jnp.int8),
@@ -1398,6 +1409,7 @@ class Facts:
       setup: the phase is one of the setup's; ``pending``: a choice is pending.
       piles: ``piles[p][slot]``, the slot's card indices bottom to top.
       occupied, hp: bool / int ``[2, 6]`` from the rules' slot view (HP bonus included).
+      retreat_costs: int ``[2, 6]``, each Pokémon's Retreat Cost now (``rules.retreat_costs``).
       counts: cards per zone, int ``[Z]``.
       owner_of_turn: the player whose turn ``turn`` is (the first player's on odd turns).
     """
@@ -1415,6 +1427,7 @@ class Facts:
     piles: tuple
     occupied: np.ndarray
     hp: np.ndarray
+    retreat_costs: np.ndarray
     counts: np.ndarray
     owner_of_turn: int
 
@@ -1426,6 +1439,11 @@ def state_facts(rules: PokemonRules, state: PokemonState) -> Facts:
     view = rules.__dict__.get("_host_slot_view")
     if view is None:
         view = rules.__dict__.setdefault("_host_slot_view", jax.jit(rules.slot_view))
+    costs = rules.__dict__.get("_host_retreat_costs")
+    if costs is None:
+        costs = rules.__dict__.setdefault(
+            "_host_retreat_costs", jax.jit(lambda g: rules.retreat_costs(g, rules.slot_view(g)))
+        )
     v = jax.tree.map(np.asarray, view(s))
     piles = []
     for p in range(2):
@@ -1450,6 +1468,7 @@ def state_facts(rules: PokemonRules, state: PokemonState) -> Facts:
         piles=tuple(piles),
         occupied=v["occupied"],
         hp=v["hp"],
+        retreat_costs=np.asarray(costs(s)),
         counts=np.bincount(
             np.clip(b.zone.astype(np.int64), 0, None), minlength=rules.layout.num_zones
         ),
@@ -1485,9 +1504,6 @@ def _static(rules: PokemonRules) -> dict:
         activated=np.asarray(rules.has_activated),
         is_tool=np.asarray(rules.is_tool),
         is_stadium=np.asarray(rules.is_stadium),
-        stadium_less=np.asarray(rules.stadium_retreat_less),
-        stadium_filter=np.asarray(rules.stadium_retreat_filter),
-        filter_match=np.asarray(rules.filter_match),
         candy=np.asarray(rules.candy_onto),
         row_op=np.asarray(rules.row["op"]),
     )
@@ -1890,10 +1906,7 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             me = int(f.b.active_player)
             active = f.piles[me][0]
             mons = [int(f.b.definition[c]) for c in active if t["is_pokemon"][f.b.definition[c]]]
-            cost = int(t["retreat"][mons[-1]]) if mons else 0
-            stadium = [int(f.b.definition[c]) for c in np.flatnonzero(f.b.zone == STADIUM_ZONE)]
-            if mons and stadium and t["filter_match"][t["stadium_filter"][stadium[0]], mons[-1]]:
-                cost = max(cost - int(t["stadium_less"][stadium[0]]), 0)  # Beach Court
+            cost = int(f.retreat_costs[me, 0]) if mons else 0  # Beach Court, Flare Float
             if not 1 <= to < NUM_SLOTS or not f.occupied[me, to] or left > cost:
                 return f"target {to}, units {left} (cost {cost})"
 

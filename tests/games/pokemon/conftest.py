@@ -70,3 +70,21 @@ def st_apply(st_rules):
 @pytest.fixture(scope="session")
 def st_errors(st_rules):
     return named_errors(st_rules)
+
+
+@pytest.fixture(scope="session")
+def lg_rules():
+    """The rules with the League cards' test deck in both seats (``pokemon_testlib.league_rules``)."""
+    from pokemon_testlib import league_rules
+
+    return league_rules()
+
+
+@pytest.fixture(scope="session")
+def lg_apply(lg_rules):
+    return jax.jit(lg_rules.apply)
+
+
+@pytest.fixture(scope="session")
+def lg_errors(lg_rules):
+    return named_errors(lg_rules)

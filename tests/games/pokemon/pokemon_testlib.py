@@ -252,3 +252,23 @@ def done_action(rules) -> int:
 def legal(errors, state) -> list[int]:
     """The action ids ``errors`` (a named ``action_errors``) calls ok."""
     return [a for a, e in enumerate(errors(state)) if e == "ok"]
+
+
+# Cards of the League Battle Decks shipped before their decks (Charmander's line, Pidgey's line,
+# Moltres, Prime Catcher, Drifloon, Zeraora, Bidoof's line, Regieleki), with Eelektross's
+# line (an attack's gust, for Charmeleon's protection) and a few Trainers and Energy (60 cards).
+LEAGUE_DECK = (
+    ["sv4pt5-7"] * 2 + ["sv4pt5-8"] * 2 + ["sv3pt5-16"] * 3 + ["sv3pt5-17"] * 2
+    + ["sv3pt5-146"] * 2 + ["sv5-157"] + ["sv1-89"] * 3 + ["swsh12-56"] * 2 + ["swsh9-120"] * 2
+    + ["swsh9-121"] * 2 + ["swsh10-51"] * 2 + ["sv3-67", "sv3-68", "sv3-69"]
+    + ["sve-2"] * 9 + ["sve-5"] * 7 + ["sve-4"] * 6 + ["sv1-194"] * 2 + ["sv1-181"] * 2
+    + ["sv2-172"] * 2 + ["sv1-196"] * 2 + ["sv2-185"] * 2 + ["sv1-189"] * 2
+)  # fmt: skip
+
+
+@functools.cache
+def league_rules() -> R.PokemonRules:
+    """The rules over the test registry with :data:`LEAGUE_DECK` in both seats."""
+    assert len(LEAGUE_DECK) == R.DECK_SIZE, len(LEAGUE_DECK)
+    deck = Deck(name="league", source="<test deck>", cards=tuple(LEAGUE_DECK))
+    return R.PokemonRules((deck, deck), cards=shared_registry(), max_turns=60)

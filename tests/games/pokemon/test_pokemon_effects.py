@@ -531,8 +531,9 @@ def test_rumbling_engine_discards_an_energy_to_draw_up_to_six(rules, apply, erro
 def test_every_shipped_card_with_effects_is_named_in_these_tests():
     """Guard: a card with effect rows added to the shipped file needs its test here (or, for the
     Chien-Pao ex deck's cards, in ``test_pokemon_chien_pao.py``, the League Battle Decks' shared
-    Trainers, in ``test_pokemon_staples.py``, and the Stadiums, in ``test_pokemon_stadiums.py``,
-    which name them by constant)."""
+    Trainers, in ``test_pokemon_staples.py``, the Stadiums, in ``test_pokemon_stadiums.py``, and
+    the League decks' other cards, in ``test_pokemon_league_cards.py``, which name them by
+    constant)."""
     import pathlib
     import re
 
@@ -546,6 +547,7 @@ def test_every_shipped_card_with_effects_is_named_in_these_tests():
             "test_pokemon_chien_pao.py",
             "test_pokemon_staples.py",
             "test_pokemon_stadiums.py",
+            "test_pokemon_league_cards.py",
         )
     )
     cards = load_cards()

@@ -23,11 +23,11 @@ def env():
 
 
 def test_metadata(env):
-    n = 64  # the shipped registry: 63 cards and the padding 0
+    n = 75  # the shipped registry: 74 cards and the padding 0
     assert env.num_actions == 14 * n + 31
-    assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 60 + 13 + 8 + 39,)
+    assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 60 + 13 + 8 + 40,)
     assert tcgjax.make("pokemon", encoding="v1").observation_shape == (
-        12 * E.V1_DIMS + 5 * n + 138,
+        12 * E.V1_DIMS + 5 * n + 139,
     )
     assert env.options["decks"] == ["tapu_koko", "melmetal_dte"] and env.options["max_turns"] == 100
     assert "pokemon" in tcgjax.available_envs()
@@ -156,7 +156,7 @@ def test_encode_board_reproduces_a_hand_computed_slot(env):
         # Lines by the name of their Basic: Bronzor, Bruxish, Buizel, Chien-Pao ex, Delibird,
         # Frigibax, Marill, Meltan, Orthworm, Plusle, Tadbulb, Tapu Koko ex, Tynamo, Varoom,
         # Yamper, Zacian, Zeraora: Meltan's is 8 of 17 (P6).
-        "evoFamilyId": [9 / 18],
+        "evoFamilyId": [11 / 23],
         "pokemonTypeOH": [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],  # Metal
         "HP": [260 / 300],
         "MaxHP": [300 / 300],

@@ -717,7 +717,7 @@ SITUATION_EDGES = [
      "7 (turn 4)"),
     ("a definition one past the registry", "main",
      lambda r, s: _set_board(s, definition=s.board.definition.at[0].set(len(r.cards.ids))),
-     "cards.ownerId", "definition 64 not in the registry"),
+     "cards.ownerId", "definition 75 not in the registry"),
     ("a pending choice with no activation", "ability", _set("effect_kind", 0), "game.selection",
      "a pending choice True in phase select"),
     ("picked one past the last card", "mid", _sel(picked=120), "game.selection", "picked 120"),

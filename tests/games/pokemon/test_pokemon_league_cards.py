@@ -1,0 +1,232 @@
+"""Cards of the League Battle Decks shipped before their decks, from explicit situations, with the
+League test deck in both seats (``lg_rules``): a passive protection from attack effects
+(Charmeleon), a passive Retreat Cost (Moltres), damage by the attacker's own damage counters
+(Drifloon), damage by the Defending Pokémon's stage (Zeraora), a Trainer filter (Regieleki), an
+ACE SPEC Trainer (Prime Catcher) and the ACE SPEC and Radiant deck rules, and the cards whose
+rows the interpreter already had (Pidgey, Moltres's and Regieleki's bench damage, Bibarel)."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+import yaml
+from pokemon_testlib import act, legal, names, phase, pile, run, state_of
+from pokemon_testlib import done_action as done
+from pokemon_testlib import slot_action as slot
+
+from tcgjax.core.cards import CardRegistry
+from tcgjax.core.errors import ConfigError
+from tcgjax.games.pokemon import cards as C
+
+CHARMANDER, CHARMELEON, PIDGEY, PIDGEOTTO, MOLTRES = (
+    "sv4pt5-7", "sv4pt5-8", "sv3pt5-16", "sv3pt5-17", "sv3pt5-146",
+)  # fmt: skip
+PRIME_CATCHER, DRIFLOON, ZERAORA, BIDOOF, BIBAREL = (
+    "sv5-157", "sv1-89", "swsh12-56", "swsh9-120", "swsh9-121",
+)  # fmt: skip
+REGIELEKI, TYNAMO, EELEKTRIK, EELEKTROSS = "swsh10-51", "sv3-67", "sv3-68", "sv3-69"
+FIRE, PSYCHIC, LIGHTNING = "sve-2", "sve-5", "sve-4"
+SWITCH, NEST_BALL, BOSS, ULTRA_BALL, IONO, RESEARCH = (
+    "sv1-194", "sv1-181", "sv2-172", "sv1-196", "sv2-185", "sv1-189",
+)  # fmt: skip
+
+
+def card(rules, kind, card_id):
+    return act(rules, kind, card=card_id)
+
+
+def attack(rules, i):
+    return rules.actions.encode("attack", i)
+
+
+def test_flare_veil_keeps_an_attacks_gust_off_charmeleon_not_a_trainers(
+    lg_rules, lg_apply, lg_errors
+):
+    rules = lg_rules
+    eelektross = {"slots": [[TYNAMO, EELEKTRIK, EELEKTROSS, LIGHTNING]], "hand": [BOSS]}
+    charmeleon = [CHARMANDER, CHARMELEON]
+    s = state_of(rules, eelektross, {"slots": [[BIDOOF], charmeleon, [CHARMANDER]]}, turn=5)
+    s = run(lg_apply, s, [attack(rules, 0)])  # Suction Shock: gust, then 60 if it did
+    assert phase(s) == "select"
+    assert legal(lg_errors, s) == [slot(rules, 8)]  # Charmander, never Charmeleon (bench 1)
+    # Charmeleon alone on the Bench: nothing to bring up, so no 60 damage either.
+    s = state_of(rules, eelektross, {"slots": [[BIDOOF], charmeleon]}, turn=5)
+    s = run(lg_apply, s, [attack(rules, 0)])
+    assert pile(rules, s, 1, 0) == [BIDOOF] and int(s.damage[1, 0]) == 0
+    assert int(s.damage[1, 1]) == 0
+    # A Trainer's gust is no attack: Boss's Orders brings Charmeleon up.
+    s = state_of(rules, eelektross, {"slots": [[BIDOOF], charmeleon]}, turn=5)
+    s = run(lg_apply, s, [card(rules, "play", BOSS), slot(rules, 7)])
+    assert pile(rules, s, 1, 0) == charmeleon
+
+
+def test_flare_float_retreats_moltres_for_free_with_a_fire_energy(lg_rules, lg_apply, lg_errors):
+    rules = lg_rules
+    retreat = rules.actions.encode("retreat", 0)
+    p2 = {"slots": [[BIDOOF]]}
+    s = state_of(rules, {"slots": [[MOLTRES, FIRE], [PIDGEY]]}, p2)
+    s = run(lg_apply, s, [retreat])
+    assert phase(s) == "main" and pile(rules, s, 0, 0) == [PIDGEY]
+    assert pile(rules, s, 0, 1) == [MOLTRES, FIRE]  # nothing paid
+    # A Lightning Energy is no Fire Energy: the printed cost 2 stands.
+    s = state_of(rules, {"slots": [[MOLTRES, LIGHTNING], [PIDGEY]]}, p2)
+    assert lg_errors(s)[retreat] == "retreat_cost"
+
+
+def test_blazing_flight_and_targeted_bolt_discard_two_energy_for_120_on_a_bench(
+    lg_rules, lg_apply, lg_errors
+):
+    rules = lg_rules
+    for attacker, energy in ((MOLTRES, FIRE), (REGIELEKI, LIGHTNING)):
+        index = 0 if attacker == MOLTRES else 1
+        s = state_of(rules, {"slots": [[attacker] + [energy] * 3]},
+                     {"slots": [[BIDOOF], [PIDGEY], [DRIFLOON]]})  # fmt: skip
+        s = run(lg_apply, s, [attack(rules, index)])
+        # Two of the three Energy: a mandatory choice of public cards, the same card twice.
+        s = run(lg_apply, s, [card(rules, "select_card", energy)] * 2)
+        assert pile(rules, s, 0, 0) == [attacker, energy]
+        assert legal(lg_errors, s) == [slot(rules, 7), slot(rules, 8)]
+        s = run(lg_apply, s, [slot(rules, 8)])
+        # Drifloon (70 HP) is Knocked Out; no Weakness on the Bench (it is weak to Darkness
+        # anyway); the Active takes nothing.
+        assert names(rules, s, "discard", 1) == [DRIFLOON] and int(s.damage[1, 0]) == 0
+
+
+def test_balloon_blast_does_30_per_damage_counter_on_drifloon(lg_rules, lg_apply):
+    rules = lg_rules
+    for counters, damage in ((0, 0), (3, 90)):
+        s = state_of(
+            rules,
+            {"slots": [[DRIFLOON, PSYCHIC, PSYCHIC]], "damage": {0: 10 * counters}},
+            {"slots": [[MOLTRES], [PIDGEY]]},
+        )  # fmt: skip  (120 HP: no Knock Out)
+        s = run(lg_apply, s, [attack(rules, 1)])
+        assert int(s.damage[1, 0]) == damage, counters
+
+
+def test_battle_claw_adds_30_against_an_evolution(lg_rules, lg_apply):
+    rules = lg_rules
+    for defender, damage in (([BIDOOF], 30), ([BIDOOF, BIBAREL], 60)):
+        s = state_of(rules, {"slots": [[ZERAORA, LIGHTNING]]}, {"slots": [defender]})
+        s = run(lg_apply, s, [attack(rules, 0)])
+        assert int(s.damage[1, 0]) == damage, defender
+
+
+def test_electromagnetic_sonar_takes_a_trainer_from_the_discard_pile(lg_rules, lg_apply, lg_errors):
+    rules = lg_rules
+    s = state_of(rules, {"slots": [[REGIELEKI, LIGHTNING]], "discard": [PIDGEY, FIRE, NEST_BALL, BOSS]},
+                 {"slots": [[BIDOOF]]})  # fmt: skip
+    s = run(lg_apply, s, [attack(rules, 0)])
+    assert sorted(legal(lg_errors, s)) == sorted(
+        [card(rules, "select_card", NEST_BALL), card(rules, "select_card", BOSS)]
+    )
+    s = run(lg_apply, s, [card(rules, "select_card", BOSS)])
+    assert names(rules, s, "hand", 0) == [BOSS]
+
+
+def test_call_for_family_benches_up_to_two_basic_pokemon(lg_rules, lg_apply, lg_errors):
+    rules = lg_rules
+    s = state_of(rules, {"slots": [[PIDGEY, FIRE]], "deck": [BIDOOF, PIDGEOTTO, ZERAORA]},
+                 {"slots": [[BIDOOF]]})  # fmt: skip
+    s = run(lg_apply, s, [attack(rules, 0)])
+    choices = legal(lg_errors, s)
+    assert card(rules, "select_card", PIDGEOTTO) not in choices and done(rules) in choices
+    s = run(lg_apply, s, [card(rules, "select_card", ZERAORA), card(rules, "select_card", BIDOOF)])
+    assert [pile(rules, s, 0, k) for k in (1, 2)] == [[ZERAORA], [BIDOOF]]
+    assert int(s.board.active_player) == 1  # the attack ended the turn
+
+
+def test_prime_catcher_brings_one_up_then_switches_ones_own(lg_rules, lg_apply, lg_errors):
+    rules = lg_rules
+    p2 = {"slots": [[BIDOOF], [PIDGEY]]}
+    s = state_of(rules, {"slots": [[ZERAORA], [MOLTRES]], "hand": [PRIME_CATCHER]}, p2)
+    s = run(lg_apply, s, [card(rules, "play", PRIME_CATCHER), slot(rules, 7), slot(rules, 1)])
+    assert pile(rules, s, 1, 0) == [PIDGEY] and pile(rules, s, 0, 0) == [MOLTRES]
+    assert names(rules, s, "discard", 0) == [PRIME_CATCHER] and not bool(s.supporter_played)
+    # No Bench of one's own: the gust alone.
+    s = state_of(rules, {"slots": [[ZERAORA]], "hand": [PRIME_CATCHER]}, p2)
+    s = run(lg_apply, s, [card(rules, "play", PRIME_CATCHER), slot(rules, 7)])
+    assert phase(s) == "main" and pile(rules, s, 1, 0) == [PIDGEY]
+    # No opponent's Bench: it can't be played.
+    s = state_of(rules, {"slots": [[ZERAORA], [MOLTRES]], "hand": [PRIME_CATCHER]},
+                 {"slots": [[BIDOOF]]})  # fmt: skip
+    assert lg_errors(s)[card(rules, "play", PRIME_CATCHER)] == "no_effect"
+
+
+def test_industrious_incisors_draws_to_five_once_a_turn(lg_rules, lg_apply, lg_errors):
+    rules = lg_rules
+    ability = rules.actions.encode("ability", 1)
+    s = state_of(rules, {"slots": [[BIDOOF], [BIDOOF, BIBAREL]], "hand": [FIRE, FIRE],
+                         "deck": [PIDGEY, IONO, ZERAORA, MOLTRES]},
+                 {"slots": [[BIDOOF]]})  # fmt: skip
+    s = run(lg_apply, s, [ability])
+    assert names(rules, s, "hand", 0) == [FIRE, FIRE, MOLTRES, ZERAORA, IONO]
+    assert lg_errors(s)[ability] == "ability_used"
+
+
+def test_tail_smash_does_nothing_on_tails(lg_rules, lg_apply):
+    rules = lg_rules
+    s = state_of(rules, {"slots": [[BIDOOF, BIBAREL, FIRE, FIRE, FIRE]]}, {"slots": [[MOLTRES]]})
+    # One coin: heads 100 (Moltres resists Fighting, not Colorless), tails nothing; both come up
+    # among these keys.
+    seen = {int(run(lg_apply, s, [attack(rules, 0)], key=jax.random.PRNGKey(i)).damage[1, 0])
+            for i in range(12)}  # fmt: skip
+    assert seen == {0, 100}
+
+
+def _registry_with(*entries):
+    with open(C.SHIPPED_CARDS) as fh:
+        shipped = yaml.safe_load(fh)["cards"]
+    registry = CardRegistry(C.SCHEMA, shipped + list(entries), source="ace spec test cards")
+    C.check_card_rules(registry)
+    return registry
+
+
+def _radiant(cid):
+    from pokemon_testlib import pokemon
+
+    return pokemon(cid, f"Test Radiant {cid}", "basic", "water", 130, tags=["radiant"])
+
+
+def test_one_ace_spec_card_and_one_radiant_pokemon_a_deck():
+    from tcgjax.games.pokemon.decks import load_deck
+
+    registry = _registry_with(_radiant("t-radiant-a"), _radiant("t-radiant-b"))
+    base = {ZERAORA: 4, LIGHTNING: 54}
+    load_deck({"name": "one each", "cards": {**base, PRIME_CATCHER: 1, "t-radiant-a": 1}}, registry)
+    with pytest.raises(ConfigError, match=r"2 ACE SPEC cards \(Prime Catcher\); at most 1 a deck"):
+        load_deck({"name": "two", "cards": {**base, PRIME_CATCHER: 2}}, registry)
+    with pytest.raises(ConfigError, match="2 Radiant Pokémon .*; at most 1 a deck"):
+        load_deck({"name": "two", "cards": {**base, "t-radiant-a": 1, "t-radiant-b": 1}}, registry)
+    # A Radiant Pokémon has a Rule Box: Artazon does not find it.
+    from tcgjax.games.pokemon import rules as R
+    from tcgjax.games.pokemon.decks import Deck
+
+    deck = Deck(name="t", source="<t>", cards=tuple(["t-radiant-a"] + [LIGHTNING] * 59))
+    rules = R.PokemonRules((deck, deck), cards=registry)
+    no_rule_box = np.asarray(rules.filter_match)[C.CARD_FILTERS.index("basic_pokemon_no_rule_box")]
+    assert not no_rule_box[registry.index("t-radiant-a")] and no_rule_box[registry.index(ZERAORA)]
+
+
+def test_tags_refused_where_they_do_not_belong():
+    from pokemon_testlib import basic_energy, pokemon
+
+    with pytest.raises(Exception, match="Rule Box tags"):
+        _registry_with({**basic_energy("t-e", "fire"), "tags": ["radiant"]})
+    with pytest.raises(Exception, match="only a Trainer is an ACE SPEC"):
+        _registry_with(pokemon("t-ace", "Test Ace", "basic", "water", 60, tags=["ace_spec"]))
+
+
+def test_the_importer_reads_ace_spec_and_radiant():
+    from tcgjax.games.pokemon import importer
+
+    trainer = {"id": "t-1", "name": "Test Catcher", "supertype": "Trainer",
+               "subtypes": ["Item", "ACE SPEC"]}  # fmt: skip
+    radiant = {"id": "t-2", "name": "Test Radiant", "supertype": "Pokémon",
+               "subtypes": ["Basic", "Radiant"], "hp": "130", "types": ["Water"],
+               "weaknesses": [], "resistances": [], "attacks": [], "convertedRetreatCost": 1}  # fmt: skip
+    imported, _ = importer.import_cards([trainer, radiant], source="<t>")
+    by_id = {c["id"]: c for c in imported}
+    assert by_id["t-1"]["tags"] == ["ace_spec"] and by_id["t-1"]["kind"] == "item"
+    assert by_id["t-2"]["tags"] == ["radiant"] and by_id["t-2"]["prizes"] == 1
