@@ -48,6 +48,10 @@ def test_describe_action_takes_one_concrete_game_and_any_integer_id(duel_env):
     for viewer in (2, -1, True, 0.0):
         with pytest.raises(ValueError, match="viewer"):
             duel_env.describe_action(s, 9, viewer=viewer)
+    # The viewer is named, never the third positional argument (an id followed by a player
+    # index reads as two ids).
+    with pytest.raises(TypeError, match="positional"):
+        duel_env.describe_action(s, 9, 1)
 
 
 def test_a_game_without_names_of_its_own_falls_back_to_the_id_names():

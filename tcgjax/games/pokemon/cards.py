@@ -219,7 +219,10 @@ CARD_FILTERS = (
     "trainer",  # an Item, Supporter, Stadium or Pokémon Tool
 )
 RESTS = ("none", "bottom_any_order", "shuffle")
-EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance")
+# ``one_by_name``: an Ability that one Pokémon of the player may use a turn, among all the
+# Pokémon with an Ability of that name (Pidgeot ex's Quick Search).
+EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance",
+                "one_by_name")  # fmt: skip
 
 # What a Pokémon Tool's rows may be conditioned on (read while it is attached, in rules.slot_view).
 TOOL_CONDITIONS = ("none", "self_basic", "behind_on_prizes")

@@ -86,7 +86,7 @@ MODIFIER_OPS = ("extra_damage", "extra_damage_per_counter", "extra_damage_per_en
                 "attack_does_nothing", "hp_bonus", "extra_damage_per_heads",
                 "discard_energy_for_damage", "extra_damage_per_own_counter")  # fmt: skip
 # Where a card choice picks from, and where the card goes.
-SOURCES = ("none", "deck", "discard", "attached", "looking", "hand")
+SOURCES = ("none", "deck", "discard", "attached", "looking", "hand", "stadium")
 DESTINATIONS = ("none", "hand", "bench", "attach", "discard", "deck", "evolve")
 SOURCE_OF = {
     "search_hand": "deck",
@@ -102,6 +102,7 @@ SOURCE_OF = {
     "discard_to_deck": "discard",
     "discard_energy_for_damage": "attached",  # on the Pokémon chosen first (stage FROM)
     "rare_candy": "hand",
+    "discard_stadium": "stadium",  # a choice only when the row is ``optional`` (Pidgeot ex)
 }
 DESTINATION_OF = {
     "search_hand": "hand",
@@ -117,6 +118,7 @@ DESTINATION_OF = {
     "discard_to_deck": "deck",
     "discard_energy_for_damage": "discard",
     "rare_candy": "evolve",
+    "discard_stadium": "discard",  # its owner's
 }
 SLOT_OPS = ("gust", "switch", "heal", "bench_damage",  # a choice of a Pokémon, no card
             "discard_energy_for_damage")  # a Pokémon first, then an Energy on it  # fmt: skip
@@ -221,6 +223,18 @@ class Interpreter:
         self.ability_once = jnp.asarray(np.any(ability_rows & once, axis=1))
         active_only = c["effects.condition"] == CONDITION["self_active"]
         self.ability_active_only = jnp.asarray(np.any(ability_rows & active_only, axis=1))
+        # One use a turn among the player's Pokémon whose Ability has the same name
+        # (``one_by_name``: Pidgeot ex's Quick Search): the name's index in the state's
+        # ``abilities_used_by_name`` (-1 for the others).
+        by_name = np.any(ability_rows & ((c["effects.flags"].astype(np.int32)
+                                          & FLAG["one_by_name"]) != 0), axis=1)  # fmt: skip
+        names = [self.cards.definition(i)["abilities"][0]["name"] if by_name[d] else ""
+                 for d, i in enumerate(self.cards.ids)]  # fmt: skip
+        shared = sorted(set(names) - {""})
+        self.ability_name_slot = jnp.asarray(
+            np.asarray([shared.index(x) if x else -1 for x in names], np.int32)
+        )
+        self.num_shared_abilities = max(len(shared), 1)
         # Passive HP bonus (Orthworm): amount while units of a type >= a minimum.
         bonus = np.zeros((n, 3), np.int32)
         for d in range(n):
@@ -339,6 +353,7 @@ class Interpreter:
                 R.slot_zone(player, jnp.maximum(slot, 0)),
                 R.zone_of("looking", player),
                 R.zone_of("hand", player),
+                jnp.int32(R.STADIUM_ZONE),
             ]
         )
         return zone[source]
@@ -758,14 +773,20 @@ class Interpreter:
         # The Stadium in play to its owner's discard pile (Charmander's Blazing Destruction).
         stadium = zones.top_card(state.board, R.STADIUM_ZONE)
         owner = state.board.owner[jnp.maximum(stadium, 0)].astype(jnp.int32)
-        discard_stadium = (op == OP["discard_stadium"]) & (stadium >= 0)
+        optional = (col["flags"] & FLAG["optional"]) != 0
+        discard_stadium = (op == OP["discard_stadium"]) & (stadium >= 0) & ~optional
         moved = zones.move_card(
             layout, state.board, jnp.maximum(stadium, 0), R.zone_of("discard", owner)
         ).board
         state = state.replace(board=tree_where(discard_stadium, moved, state.board))
         key = jax.random.fold_in(key, 1)  # the coin used the key as it came
         # Choices: open the selection; the op is done when it closes.
-        chooses = jnp.asarray(_IS_CARD_OP | _IS_SLOT_OP)[op] & ~heal_self
+        # Charmander's discard of the Stadium is no choice; Pidgeot ex's "you may" is one.
+        chooses = (
+            jnp.asarray(_IS_CARD_OP | _IS_SLOT_OP)[op]
+            & ~heal_self
+            & ~((op == OP["discard_stadium"]) & ~optional)
+        )
         left = jnp.where(op == OP["look_take"], jnp.minimum(count, col["look"]), count)
         left = jnp.where(jnp.asarray(_IS_SLOT_OP)[op], jnp.maximum(count, 1), left)
         left = jnp.where(jnp.asarray(_TWO_STEP)[op] & (count == 0), NO_LIMIT, left)
@@ -873,7 +894,9 @@ class Interpreter:
         ordered = zones.move_card(layout, board, card, R.zone_of("deck", player), zones.BOTTOM)
         # Hand / discard.
         to_hand = zones.move_card(layout, board, card, R.zone_of("hand", player)).board
-        to_discard = zones.move_card(layout, board, card, R.zone_of("discard", player)).board
+        # To its owner's discard pile: the player's own card, or the Stadium in play (anyone's).
+        owner = board.owner[card].astype(jnp.int32)
+        to_discard = zones.move_card(layout, board, card, R.zone_of("discard", owner)).board
         to_deck = zones.move_card(layout, board, card, R.zone_of("deck", player)).board
         # A Basic onto the first empty Bench slot.
         occupied = self.slot_view(state)["occupied"][player]

@@ -230,6 +230,11 @@ RULE_ERRORS = (
     RuleError("same_stadium", "a Stadium with the same name is already in play"),
     RuleError("no_stadium", "no Stadium with an effect to use is in play"),
     RuleError("stadium_used", "the player already used the Stadium's effect this turn"),
+    RuleError(
+        "ability_name_used",
+        "one of the player's Pokémon already used an Ability of that name this turn (its card "
+        "allows one a turn)",
+    ),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 
@@ -294,6 +299,8 @@ class PokemonState:
       previous: bool[], the last row did something (the ``previous`` gate).
       bonus_damage: int16[], damage modifiers so far; does_nothing, damage_dealt: bool[].
       ability_used: bool[2, 6], the Pokémon used its Ability this turn.
+      abilities_used_by_name: bool[K], the turn's player used an Ability of the k-th name that
+        allows one use a turn among all their Pokémon (``one_by_name``; K from the registry).
       cannot_attack_turn, protected_turn: int16[2, 6], the turn until which the Pokémon can't
         attack / is protected from attack effects (0 = none).
       first_player: int8[].
@@ -335,6 +342,7 @@ class PokemonState:
     does_nothing: jax.Array
     damage_dealt: jax.Array
     ability_used: jax.Array
+    abilities_used_by_name: jax.Array
     cannot_attack_turn: jax.Array
     protected_turn: jax.Array
     first_player: jax.Array
@@ -723,6 +731,7 @@ class PokemonRules(Interpreter):
             bonus_draws=bonus,
             placed=jnp.zeros(2, bool),
             **effect_fields(NUM_SLOTS),
+            abilities_used_by_name=jnp.zeros(self.num_shared_abilities, bool),
             first_player=first.astype(jnp.int8),
             winner=jnp.int8(NO_WINNER),
             end_reason=jnp.int8(END["none"]),
@@ -846,6 +855,11 @@ class PokemonRules(Interpreter):
             (~occupied, code["empty_slot"]),
             (~self.has_activated[top], code["no_ability"]),
             (state.ability_used[me] & self.ability_once[top], code["ability_used"]),
+            (
+                (self.ability_name_slot[top] >= 0)
+                & state.abilities_used_by_name[jnp.maximum(self.ability_name_slot[top], 0)],
+                code["ability_name_used"],
+            ),
             (
                 self.ability_active_only[top] & (jnp.arange(NUM_SLOTS) > 0),
                 code["ability_not_active"],
@@ -1064,8 +1078,16 @@ class PokemonRules(Interpreter):
         """ability[slot]: use the activated Ability of the slot's Pokémon (once a turn)."""
         del key
         me = state.board.active_player.astype(jnp.int32)
-        card = self.slot_view(state)["card"][me, slot]
-        state = state.replace(ability_used=state.ability_used.at[me, slot].set(True))
+        view = self.slot_view(state)
+        card = view["card"][me, slot]
+        name = self.ability_name_slot[view["definition"][me, slot]]
+        by_name = state.abilities_used_by_name
+        state = state.replace(
+            ability_used=state.ability_used.at[me, slot].set(True),
+            abilities_used_by_name=jnp.where(
+                name >= 0, by_name.at[jnp.maximum(name, 0)].set(True), by_name
+            ),
+        )
         return self._activate(state, ABILITY, me, jnp.maximum(card, 0), slot, WHERE_ABILITY)
 
     def _retreat(self, state: PokemonState, b, key) -> PokemonState:
@@ -1357,6 +1379,7 @@ class PokemonRules(Interpreter):
             stadium_played=jnp.bool_(False),
             stadium_used=jnp.bool_(False),
             ability_used=jnp.zeros_like(state.ability_used),
+            abilities_used_by_name=jnp.zeros_like(state.abilities_used_by_name),
             ko_last_turn=state.ko_last_turn.at[player].set(state.ko_by_attack[player]),
             ko_by_attack=jnp.zeros(2, bool),
         )
@@ -1504,6 +1527,7 @@ def _static(rules: PokemonRules) -> dict:
         activated=np.asarray(rules.has_activated),
         is_tool=np.asarray(rules.is_tool),
         is_stadium=np.asarray(rules.is_stadium),
+        ability_name_slot=np.asarray(rules.ability_name_slot),
         candy=np.asarray(rules.candy_onto),
         row_op=np.asarray(rules.row["op"]),
     )
@@ -1868,6 +1892,21 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             return f"the Checkup is due in phase {PHASES[f.phase]}"
         if v == THEN_CONTINUE and f.phase != PHASE["promote"]:
             return f"a turn goes on after promotions in phase {PHASES[f.phase]}"
+
+    decks_names = set(t["ability_name_slot"][np.asarray(rules.card_definitions)].tolist())
+
+    @row(["abilities_used_by_name"], "game.abilitiesUsedByName",
+         "one entry per Ability name of the one-a-turn-by-name kind; none used in setup; only "
+         "names of Abilities the decks' cards have")  # fmt: skip
+    def _(f):
+        used = np.asarray(f.s.abilities_used_by_name)
+        if used.shape != (rules.num_shared_abilities,):
+            return f"shape {used.shape}, not ({rules.num_shared_abilities},)"
+        if f.setup and used.any():
+            return "an Ability used during setup"
+        unknown = [int(k) for k in np.flatnonzero(used) if int(k) not in decks_names]
+        if unknown:
+            return f"name {unknown[0]} marked used: no card of the decks has that Ability"
 
     @row(["turn_ending"], "game.turnEnding", "false between actions (transient within apply)")
     def _(f):

@@ -143,6 +143,7 @@ def build_state(
         bonus_draws=jnp.zeros(2, jnp.int8),
         placed=jnp.ones(2, bool),
         **effect_fields(R.NUM_SLOTS),
+        abilities_used_by_name=jnp.zeros(rules.num_shared_abilities, bool),
         first_player=jnp.int8(first_player),
         winner=jnp.int8(R.NO_WINNER),
         end_reason=jnp.int8(0),

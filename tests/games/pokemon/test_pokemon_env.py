@@ -23,7 +23,7 @@ def env():
 
 
 def test_metadata(env):
-    n = 75  # the shipped registry: 74 cards and the padding 0
+    n = 76  # the shipped registry: 75 cards and the padding 0
     assert env.num_actions == 14 * n + 31
     assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 60 + 13 + 8 + 40,)
     assert tcgjax.make("pokemon", encoding="v1").observation_shape == (

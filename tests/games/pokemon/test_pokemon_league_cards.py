@@ -1,7 +1,9 @@
 """Cards of the League Battle Decks shipped before their decks, from explicit situations, with the
 League test deck in both seats (``lg_rules``): a passive protection from attack effects
 (Charmeleon), a passive Retreat Cost (Moltres), damage by the attacker's own damage counters
-(Drifloon), damage by the Defending Pokémon's stage (Zeraora), a Trainer filter (Regieleki), an
+(Drifloon), damage by the Defending Pokémon's stage (Zeraora), a Trainer filter (Regieleki), one
+Ability a turn among all of a player's Pokémon with its name and a Stadium discard the player may
+decline (Pidgeot ex), an
 ACE SPEC Trainer (Prime Catcher) and the ACE SPEC and Radiant deck rules, and the cards whose
 rows the interpreter already had (Pidgey, Moltres's and Regieleki's bench damage, Bibarel)."""
 
@@ -11,13 +13,14 @@ import jax
 import numpy as np
 import pytest
 import yaml
-from pokemon_testlib import act, legal, names, phase, pile, run, state_of
+from pokemon_testlib import act, legal, names, names_in, phase, pile, run, state_of
 from pokemon_testlib import done_action as done
 from pokemon_testlib import slot_action as slot
 
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.errors import ConfigError
 from tcgjax.games.pokemon import cards as C
+from tcgjax.games.pokemon.rules import STADIUM_ZONE
 
 CHARMANDER, CHARMELEON, PIDGEY, PIDGEOTTO, MOLTRES = (
     "sv4pt5-7", "sv4pt5-8", "sv3pt5-16", "sv3pt5-17", "sv3pt5-146",
@@ -27,6 +30,7 @@ PRIME_CATCHER, DRIFLOON, ZERAORA, BIDOOF, BIBAREL = (
 )  # fmt: skip
 REGIELEKI, TYNAMO, EELEKTRIK, EELEKTROSS = "swsh10-51", "sv3-67", "sv3-68", "sv3-69"
 FIRE, PSYCHIC, LIGHTNING = "sve-2", "sve-5", "sve-4"
+PIDGEOT, ARTAZON = "sv3-164", "sv2-171"
 SWITCH, NEST_BALL, BOSS, ULTRA_BALL, IONO, RESEARCH = (
     "sv1-194", "sv1-181", "sv2-172", "sv1-196", "sv2-185", "sv1-189",
 )  # fmt: skip
@@ -230,3 +234,39 @@ def test_the_importer_reads_ace_spec_and_radiant():
     by_id = {c["id"]: c for c in imported}
     assert by_id["t-1"]["tags"] == ["ace_spec"] and by_id["t-1"]["kind"] == "item"
     assert by_id["t-2"]["tags"] == ["radiant"] and by_id["t-2"]["prizes"] == 1
+
+
+def test_quick_search_is_one_a_turn_among_all_the_players_pidgeot_ex(lg_rules, lg_apply, lg_errors):
+    rules = lg_rules
+    line = [PIDGEY, PIDGEOTTO, PIDGEOT]
+    s = state_of(rules, {"slots": [line, line], "deck": [BOSS, ZERAORA, IONO]},
+                 {"slots": [[BIDOOF]]})  # fmt: skip
+    first, second = (rules.actions.encode("ability", k) for k in (0, 1))
+    s = run(lg_apply, s, [first])
+    assert phase(s) == "select" and done(rules) in legal(lg_errors, s)  # a hidden search
+    s = run(lg_apply, s, [card(rules, "select_card", BOSS)])
+    assert names(rules, s, "hand", 0) == [BOSS]
+    errors = lg_errors(s)
+    assert errors[first] == "ability_used" and errors[second] == "ability_name_used"
+    # The opponent's turn, then the player's next: one use again.
+    s = run(lg_apply, s, [rules.actions.encode("end_turn", 0)] * 2)
+    assert int(s.board.active_player) == 0 and lg_errors(s)[second] == "ok"
+
+
+def test_blustery_wind_may_discard_the_stadium_after_its_damage(lg_rules, lg_apply, lg_errors):
+    rules = lg_rules
+    pidgeot = {"slots": [[PIDGEY, PIDGEOTTO, PIDGEOT, FIRE, FIRE]]}
+    for choice, kept in ((card(rules, "select_card", ARTAZON), []), (done(rules), [ARTAZON])):
+        s = state_of(rules, pidgeot, {"slots": [[REGIELEKI], [BIDOOF]], "stadium": ARTAZON})
+        s = run(lg_apply, s, [attack(rules, 0)])
+        assert phase(s) == "select" and int(s.damage[1, 0]) == 120  # the damage comes first
+        assert sorted(legal(lg_errors, s)) == sorted([card(rules, "select_card", ARTAZON),
+                                                      done(rules)])  # fmt: skip
+        s = run(lg_apply, s, [choice])
+        assert names_in(rules, s, STADIUM_ZONE) == kept
+        assert names(rules, s, "discard", 1) == ([] if kept else [ARTAZON])  # its owner's
+        assert int(s.board.active_player) == 1  # the attack ended the turn
+    # No Stadium in play: nothing to decide.
+    s = state_of(rules, pidgeot, {"slots": [[REGIELEKI], [BIDOOF]]})
+    s = run(lg_apply, s, [attack(rules, 0)])
+    assert phase(s) == "main" and int(s.board.active_player) == 1
