@@ -130,10 +130,12 @@ KINDS = ("pokemon", "item", "supporter", "stadium", "tool", "basic_energy", "spe
 STAGES = ("none", "basic", "stage1", "stage2")
 # A Pokémon's Rule Box kinds (any of them is a Rule Box); ``ace_spec`` marks a Trainer (at most
 # one ACE SPEC card in a deck), ``radiant`` a Radiant Pokémon (at most one in a deck).
-TAGS = ("ex", "v", "vstar", "vmax", "radiant", "ace_spec")
+TAGS = ("ex", "v", "vstar", "vmax", "radiant", "ace_spec", "tera")
 RULE_BOX_TAGS = ("ex", "v", "vstar", "vmax", "radiant")
 DAMAGE_MODES = ("plain", "plus", "times", "minus")
-ACTIVATIONS = ("activated", "passive")
+# ``on_evolve``: its rows run when the card is played from the hand to evolve a Pokémon (by
+# ``evolve`` or Rare Candy): Charizard ex's Infernal Reign.
+ACTIVATIONS = ("activated", "passive", "on_evolve")
 STATUSES = ("none", "asleep", "burned", "confused", "paralyzed", "poisoned")
 
 # ``stadium``: a Stadium's effect, used from play by the player whose turn it is, once a turn
@@ -194,6 +196,7 @@ OPS = (
     # card_filter, both players', is amount Energy less; a passive Ability's, its own Pokémon's
     # while its condition holds (Moltres: no Retreat Cost with a Fire Energy); never below 0
     "extra_damage_per_own_counter",  # + amount per damage counter on the attacker itself
+    "extra_damage_per_prize_taken",  # + amount per Prize card the opponent has taken
 )
 TARGETS = (
     "none",

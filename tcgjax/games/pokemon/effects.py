@@ -84,7 +84,8 @@ WHERE_STADIUM = WHERE.index("stadium")
 
 MODIFIER_OPS = ("extra_damage", "extra_damage_per_counter", "extra_damage_per_energy",
                 "attack_does_nothing", "hp_bonus", "extra_damage_per_heads",
-                "discard_energy_for_damage", "extra_damage_per_own_counter")  # fmt: skip
+                "discard_energy_for_damage", "extra_damage_per_own_counter",
+                "extra_damage_per_prize_taken")  # fmt: skip
 # Where a card choice picks from, and where the card goes.
 SOURCES = ("none", "deck", "discard", "attached", "looking", "hand", "stadium")
 DESTINATIONS = ("none", "hand", "bench", "attach", "discard", "deck", "evolve")
@@ -162,6 +163,8 @@ def effect_fields(num_slots: int, queue_size: int = MAX_EFFECTS) -> dict[str, ja
         does_nothing=jnp.bool_(False),
         damage_dealt=jnp.bool_(False),
         turn_ending=jnp.bool_(False),
+        evolved_card=jnp.int16(-1),
+        evolved_slot=jnp.int8(-1),
         ability_used=jnp.zeros((2, num_slots), bool),
         cannot_attack_turn=jnp.zeros((2, num_slots), jnp.int16),
         protected_turn=jnp.zeros((2, num_slots), jnp.int16),
@@ -215,6 +218,10 @@ class Interpreter:
         activation = c["abilities.activation"][:, 0]
         has_ability = c["abilities.num_rows"] > 0
         self.has_activated = jnp.asarray(has_ability & (activation == 0))
+        # An Ability whose rows run when its card evolves a Pokémon from the hand.
+        self.on_evolve = jnp.asarray(has_ability & (activation == 2))
+        # A Tera Pokémon: no damage from attacks while on the Bench (its rule text).
+        self.is_tera = jnp.asarray((c["tags"].astype(np.int32) >> TAGS.index("tera") & 1) == 1)
         # An activated Ability's use limits, from its rows: once a turn per Pokémon when a row
         # says ``once_per_turn`` (else as often as the player likes: Baxcalibur's Super Cold), and
         # only from the Active Spot when a row's condition is ``self_active`` (Chien-Pao ex).
@@ -515,9 +522,16 @@ class Interpreter:
         attack = kind == ATTACK
         state = when_any(attack, self._deal_attack_damage, state)
         keep = ("ability_used", "cannot_attack_turn", "protected_turn", "turn_ending")
+        evolved, evolved_slot = state.evolved_card.astype(jnp.int32), state.evolved_slot
         state = state.replace(
             **{k: v for k, v in effect_fields(R.NUM_SLOTS).items() if k not in keep}
         )
+        # A Stage 2 Rare Candy put into play with an on-evolve Ability: its rows now.
+        d = state.board.definition[jnp.maximum(evolved, 0)].astype(jnp.int32)
+        triggered = self._activate(
+            state, ABILITY, player, jnp.maximum(evolved, 0), evolved_slot, WHERE_ABILITY
+        )
+        state = tree_where((evolved >= 0) & self.on_evolve[d], triggered, state)
         ended = self._knock_out(state, by_attack=True).replace(
             promote_then=jnp.int8(R.THEN_CHECKUP), turn_ending=jnp.bool_(True)
         )
@@ -578,6 +592,8 @@ class Interpreter:
             jnp.where(resists, amount + self.resistance_value[defender], amount), 0
         )
         occupied = view["occupied"][player, slot]
+        # A Tera Pokémon on the Bench takes no damage from attacks (Charizard ex).
+        occupied &= ~((slot > 0) & self.is_tera[defender])
         return state.replace(
             damage=state.damage.at[player, slot].add(
                 jnp.where(occupied, amount, 0).astype(jnp.int16)
@@ -661,6 +677,7 @@ class Interpreter:
         coins = jax.random.bernoulli(jax.random.fold_in(key, 3), shape=(10,))
         heads = jnp.sum(coins & (jnp.arange(10) < count))
         own_counters = state.damage[player, own_slot].astype(jnp.int32) // 10
+        taken = R.PRIZES - zones.zone_count(state.board, R.zone_of("prizes", opponent))
         bonus = jnp.select(
             [
                 op == OP["extra_damage"],
@@ -668,9 +685,10 @@ class Interpreter:
                 op == OP["extra_damage_per_energy"],
                 op == OP["extra_damage_per_heads"],
                 op == OP["extra_damage_per_own_counter"],
+                op == OP["extra_damage_per_prize_taken"],
             ],
             [amount, amount * counters, amount * typed_units, amount * heads,
-             amount * own_counters],
+             amount * own_counters, amount * taken],
             0,
         )  # fmt: skip
         state = state.replace(
@@ -957,9 +975,12 @@ class Interpreter:
             ).board,
             selection=sel.replace(stage=jnp.int8(PICK), left=(sel.left - 1).astype(jnp.int8)),
         )
-        placed = tree_where(
-            op == OP["rare_candy"], self.after_evolution(placed, side, slot), placed
+        # Rare Candy evolves: its Stage 2's on-evolve Ability runs once the Trainer is done.
+        candied = self.after_evolution(placed, side, slot).replace(
+            evolved_card=jnp.maximum(sel.picked, 0).astype(jnp.int16),
+            evolved_slot=jnp.asarray(slot, jnp.int8),
         )
+        placed = tree_where(op == OP["rare_candy"], candied, placed)
         # gust / switch: the chosen Benched Pokémon and the Active trade places.
         swapped = self._swap_active(state, side, slot, retreat=False)
         healed = state.replace(

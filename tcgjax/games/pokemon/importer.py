@@ -41,7 +41,7 @@ _TRAINER_KINDS["Pokémon Tool"] = "tool"
 _STAGES = {"Basic": "basic", "Stage 1": "stage1", "Stage 2": "stage2"}
 # Rule-box subtypes and the prize cards a Knock Out gives (the cards' rule texts).
 _TAGS = {"ex": ("ex", 2), "V": ("v", 2), "VSTAR": ("vstar", 2), "VMAX": ("vmax", 3),
-         "Radiant": ("radiant", 1)}  # fmt: skip
+         "Radiant": ("radiant", 1), "Tera": ("tera", 1)}  # fmt: skip
 _UNSUPPORTED_TAGS = ("EX", "GX", "TAG TEAM", "BREAK", "LEGEND", "V-UNION")
 _DAMAGE = re.compile(r"^(\d*)([+×x\-]?)$")
 _PRINTING_SUFFIX = re.compile(r"\s+\([^()]*\)$")

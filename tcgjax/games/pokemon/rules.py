@@ -294,7 +294,9 @@ class PokemonState:
       turn_ending: bool[], transient within ``apply``: the turn ends after this action.
       queue, selection: the effect rows waiting and the choice one waits on (core records).
       effect_kind, effect_player, effect_card, effect_slot, attack_index: the activation in
-        progress (none / attack / Trainer / Ability; its player, card, slot and attack).
+        progress (none / attack / Trainer / Ability / Stadium; its player, card, slot and attack).
+      evolved_card, evolved_slot: the Stage 2 a Trainer's Rare Candy put into play while it
+        resolves (-1 none): its on-evolve Ability runs when the Trainer is done.
       coin: int8[], the activation's coin (-1 not flipped, 0 tails, 1 heads).
       previous: bool[], the last row did something (the ``previous`` gate).
       bonus_damage: int16[], damage modifiers so far; does_nothing, damage_dealt: bool[].
@@ -335,6 +337,8 @@ class PokemonState:
     effect_player: jax.Array
     effect_card: jax.Array
     effect_slot: jax.Array
+    evolved_card: jax.Array
+    evolved_slot: jax.Array
     attack_index: jax.Array
     coin: jax.Array
     previous: jax.Array
@@ -1034,10 +1038,14 @@ class PokemonRules(Interpreter):
         )
 
     def _evolve(self, state: PokemonState, offset, key) -> PokemonState:
-        """evolve[d * 6 + slot]: put the hand card on the slot's Pokémon."""
+        """evolve[d * 6 + slot]: put the hand card on the slot's Pokémon; an on-evolve Ability
+        of the card runs (Charizard ex's Infernal Reign)."""
         del key
         board, me, slot = self._hand_card_to_slot(state, offset)
-        return self.after_evolution(state.replace(board=board), me, slot)
+        state = self.after_evolution(state.replace(board=board), me, slot)
+        card = jnp.maximum(self.slot_view(state)["card"][me, slot], 0)
+        triggered = self._activate(state, ABILITY, me, card, slot, WHERE_ABILITY)
+        return tree_where(self.on_evolve[offset // NUM_SLOTS], triggered, state)
 
     def after_evolution(self, state: PokemonState, me, slot) -> PokemonState:
         """What evolving (by ``evolve`` or Rare Candy) does to the slot's Pokémon besides the
@@ -1907,6 +1915,12 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
         unknown = [int(k) for k in np.flatnonzero(used) if int(k) not in decks_names]
         if unknown:
             return f"name {unknown[0]} marked used: no card of the decks has that Ability"
+
+    @row(["evolved_card", "evolved_slot"], "game.evolved",
+         "-1 and -1 between actions (Rare Candy's Stage 2, transient within apply)")  # fmt: skip
+    def _(f):
+        card, slot = int(f.s.evolved_card), int(f.s.evolved_slot)
+        return None if (card, slot) == (-1, -1) else f"card {card}, slot {slot}"
 
     @row(["turn_ending"], "game.turnEnding", "false between actions (transient within apply)")
     def _(f):

@@ -3,7 +3,8 @@ League test deck in both seats (``lg_rules``): a passive protection from attack 
 (Charmeleon), a passive Retreat Cost (Moltres), damage by the attacker's own damage counters
 (Drifloon), damage by the Defending Pokémon's stage (Zeraora), a Trainer filter (Regieleki), one
 Ability a turn among all of a player's Pokémon with its name and a Stadium discard the player may
-decline (Pidgeot ex), an
+decline (Pidgeot ex), an Ability that runs when its card evolves a Pokémon from the hand, by
+``evolve`` or by Rare Candy, damage by the Prize cards taken and the Tera rule (Charizard ex), an
 ACE SPEC Trainer (Prime Catcher) and the ACE SPEC and Radiant deck rules, and the cards whose
 rows the interpreter already had (Pidgey, Moltres's and Regieleki's bench damage, Bibarel)."""
 
@@ -30,7 +31,7 @@ PRIME_CATCHER, DRIFLOON, ZERAORA, BIDOOF, BIBAREL = (
 )  # fmt: skip
 REGIELEKI, TYNAMO, EELEKTRIK, EELEKTROSS = "swsh10-51", "sv3-67", "sv3-68", "sv3-69"
 FIRE, PSYCHIC, LIGHTNING = "sve-2", "sve-5", "sve-4"
-PIDGEOT, ARTAZON = "sv3-164", "sv2-171"
+PIDGEOT, ARTAZON, CHARIZARD, RARE_CANDY = "sv3-164", "sv2-171", "sv3-125", "sv1-191"
 SWITCH, NEST_BALL, BOSS, ULTRA_BALL, IONO, RESEARCH = (
     "sv1-194", "sv1-181", "sv2-172", "sv1-196", "sv2-185", "sv1-189",
 )  # fmt: skip
@@ -270,3 +271,66 @@ def test_blustery_wind_may_discard_the_stadium_after_its_damage(lg_rules, lg_app
     s = state_of(rules, pidgeot, {"slots": [[REGIELEKI], [BIDOOF]]})
     s = run(lg_apply, s, [attack(rules, 0)])
     assert phase(s) == "main" and int(s.board.active_player) == 1
+
+
+def test_infernal_reign_attaches_fire_energy_from_the_deck_when_charizard_ex_evolves(
+    lg_rules, lg_apply, lg_errors
+):
+    rules = lg_rules
+    s = state_of(rules, {"slots": [[CHARMANDER, CHARMELEON], [PIDGEY]], "hand": [CHARIZARD],
+                         "deck": [FIRE, FIRE, FIRE, BOSS]},
+                 {"slots": [[BIDOOF]]}, turn=5)  # fmt: skip
+    fire_in_deck = names(rules, s, "deck", 0).count(FIRE)
+    s = run(lg_apply, s, [rules.actions.encode("evolve", rules.cards.index(CHARIZARD) * 6)])
+    assert phase(s) == "select" and done(rules) in legal(lg_errors, s)  # "you may": a search
+    pick, onto = card(rules, "select_card", FIRE), slot
+    s = run(lg_apply, s, [pick, onto(rules, 0), pick, onto(rules, 1), done(rules)])
+    assert phase(s) == "main"
+    assert pile(rules, s, 0, 0) == [CHARMANDER, CHARMELEON, CHARIZARD, FIRE]
+    assert pile(rules, s, 0, 1) == [PIDGEY, FIRE]
+    assert names(rules, s, "deck", 0).count(FIRE) == fire_in_deck - 2
+    # Evolving into another card runs nothing.
+    s = state_of(rules, {"slots": [[PIDGEY]], "hand": [PIDGEOTTO]}, {"slots": [[BIDOOF]]}, turn=5)
+    s = run(lg_apply, s, [rules.actions.encode("evolve", rules.cards.index(PIDGEOTTO) * 6)])
+    assert phase(s) == "main"
+
+
+def test_infernal_reign_runs_after_rare_candy(lg_rules, lg_apply, lg_errors):
+    rules = lg_rules
+    s = state_of(rules, {"slots": [[CHARMANDER]], "hand": [RARE_CANDY, CHARIZARD],
+                         "deck": [FIRE, BOSS]},
+                 {"slots": [[BIDOOF]]}, turn=5)  # fmt: skip
+    s = run(lg_apply, s, [card(rules, "play", RARE_CANDY), card(rules, "select_card", CHARIZARD),
+                          slot(rules, 0)])  # fmt: skip
+    assert pile(rules, s, 0, 0) == [CHARMANDER, CHARIZARD]
+    assert names(rules, s, "discard", 0) == [RARE_CANDY]  # the Trainer is done
+    assert phase(s) == "select"  # Infernal Reign's search, Charizard ex's Ability
+    assert int(s.board.definition[int(s.selection.card)]) == rules.cards.index(CHARIZARD)
+    rules.validate(s)
+    s = run(lg_apply, s, [card(rules, "select_card", FIRE), slot(rules, 0), done(rules)])
+    assert phase(s) == "main" and pile(rules, s, 0, 0) == [CHARMANDER, CHARIZARD, FIRE]
+    rules.validate(s)
+
+
+def test_burning_darkness_adds_30_per_prize_card_the_opponent_took(lg_rules, lg_apply):
+    rules = lg_rules
+    line = [CHARMANDER, CHARMELEON, CHARIZARD, FIRE, FIRE]
+    for prizes_left, damage in ((6, 180), (4, 240)):
+        pidgeot = {"slots": [[PIDGEY, PIDGEOTTO, PIDGEOT]], "prizes": [LIGHTNING] * prizes_left}
+        s = state_of(rules, {"slots": [line]}, pidgeot)
+        s = run(lg_apply, s, [attack(rules, 0)])
+        assert int(s.damage[1, 0]) == damage, prizes_left
+
+
+def test_a_tera_pokemon_on_the_bench_takes_no_damage_from_attacks(lg_rules, lg_apply):
+    rules = lg_rules
+    moltres = {"slots": [[MOLTRES, FIRE, FIRE, FIRE]]}
+    charizard = [CHARMANDER, CHARMELEON, CHARIZARD]
+    s = state_of(rules, moltres, {"slots": [[BIDOOF], charizard, [PIDGEY]]})
+    s = run(lg_apply, s, [attack(rules, 0), card(rules, "select_card", FIRE),
+                          card(rules, "select_card", FIRE), slot(rules, 7)])  # fmt: skip
+    assert int(s.damage[1, 1]) == 0 and pile(rules, s, 1, 1) == charizard
+    s = state_of(rules, moltres, {"slots": [[BIDOOF], charizard, [PIDGEY]]})
+    s = run(lg_apply, s, [attack(rules, 0), card(rules, "select_card", FIRE),
+                          card(rules, "select_card", FIRE), slot(rules, 8)])  # fmt: skip
+    assert names(rules, s, "discard", 1) == [PIDGEY]  # the other Benched Pokémon is hit
