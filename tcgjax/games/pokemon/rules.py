@@ -489,6 +489,28 @@ class PokemonRules(Interpreter):
         return jnp.asarray(ZONE_SLOT)[board.zone.astype(jnp.int32)]
 
     def slot_view(self, state: PokemonState) -> dict[str, jax.Array]:
+        """What the rules read off the slots (:meth:`_slot_view`), computed once per board: a
+        step asks for it some 50 times (legality, choices, damage, Knock Outs), almost always of
+        the same board, and each would otherwise be traced again (about a third of the step's
+        jaxpr). It reads only the board's zones, positions and definitions, so the view of the
+        same three arrays in the same trace is the same view; the memo keeps the last few,
+        holding the arrays it is keyed by (so no key is reused while it lives)."""
+        from jax._src import core as jax_core  # the current trace: a view never leaves its own
+
+        board = state.board
+        key = (id(jax_core.trace_ctx.trace), id(board.zone), id(board.position),
+               id(board.definition))  # fmt: skip
+        memo = self.__dict__.setdefault("_slot_view_memo", [])
+        for entry_key, _, view in memo:
+            if entry_key == key:
+                return view
+        view = self._slot_view(state)
+        memo.append((key, (jax_core.trace_ctx.trace, board.zone, board.position, board.definition),
+                     view))  # fmt: skip
+        del memo[:-8]
+        return view
+
+    def _slot_view(self, state: PokemonState) -> dict[str, jax.Array]:
         """What the rules read off the slots, all ``[2, 6]`` (player-major) unless noted.
 
         ``card`` (the slot's top Pokémon card, -1 empty), ``definition`` (its definition, 0 empty),
