@@ -207,12 +207,17 @@ STAPLES_DECK = (
 )  # fmt: skip
 
 
+def _test_deck_rules(name: str, cards) -> R.PokemonRules:
+    """The rules over the test registry with the test deck ``cards`` in both seats."""
+    assert len(cards) == R.DECK_SIZE, len(cards)
+    deck = Deck(name=name, source="<test deck>", cards=tuple(cards))
+    return R.PokemonRules((deck, deck), cards=shared_registry(), max_turns=60)
+
+
 @functools.cache
 def staples_rules() -> R.PokemonRules:
     """The rules over the test registry with :data:`STAPLES_DECK` in both seats."""
-    assert len(STAPLES_DECK) == R.DECK_SIZE, len(STAPLES_DECK)
-    deck = Deck(name="staples", source="<test deck>", cards=tuple(STAPLES_DECK))
-    return R.PokemonRules((deck, deck), cards=shared_registry(), max_turns=60)
+    return _test_deck_rules("staples", STAPLES_DECK)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -239,6 +244,11 @@ def run(apply, state, actions, key=None):
 
 def phase(state) -> str:
     return R.PHASES[int(state.board.phase)]
+
+
+def card_action(rules, kind, card_id) -> int:
+    """The id of a card-indexed action (``play``, ``select_card``) on ``card_id``."""
+    return act(rules, kind, card=card_id)
 
 
 def slot_action(rules, k) -> int:
@@ -272,6 +282,4 @@ LEAGUE_DECK = (
 @functools.cache
 def league_rules() -> R.PokemonRules:
     """The rules over the test registry with :data:`LEAGUE_DECK` in both seats."""
-    assert len(LEAGUE_DECK) == R.DECK_SIZE, len(LEAGUE_DECK)
-    deck = Deck(name="league", source="<test deck>", cards=tuple(LEAGUE_DECK))
-    return R.PokemonRules((deck, deck), cards=shared_registry(), max_turns=60)
+    return _test_deck_rules("league", LEAGUE_DECK)

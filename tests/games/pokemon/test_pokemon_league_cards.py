@@ -14,8 +14,9 @@ import jax
 import numpy as np
 import pytest
 import yaml
-from pokemon_testlib import act, legal, names, names_in, phase, pile, run, state_of
+from pokemon_testlib import card_action as card
 from pokemon_testlib import done_action as done
+from pokemon_testlib import legal, names, names_in, phase, pile, run, state_of
 from pokemon_testlib import slot_action as slot
 
 from tcgjax.core.cards import CardRegistry
@@ -35,10 +36,6 @@ PIDGEOT, ARTAZON, CHARIZARD, RARE_CANDY = "sv3-164", "sv2-171", "sv3-125", "sv1-
 SWITCH, NEST_BALL, BOSS, ULTRA_BALL, IONO, RESEARCH = (
     "sv1-194", "sv1-181", "sv2-172", "sv1-196", "sv2-185", "sv1-189",
 )  # fmt: skip
-
-
-def card(rules, kind, card_id):
-    return act(rules, kind, card=card_id)
 
 
 def attack(rules, i):

@@ -10,8 +10,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from pokemon_testlib import act, legal, names, names_in, phase, pile, run, state_of
+from pokemon_testlib import card_action as card
 from pokemon_testlib import done_action as done
+from pokemon_testlib import legal, names, names_in, phase, pile, run, state_of
 
 from tcgjax.core.errors import ConfigError
 from tcgjax.games.pokemon import rules as R
@@ -20,10 +21,6 @@ ARTAZON, BEACH_COURT, CHARMANDER, FIRE = "sv2-171", "sv1-167", "sv4pt5-7", "sve-
 BUIZEL, FLOATZEL, DELIBIRD, MARILL, CHIEN_PAO, WATER = (
     "sv1-46", "sv1-47", "sv2-46", "sv2-44", "svp-30", "sve-3",
 )  # fmt: skip
-
-
-def card(rules, kind, card_id):
-    return act(rules, kind, card=card_id)
 
 
 def use(rules):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import jax
 import pytest
 from pokemon_testlib import act, legal, names, phase, pile, run, state_of
+from pokemon_testlib import card_action as card
 from pokemon_testlib import done_action as done
 from pokemon_testlib import slot_action as slot
 
@@ -19,10 +20,6 @@ ULTRA_BALL, SUPER_ROD, NEMONA = "sv1-196", "sv2-188", "sv1-180"
 BUIZEL, FLOATZEL, DELIBIRD, MARILL, CHIEN_PAO, WATER = (
     "sv1-46", "sv1-47", "sv2-46", "sv2-44", "svp-30", "sve-3",
 )  # fmt: skip
-
-
-def card(rules, kind, card_id):
-    return act(rules, kind, card=card_id)
 
 
 @pytest.mark.parametrize("research", [RESEARCH_SADA, RESEARCH_TURO])
