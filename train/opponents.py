@@ -386,13 +386,13 @@ def pokemon_heuristic(env: Env) -> Policy:
         phase = game.board.phase.astype(jnp.int32)
         me = game.board.active_player.astype(jnp.int32)
         view = rules.slot_view(game)
-        active = view["definition"][me, 0]
         play = jnp.where(trainer, jnp.where(supporter, 800, 550), 700 + hp10)
         evolve = jnp.broadcast_to((900 + hp10)[:, None], (n, R.NUM_SLOTS))
         attach = jnp.broadcast_to(
             jnp.where(jnp.arange(R.NUM_SLOTS) == 0, 650, 600)[None, :], (n, R.NUM_SLOTS)
         )
-        attack = 100 + rules.attack_damage[active] // 10  # [4]
+        attack_def, attack_row, _ = rules.attack_sources(view, me)  # its own, then its Tool's
+        attack = 100 + rules.attack_damage[attack_def, jnp.minimum(attack_row, 3)] // 10  # [4]
         can_attack = jnp.any(
             state.legal_action_mask[layout.start("attack") : layout.start("attack") + 4]
         )

@@ -27,7 +27,9 @@ Fields of a card (every field is required; an inapplicable one holds its "none" 
 ``attacks``              up to 4 rows ``{name, cost, damage, damage_mode}``: ``cost`` a list of types
                          with repeats (``[lightning, colorless]``), ``damage`` the printed number and
                          ``damage_mode`` how it is printed: ``plain`` ("130", also "" as 0),
-                         ``plus`` ("30+"), ``times`` ("20×"), ``minus`` ("100-")
+                         ``plus`` ("30+"), ``times`` ("20×"), ``minus`` ("100-"). A Pokémon
+                         Tool's attacks (a Technical Machine) are the holder's too, numbered after
+                         the holder's own
 ``abilities``            up to 1 row ``{name, activation}``: ``activated`` (used from the action
                          list) or ``passive`` (always on)
 ``provides``             Energy cards: the units provided while attached, a list of types with
@@ -197,6 +199,10 @@ OPS = (
     # while its condition holds (Moltres: no Retreat Cost with a Fire Energy); never below 0
     "extra_damage_per_own_counter",  # + amount per damage counter on the attacker itself
     "extra_damage_per_prize_taken",  # + amount per Prize card the opponent has taken
+    "evolve_from_deck",  # for each of up to count of the player's Benched Pokémon, a card from
+    # the deck that evolves from it goes onto it (an effect: no first-turn or new-this-turn limit)
+    "discard_at_end_of_turn",  # passive, a Tool's: it goes to its owner's discard pile at the end
+    # of its owner's turn while attached to one of their Pokémon (Technical Machines)
 )
 TARGETS = (
     "none",
@@ -227,7 +233,9 @@ RESTS = ("none", "bottom_any_order", "shuffle")
 EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance",
                 "one_by_name")  # fmt: skip
 
-# What a Pokémon Tool's rows may be conditioned on (read while it is attached, in rules.slot_view).
+# What a Pokémon Tool's attached rows may do, and be conditioned on (read while it is attached, in
+# rules.slot_view and, for the end-of-turn discard, rules._discard_at_turn_end).
+TOOL_OPS = ("extra_damage", "hp_bonus", "discard_at_end_of_turn")
 TOOL_CONDITIONS = ("none", "self_basic", "behind_on_prizes")
 MAX_ATTACKS = 4
 MAX_EFFECTS = 6
@@ -373,8 +381,12 @@ def _problem(card: dict) -> tuple[str, str] | None:
     if not pokemon and (card["type"] or card["hp"] or card["prizes"] or card["retreat"]):
         return "type", "only Pokémon have a type, HP, prizes and a retreat cost"
     tags = {t for i, t in enumerate(TAGS) if card["tags"] >> i & 1}
-    if not pokemon and (card["attacks"] or card["abilities"] or tags - {"ace_spec"}):
-        return "attacks", "only Pokémon have attacks, abilities and Rule Box tags"
+    if not pokemon and (
+        (card["attacks"] and kind != "tool") or card["abilities"] or tags - {"ace_spec"}
+    ):
+        return "attacks", (
+            "only Pokémon have attacks (and Pokémon Tools that give one), abilities and Rule Box tags"
+        )
     if "ace_spec" in tags and kind not in ("item", "supporter", "stadium", "tool"):
         return "tags", "only a Trainer is an ACE SPEC"
     if (card["weakness"] == 0) != (card["weakness_multiplier"] == 0):
@@ -416,10 +428,12 @@ def _problem(card: dict) -> tuple[str, str] | None:
     if kind == "tool":
         for row in card["effects"]:
             op, condition = OPS[row["op"]], CONDITIONS[row["condition"]]
-            if WHERE[row["where"]] != "attached" or op not in ("extra_damage", "hp_bonus"):
+            if WHERE[row["where"]].startswith("attack"):
+                continue  # the rows of the attack it gives, like a Pokémon's
+            if WHERE[row["where"]] != "attached" or op not in TOOL_OPS:
                 return "effects", (
-                    "a Pokémon Tool's rows are 'attached' extra_damage (to the opponent's Active "
-                    "Pokémon) or hp_bonus"
+                    "a Pokémon Tool's rows are its attacks' rows or 'attached' extra_damage (to "
+                    "the opponent's Active Pokémon), hp_bonus or discard_at_end_of_turn"
                 )
             if condition not in TOOL_CONDITIONS:
                 return "effects", f"a Tool's row condition is one of {TOOL_CONDITIONS}"

@@ -104,6 +104,7 @@ SOURCE_OF = {
     "discard_energy_for_damage": "attached",  # on the Pokémon chosen first (stage FROM)
     "rare_candy": "hand",
     "discard_stadium": "stadium",  # a choice only when the row is ``optional`` (Pidgeot ex)
+    "evolve_from_deck": "deck",  # TM: Evolution's attack
 }
 DESTINATION_OF = {
     "search_hand": "hand",
@@ -120,11 +121,12 @@ DESTINATION_OF = {
     "discard_energy_for_damage": "discard",
     "rare_candy": "evolve",
     "discard_stadium": "discard",  # its owner's
+    "evolve_from_deck": "evolve",  # onto a Benched Pokémon it evolves from (stage PLACE)
 }
 SLOT_OPS = ("gust", "switch", "heal", "bench_damage",  # a choice of a Pokémon, no card
             "discard_energy_for_damage")  # a Pokémon first, then an Energy on it  # fmt: skip
 UP_TO_OPS = ("search_hand", "search_bench", "search_attach_energy", "look_attach_energy",
-             "discard_energy_for_damage")  # fmt: skip
+             "discard_energy_for_damage", "evolve_from_deck")  # fmt: skip
 # Stages of a selection (``Selection.stage``): PICK the card (or the Pokémon), PLACE the picked
 # Energy on a Pokémon, ORDER the rest under the deck, FROM: the card on the Pokémon just picked.
 PICK, PLACE, ORDER, FROM = 0, 1, 2, 3
@@ -165,6 +167,7 @@ def effect_fields(num_slots: int, queue_size: int = MAX_EFFECTS) -> dict[str, ja
         turn_ending=jnp.bool_(False),
         evolved_card=jnp.int16(-1),
         evolved_slot=jnp.int8(-1),
+        effect_evolved=jnp.zeros(num_slots, bool),
         ability_used=jnp.zeros((2, num_slots), bool),
         cannot_attack_turn=jnp.zeros((2, num_slots), jnp.int16),
         protected_turn=jnp.zeros((2, num_slots), jnp.int16),
@@ -259,12 +262,23 @@ class Interpreter:
                 continue
             for r in range(int(c["effects.num_rows"][d])):
                 condition = CONDITIONS[int(c["effects.condition"][d, r])]
+                attached = c["effects.where"][d, r] == WHERE.index("attached")
+                if not attached or c["effects.op"][d, r] not in (
+                    OP["hp_bonus"],
+                    OP["extra_damage"],
+                ):
+                    continue  # the rows of a Tool's attack; its end-of-turn discard
                 if c["effects.op"][d, r] == OP["hp_bonus"]:
                     column = 1 if condition == "self_basic" else 0
                 else:
                     column = 3 if condition == "behind_on_prizes" else 2
                 tool[d, column] += int(c["effects.amount"][d, r])
         self.tool_table = jnp.asarray(tool)
+        # A Tool discarded at the end of its owner's turn (Technical Machines).
+        self.discard_at_turn_end = jnp.asarray(
+            np.any(rows & (c["effects.where"] == WHERE.index("attached"))
+                   & (c["effects.op"] == OP["discard_at_end_of_turn"]), axis=1)
+        )  # fmt: skip
         # What an activated Ability needs in the hand (filter, type, count): the cards its cost
         # discards (Revavroom) or the card it attaches (Baxcalibur), from its first such row.
         cost = np.zeros((n, 3), np.int32)
@@ -319,6 +333,16 @@ class Interpreter:
         turn = state.board.turn_number.astype(jnp.int32)
         ready = view["occupied"][player] & (state.since_turn[player].astype(jnp.int32) < turn)
         return self.candy_onto[:, top] & ready[None, :] & (turn > 2)
+
+    def deck_evolve_targets(self, state, player) -> jax.Array:
+        """bool[N, 6]: the player's Benched Pokémon a card of each definition can evolve by
+        ``evolve_from_deck`` (TM: Evolution): one it evolves from, not yet evolved by this effect
+        (``effect_evolved``: each chosen Pokémon evolves once). An effect that evolves ignores the
+        limits on evolving from the hand (first turn, new this turn)."""
+        view = self.slot_view(state)
+        top = view["definition"][player]  # [6]
+        bench = view["occupied"][player] & (jnp.arange(6) > 0) & ~state.effect_evolved
+        return self.evolves_onto[:, top] & bench[None, :]
 
     def protected_slots(self, state) -> jax.Array:
         """bool[2, 6]: the Pokémon the effects of the opponent's attacks do not reach: for a time
@@ -428,10 +452,14 @@ class Interpreter:
             [matching, matching, looking],
             0,
         )
-        # Rare Candy: a Stage 2 of the hand that can go on one of the player's Basic Pokémon now.
+        # Rare Candy: a Stage 2 of the hand that can go on one of the player's Basic Pokémon now;
+        # TM: Evolution: a card of the deck that evolves one of their Benched Pokémon.
         candy = op == OP["rare_candy"]
-        candy_slots = self.candy_targets(state, player)  # [N, 6]
-        cards = jnp.where(candy, jnp.where(jnp.any(candy_slots, axis=1), cards, 0), cards)
+        evolving = candy | (op == OP["evolve_from_deck"])
+        evolve_slots = jnp.where(
+            candy, self.candy_targets(state, player), self.deck_evolve_targets(state, player)
+        )  # [N, 6]
+        cards = jnp.where(evolving, jnp.where(jnp.any(evolve_slots, axis=1), cards, 0), cards)
         cards = jnp.where(sel.pending() & jnp.asarray(_IS_CARD_OP)[op], cards, 0)
         # A bench search needs room; the order stage needs two cards or more (one goes alone).
         from tcgjax.games.pokemon import rules as R
@@ -448,12 +476,12 @@ class Interpreter:
             (dest == DESTINATIONS.index("attach")) | (dest == DESTINATIONS.index("evolve"))
         ) & (col["target"] != TARGET["self"])
         cards = jnp.where(place_later & (stage == PICK) & ~jnp.any(slots), 0, cards)
-        # The Basic the picked Stage 2 goes on (Rare Candy's PLACE stage).
+        # The Pokémon the picked card evolves (the PLACE stage of Rare Candy and TM: Evolution).
         picked_def = board.definition[jnp.maximum(sel.picked.astype(jnp.int32), 0)]
-        candy_place = jnp.concatenate(
-            [candy_slots[picked_def.astype(jnp.int32)], jnp.zeros(6, bool)]
+        evolve_place = jnp.concatenate(
+            [evolve_slots[picked_def.astype(jnp.int32)], jnp.zeros(6, bool)]
         )
-        slots = jnp.where(candy & (stage == PLACE), candy_place, slots)
+        slots = jnp.where(evolving & (stage == PLACE), evolve_place, slots)
         slot_stage = (jnp.asarray(_IS_SLOT_OP)[op] & (stage == PICK)) | (stage == PLACE)
         slots = slots & slot_stage & sel.pending()
         # "Up to": a hidden search, a look for a kind of card, a row marked ``optional``.
@@ -542,11 +570,11 @@ class Interpreter:
         from tcgjax.games.pokemon import rules as R
 
         player = state.effect_player.astype(jnp.int32)
-        view = self.slot_view(state)
-        attacker = view["definition"][player, 0]
+        # The attack is a row of the activation's card: the Pokémon's, or its Tool's (TM).
+        source = state.board.definition[jnp.maximum(state.effect_card, 0)].astype(jnp.int32)
         i = jnp.maximum(state.attack_index.astype(jnp.int32), 0)
-        printed = self.attack_damage[attacker, i]
-        mode = self.damage_mode[attacker, i]
+        printed = self.attack_damage[source, i]
+        mode = self.damage_mode[source, i]
         bonus = state.bonus_damage.astype(jnp.int32)
         # plain / plus: printed + modifiers; times: the rows give the whole amount; minus: less.
         total = jnp.select([mode == 2, mode == 3], [bonus, printed - bonus], printed + bonus)
@@ -981,6 +1009,10 @@ class Interpreter:
             evolved_slot=jnp.asarray(slot, jnp.int8),
         )
         placed = tree_where(op == OP["rare_candy"], candied, placed)
+        # TM: Evolution evolves each chosen Pokémon once (no on-evolve Ability: not from the hand).
+        from_deck = self.after_evolution(placed, side, slot)
+        from_deck = from_deck.replace(effect_evolved=from_deck.effect_evolved.at[slot].set(True))
+        placed = tree_where(op == OP["evolve_from_deck"], from_deck, placed)
         # gust / switch: the chosen Benched Pokémon and the Active trade places.
         swapped = self._swap_active(state, side, slot, retreat=False)
         healed = state.replace(

@@ -57,7 +57,7 @@ class PokemonEnv(Env):
     # once_per_turn are unlimited; "optional" rows are "up to"; a fourth selection stage.
     # 6: the League Battle Decks' shared Trainers, Pokémon Tools and Rare Candy (59 cards: 870
     # actions); the observation's slot flags gain "holds a Tool".
-    version = "7"
+    version = "8"
     num_players = 2
     default_max_steps = 3000
     game_state_type = R.PokemonState
@@ -311,7 +311,9 @@ def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None =
         )
         return f"use the Stadium {name}"
     if kind == "attack":
-        attacks = rows(me, 0, "attacks")
+        attacks = list(rows(me, 0, "attacks"))
+        tool = int(slots["tool_definition"][me, 0])  # a Tool's attacks follow (TM: Evolution)
+        attacks += registry.definition(registry.ids[tool])["attacks"] if tool > 0 else []
         name = attacks[offset]["name"] if offset < len(attacks) else f"attack {offset} (none)"
         return f"attack with {pokemon(me, 0)}: {name}"
     if kind == "select_card":

@@ -84,6 +84,30 @@ def _field(field: str, fn, *args):
         raise _Field(field, str(exc)) from None
 
 
+def _attacks(card: Mapping, cid: str, report: list[str]) -> list[dict]:
+    """The card's attacks (a Pokémon's, or those a Pokémon Tool gives: a Technical Machine)."""
+    attacks = []
+    for i, attack in enumerate(_field("attacks", _list, card, "attacks")):
+        if not isinstance(attack, Mapping) or not isinstance(attack.get("name"), str):
+            raise _Field("attacks", f"attack {i}: expected a mapping with a name")
+        cost = [c for c in _field("attacks", _list, attack, "cost") if c != "Free"]
+        damage = attack.get("damage", "")
+        match = _DAMAGE.fullmatch(damage) if isinstance(damage, str) else None
+        if not match or (match[2] and not match[1]):
+            raise _Field("attacks", f"attack {i} ({attack['name']}): damage {damage!r}")
+        attacks.append(
+            {
+                "name": attack["name"],
+                "cost": [_field("attacks", _type, c, f"attack {i} cost") for c in cost],
+                "damage": int(match[1] or 0),
+                "damage_mode": _DAMAGE_MODES[match[2]],
+            }
+        )
+        if attack.get("text"):
+            report.append(f"{cid}: attack {attack['name']!r} imported as damage only")
+    return attacks
+
+
 def _pokemon(card: Mapping, subtypes: list, report: list[str], out: dict) -> None:
     cid = out["id"]
     stages = [_STAGES[s] for s in subtypes if s in _STAGES]
@@ -129,25 +153,7 @@ def _pokemon(card: Mapping, subtypes: list, report: list[str], out: dict) -> Non
         retreat = len(_field("retreatCost", _list, card, "retreatCost"))
     if isinstance(retreat, bool) or not isinstance(retreat, int):
         raise _Field("convertedRetreatCost", f"expected an integer, got {retreat!r}")
-    attacks = []
-    for i, attack in enumerate(_field("attacks", _list, card, "attacks")):
-        if not isinstance(attack, Mapping) or not isinstance(attack.get("name"), str):
-            raise _Field("attacks", f"attack {i}: expected a mapping with a name")
-        cost = [c for c in _field("attacks", _list, attack, "cost") if c != "Free"]
-        damage = attack.get("damage", "")
-        match = _DAMAGE.fullmatch(damage) if isinstance(damage, str) else None
-        if not match or (match[2] and not match[1]):
-            raise _Field("attacks", f"attack {i} ({attack['name']}): damage {damage!r}")
-        attacks.append(
-            {
-                "name": attack["name"],
-                "cost": [_field("attacks", _type, c, f"attack {i} cost") for c in cost],
-                "damage": int(match[1] or 0),
-                "damage_mode": _DAMAGE_MODES[match[2]],
-            }
-        )
-        if attack.get("text"):
-            report.append(f"{cid}: attack {attack['name']!r} imported as damage only")
+    attacks = _attacks(card, cid, report)
     abilities = []
     for ability in _field("abilities", _list, card, "abilities"):
         if not isinstance(ability, Mapping) or not isinstance(ability.get("name"), str):
@@ -213,6 +219,8 @@ def _convert(card: Any, report: list[str]) -> dict:
             raise _Field("subtypes", f"a Trainer is one of {sorted(_TRAINER_KINDS)}: {subtypes}")
         out["kind"] = kinds[0]
         out["tags"] = ["ace_spec"] if "ACE SPEC" in subtypes else []
+        if out["kind"] == "tool":  # a Technical Machine gives its holder an attack
+            out["attacks"] = _attacks(card, out["id"], report)
         report.append(f"{out['id']}: Trainer {out['name']!r} imported without its effect")
     elif supertype == "Energy":
         if "Basic" in subtypes:

@@ -297,6 +297,8 @@ class PokemonState:
         progress (none / attack / Trainer / Ability / Stadium; its player, card, slot and attack).
       evolved_card, evolved_slot: the Stage 2 a Trainer's Rare Candy put into play while it
         resolves (-1 none): its on-evolve Ability runs when the Trainer is done.
+      effect_evolved: bool[6], the activation's player's Pokémon evolved by it so far
+        (``evolve_from_deck``: each chosen Pokémon evolves once); all false with no activation.
       coin: int8[], the activation's coin (-1 not flipped, 0 tails, 1 heads).
       previous: bool[], the last row did something (the ``previous`` gate).
       bonus_damage: int16[], damage modifiers so far; does_nothing, damage_dealt: bool[].
@@ -339,6 +341,7 @@ class PokemonState:
     effect_slot: jax.Array
     evolved_card: jax.Array
     evolved_slot: jax.Array
+    effect_evolved: jax.Array
     attack_index: jax.Array
     coin: jax.Array
     previous: jax.Array
@@ -519,7 +522,8 @@ class PokemonRules(Interpreter):
         Energy), ``energy_cards`` int32[2, 6, N] (attached Energy cards per definition), ``tool``
         (a Pokémon Tool is attached), ``tool_damage`` and ``tool_damage_behind`` (what its Tool
         adds to the damage its attacks do to the opponent's Active Pokémon: always / while its
-        player has more Prize cards left)."""
+        player has more Prize cards left), ``tool_definition`` (the definition of its Tool, 0
+        when none)."""
         board = state.board
         num_cards = board.zone.shape[0]
         slot = self.card_slot(board)
@@ -544,6 +548,8 @@ class PokemonRules(Interpreter):
         energy_cards = jnp.where(self.is_energy[None, :], attached_cards, 0)
         tools = jnp.where(self.is_tool[None, :], attached_cards, 0).astype(jnp.float32)  # [12, N]
         tool_hp = (tools @ self.tool_table.astype(jnp.float32)).astype(jnp.int32)  # [12, 4]
+        # One Tool a Pokémon: the definitions of the attached Tools sum to it (0 when none).
+        tool_definition = (tools @ jnp.arange(len(self.cards), dtype=jnp.float32)).astype(jnp.int32)
         counts = energy_cards.astype(jnp.float32)
         units = (counts @ self.provides.astype(jnp.float32)).astype(jnp.int32)
         modifier = (counts @ self.damage_modifier.astype(jnp.float32)).astype(jnp.int32)
@@ -563,9 +569,24 @@ class PokemonRules(Interpreter):
             damage_modifier=modifier.reshape(shape),
             energy_cards=energy_cards.reshape((*shape, len(self.cards))),
             tool=(jnp.sum(tools, axis=1) > 0).reshape(shape),
+            tool_definition=tool_definition.reshape(shape),
             tool_damage=tool_hp[:, 2].reshape(shape),
             tool_damage_behind=tool_hp[:, 3].reshape(shape),
         )
+
+    def attack_sources(self, view: dict[str, jax.Array], player) -> tuple[jax.Array, ...]:
+        """Where each ``attack[i]`` of ``player``'s Active Pokémon comes from (``view``:
+        :meth:`slot_view`): its own attacks first, then those its Pokémon Tool gives (TM:
+        Evolution's). Returns ``(definition, index, available)``, each ``[MAX_ATTACKS]``: the
+        card whose attack row ``index`` it is (the Pokémon's or its Tool's; int32) and whether
+        there is such an attack (bool)."""
+        holder = view["definition"][player, 0]
+        tool = view["tool_definition"][player, 0]
+        i = jnp.arange(MAX_ATTACKS)
+        own = i < self.num_attacks[holder]
+        definition = jnp.where(own, holder, tool)
+        index = jnp.where(own, i, i - self.num_attacks[holder])
+        return definition, index, index < self.num_attacks[definition]
 
     def stadium_card(self, board: Board) -> jax.Array:
         """The Stadium card in play (-1 when none). Returns int32[]."""
@@ -895,7 +916,6 @@ class PokemonRules(Interpreter):
 
         rotated = state.rotated[me]
         cannot_act = (rotated == ASLEEP) | (rotated == PARALYZED)
-        active_def = top[0]
         units = view["units"][me, 0]  # [11]
         retreat = err(
             (~in_main, code["wrong_phase"]),
@@ -904,13 +924,15 @@ class PokemonRules(Interpreter):
             (~occupied[1:], code["empty_slot"]),
             (jnp.sum(units) < self.retreat_costs(state, view)[me, 0], code["retreat_cost"]),
         )
+        attack_def, attack_row, has_attack = self.attack_sources(view, me)
+        attack_cost = self.attack_cost[attack_def, jnp.minimum(attack_row, MAX_ATTACKS - 1)]
         attack = err(
             (~in_main, code["wrong_phase"]),
-            (jnp.arange(MAX_ATTACKS) >= self.num_attacks[active_def], code["no_such_attack"]),
+            (~has_attack, code["no_such_attack"]),
             (turn == 1, code["first_turn_attack"]),
             (cannot_act, code["attack_condition"]),
             (state.cannot_attack_turn[me, 0] >= turn, code["cannot_attack"]),
-            (~self.cost_paid(units[None, :], self.attack_cost[active_def]), code["attack_cost"]),
+            (~self.cost_paid(units[None, :], attack_cost), code["attack_cost"]),
         )
         attached = view["energy_cards"][me, 0]  # [N]
         choosing = phase == PHASE["select"]
@@ -1231,15 +1253,21 @@ class PokemonRules(Interpreter):
         return state
 
     def _attack(self, state: PokemonState, i, key) -> PokemonState:
-        """attack[i]: the Active Pokémon attacks; its rows queue, its damage is dealt when they
-        have resolved (or before the first row that is not a damage modifier), then the turn
-        ends (``effects.py``). Confused (R13): a flip first; tails, the attack does nothing and
+        """attack[i]: the Active Pokémon attacks with its ``i``-th attack (its own, then its Tool's:
+        :meth:`attack_sources`); the attack's rows queue, its damage is dealt when they have
+        resolved (or before the first row that is not a damage modifier), then the turn ends
+        (``effects.py``). Confused (R13): a flip first; tails, the attack does nothing and
         3 damage counters go on the attacker."""
         me = state.board.active_player.astype(jnp.int32)
-        card = self.slot_view(state)["card"][me, 0]
+        view = self.slot_view(state)
+        definition, index, _ = self.attack_sources(view, me)
+        # The card whose attack it is: the Pokémon, or the Tool attached to it that gives it.
+        from_tool = definition[i] != view["definition"][me, 0]
+        tool = self.card_of(state.board, slot_zone(me, 0), view["tool_definition"][me, 0])
+        card = jnp.where(from_tool, tool, view["card"][me, 0])
         tails = (state.rotated[me] == CONFUSED) & ~jax.random.bernoulli(key)
-        attack = self._activate(state, ATTACK, me, jnp.maximum(card, 0), 0, i)
-        attack = attack.replace(attack_index=jnp.asarray(i, jnp.int8))
+        attack = self._activate(state, ATTACK, me, jnp.maximum(card, 0), 0, index[i])
+        attack = attack.replace(attack_index=index[i].astype(jnp.int8))
         fumbled = attack.replace(
             queue=state.queue,
             does_nothing=jnp.bool_(True),
@@ -1291,6 +1319,7 @@ class PokemonRules(Interpreter):
         (ends after its owner's turn), then its Knock Outs; no further Checkup this turn."""
         keys = jax.random.split(key, 2)
         ender = self._turn_ender(state)
+        state = self._discard_at_turn_end(state, ender)
         poison = jnp.where(state.poisoned, POISON_DAMAGE, 0)
         burn = jnp.where(state.burned, BURN_DAMAGE, 0)
         occupied = self.slot_view(state)["occupied"][:, 0]
@@ -1304,6 +1333,21 @@ class PokemonRules(Interpreter):
         state = state.replace(damage=damage, burned=state.burned & ~burn_heads, rotated=rotated)
         state = self._knock_out(state, by_attack=False)
         return state.replace(promote_then=jnp.int8(THEN_NEXT_TURN))
+
+    def _discard_at_turn_end(self, state: PokemonState, player) -> PokemonState:
+        """The end of ``player``'s turn, before the Checkup: the Tools that say so (Technical
+        Machines) go from their Pokémon to their owner's discard pile."""
+        board = state.board
+        discard = zone_of("discard", player)
+        doomed = self.discard_at_turn_end[board.definition.astype(jnp.int32)]
+
+        def one_slot(slot, board):  # at most one Tool a Pokémon
+            card = jnp.argmax(doomed & (board.zone == slot_zone(player, slot)))
+            found = doomed[card] & (board.zone[card] == slot_zone(player, slot))
+            moved = zones.move_card(self.layout, board, card, discard).board
+            return tree_where(found, moved, board)
+
+        return state.replace(board=jax.lax.fori_loop(0, NUM_SLOTS, one_slot, board))
 
     def _knock_out_due_in_turn(self, state: PokemonState) -> jax.Array:
         """bool[]: a Pokémon's damage reached its HP outside an attack and the Checkup, e.g. its
@@ -1944,6 +1988,20 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
         card, slot = int(f.s.evolved_card), int(f.s.evolved_slot)
         return None if (card, slot) == (-1, -1) else f"card {card}, slot {slot}"
 
+    @row(["effect_evolved"], "game.effectEvolved",
+         "no activation: all false; else only Benched Pokémon of the activation's player that "
+         "evolved this turn")  # fmt: skip
+    def _(f):
+        evolved = np.asarray(f.s.effect_evolved)
+        if f.kind == 0 and evolved.any():
+            return f"slots {np.flatnonzero(evolved).tolist()} with no activation"
+        for slot in np.flatnonzero(evolved):
+            player = int(f.s.effect_player)
+            if slot == 0 or not f.occupied[player, slot]:
+                return f"slot {int(slot)}: not an occupied Bench slot"
+            if int(f.s.since_turn[player, slot]) != f.turn:
+                return f"slot {int(slot)}: did not evolve this turn"
+
     @row(["turn_ending"], "game.turnEnding", "false between actions (transient within apply)")
     def _(f):
         return "true between actions" if bool(f.s.turn_ending) else None
@@ -2058,7 +2116,9 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
                 return "a Stadium's effect in progress, not marked used this turn"
             return None
         on = [k for k in range(NUM_SLOTS) if f.piles[player][k] and card in f.piles[player][k]]
-        if not on or not t["is_pokemon"][d]:
+        # An attack a Tool gives (TM: Evolution) is the Tool's, attached to the Active Pokémon.
+        tool_attack = f.kind == ATTACK and t["is_tool"][d] and t["num_attacks"][d] > 0
+        if not on or not (t["is_pokemon"][d] or tool_attack):
             return f"{card_id(card)} is not a Pokémon in play"
         if f.kind == ATTACK and (slot != 0 or not 0 <= attack < int(t["num_attacks"][d])):
             return f"an attack: slot {slot}, attack {attack}"

@@ -23,11 +23,11 @@ def env():
 
 
 def test_metadata(env):
-    n = 77  # the shipped registry: 76 cards and the padding 0
+    n = 78  # the shipped registry: 77 cards and the padding 0
     assert env.num_actions == 14 * n + 31
-    assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 60 + 13 + 8 + 41,)
+    assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 60 + 13 + 8 + 43,)
     assert tcgjax.make("pokemon", encoding="v1").observation_shape == (
-        12 * E.V1_DIMS + 5 * n + 140,
+        12 * E.V1_DIMS + 5 * n + 142,
     )
     assert env.options["decks"] == ["tapu_koko", "melmetal_dte"] and env.options["max_turns"] == 100
     assert "pokemon" in tcgjax.available_envs()

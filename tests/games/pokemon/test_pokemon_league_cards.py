@@ -5,8 +5,10 @@ League test deck in both seats (``lg_rules``): a passive protection from attack 
 Ability a turn among all of a player's Pokémon with its name and a Stadium discard the player may
 decline (Pidgeot ex), an Ability that runs when its card evolves a Pokémon from the hand, by
 ``evolve`` or by Rare Candy, damage by the Prize cards taken and the Tera rule (Charizard ex), an
-ACE SPEC Trainer (Prime Catcher) and the ACE SPEC and Radiant deck rules, and the cards whose
-rows the interpreter already had (Pidgey, Moltres's and Regieleki's bench damage, Bibarel)."""
+ACE SPEC Trainer (Prime Catcher) and the ACE SPEC and Radiant deck rules, the cards whose
+rows the interpreter already had (Pidgey, Moltres's and Regieleki's bench damage, Bibarel), and
+a Tool that gives its holder an attack which evolves Benched Pokémon from the deck and is
+discarded at the end of its owner's turn (Technical Machine: Evolution)."""
 
 from __future__ import annotations
 
@@ -331,3 +333,102 @@ def test_a_tera_pokemon_on_the_bench_takes_no_damage_from_attacks(lg_rules, lg_a
     s = run(lg_apply, s, [attack(rules, 0), card(rules, "select_card", FIRE),
                           card(rules, "select_card", FIRE), slot(rules, 8)])  # fmt: skip
     assert names(rules, s, "discard", 1) == [PIDGEY]  # the other Benched Pokémon is hit
+
+
+TM_EVOLUTION = "sv4-178"
+
+
+def test_tm_evolution_evolves_two_benched_pokemon_on_the_second_players_first_turn(
+    lg_rules, lg_apply, lg_errors
+):
+    rules = lg_rules
+    evolution = attack(rules, 1)  # Bidoof's Rollout is attack 0; the Tool's attack follows
+    # Player 0 goes second: turn 2 is their first turn, and Charmander and Pidgey came into play
+    # this turn. An effect that evolves ignores both limits of evolving from the hand.
+    me = {"slots": [[BIDOOF, TM_EVOLUTION, FIRE], [CHARMANDER], [PIDGEY], [BIDOOF]],
+          "since": {1: 2, 2: 2, 3: 2}}  # fmt: skip
+    s = state_of(rules, me, {"slots": [[DRIFLOON]]}, turn=2, first_player=1)
+    assert lg_errors(s)[rules.actions.encode("evolve", rules.cards.index(CHARMELEON) * 6 + 1)] in (
+        "not_in_hand", "first_turn_evolution")  # fmt: skip
+    s = run(lg_apply, s, [evolution])
+    assert phase(s) == "select"
+    rules.validate(s)
+    # The deck's cards that evolve a Benched Pokémon: Charmeleon, Pidgeotto, Bibarel (onto the
+    # Benched Bidoof; never the Active one), or stop (a deck search may find nothing).
+    offered = {card(rules, "select_card", c) for c in (CHARMELEON, PIDGEOTTO, BIBAREL)}
+    assert set(legal(lg_errors, s)) == offered | {done(rules)}
+    s = run(lg_apply, s, [card(rules, "select_card", CHARMELEON)])
+    assert legal(lg_errors, s) == [slot(rules, 1)]  # only onto the Charmander
+    s = run(lg_apply, s, [slot(rules, 1), card(rules, "select_card", PIDGEOTTO)])
+    rules.validate(s)
+    s = run(lg_apply, s, [slot(rules, 2)])  # two evolved: the attack is over, the turn ends
+    assert pile(rules, s, 0, 1) == [CHARMANDER, CHARMELEON]
+    assert pile(rules, s, 0, 2) == [PIDGEY, PIDGEOTTO]
+    assert pile(rules, s, 0, 3) == [BIDOOF]
+    # The end of the turn: the Technical Machine goes to its owner's discard pile.
+    assert pile(rules, s, 0, 0) == [BIDOOF, FIRE]
+    assert names(rules, s, "discard", 0) == [TM_EVOLUTION]
+    assert int(s.board.active_player) == 1 and phase(s) == "main"
+    rules.validate(s)
+
+
+def test_tm_evolution_evolves_each_chosen_pokemon_once_but_one_evolved_before_again(
+    lg_rules, lg_apply, lg_errors
+):
+    rules = lg_rules
+    evolution = attack(rules, 1)
+    holder = [BIDOOF, TM_EVOLUTION, FIRE]
+    # Charmeleon evolved onto the Charmander by this attack is not evolved again by it, though
+    # Charizard ex (which evolves from Charmeleon) is in the deck: the choice closes.
+    s = state_of(rules, {"slots": [holder, [CHARMANDER]]}, {"slots": [[DRIFLOON]]}, turn=3)
+    s = run(lg_apply, s, [evolution, card(rules, "select_card", CHARMELEON), slot(rules, 1)])
+    assert pile(rules, s, 0, 1) == [CHARMANDER, CHARMELEON]
+    assert int(s.board.active_player) == 1  # nothing left to evolve: the turn is over
+    # A Charmeleon that evolved from the hand earlier this turn can: the limit is the effect's.
+    s = state_of(rules, {"slots": [holder, [CHARMANDER, CHARMELEON]], "since": {1: 3}},
+                 {"slots": [[DRIFLOON]]}, turn=3)  # fmt: skip
+    s = run(lg_apply, s, [evolution])
+    assert set(legal(lg_errors, s)) == {card(rules, "select_card", CHARIZARD), done(rules)}
+    s = run(lg_apply, s, [card(rules, "select_card", CHARIZARD), slot(rules, 1)])
+    assert pile(rules, s, 0, 1) == [CHARMANDER, CHARMELEON, CHARIZARD]
+    # Evolved from the deck, not played from the hand: Infernal Reign does not run.
+    assert int(s.board.active_player) == 1 and phase(s) == "main"
+
+
+def test_tm_evolution_is_the_holders_attack_with_its_cost_and_only_while_attached(
+    lg_rules, lg_apply, lg_errors
+):
+    rules = lg_rules
+    far = {"slots": [[DRIFLOON]]}
+    # No Tool: Bidoof has one attack; with the Tool and no Energy, its cost is not paid.
+    s = state_of(rules, {"slots": [[BIDOOF, FIRE], [CHARMANDER]]}, far, turn=3)
+    assert lg_errors(s)[attack(rules, 1)] == "no_such_attack"
+    s = state_of(rules, {"slots": [[BIDOOF, TM_EVOLUTION], [CHARMANDER]]}, far, turn=3)
+    assert lg_errors(s)[attack(rules, 1)] == "attack_cost"
+    # Charmander has two attacks: the Tool's is its third.
+    s = state_of(rules, {"slots": [[CHARMANDER, TM_EVOLUTION, FIRE]], "hand": [TM_EVOLUTION]},
+                 far, turn=3)  # fmt: skip
+    assert lg_errors(s)[attack(rules, 2)] == "ok" and lg_errors(s)[attack(rules, 3)] != "ok"
+    # With nothing on the Bench it does nothing: no choice, the turn ends, the Tool is discarded.
+    s = run(lg_apply, s, [attack(rules, 2)])
+    assert int(s.board.active_player) == 1 and pile(rules, s, 0, 0) == [CHARMANDER, FIRE]
+    assert names(rules, s, "discard", 0) == [TM_EVOLUTION] and names(rules, s, "hand", 0) == [
+        TM_EVOLUTION]  # fmt: skip
+    assert int(s.damage[1, 0]) == 0
+
+
+def test_a_technical_machine_is_discarded_at_the_end_of_its_owners_turn_only(lg_rules, lg_apply):
+    rules = lg_rules
+    end_turn = rules.actions.encode("end_turn", 0)
+    s = state_of(
+        rules,
+        {"slots": [[BIDOOF], [PIDGEY]], "hand": [TM_EVOLUTION]},
+        {"slots": [[DRIFLOON, TM_EVOLUTION]]},
+        turn=3,
+    )  # fmt: skip
+    s = run(lg_apply, s, [rules.actions.encode("attach", rules.cards.index(TM_EVOLUTION) * 6 + 1),
+                          end_turn])  # fmt: skip
+    assert names(rules, s, "discard", 0) == [TM_EVOLUTION] and pile(rules, s, 0, 1) == [PIDGEY]
+    assert pile(rules, s, 1, 0) == [DRIFLOON, TM_EVOLUTION]  # the opponent's stays on
+    s = run(lg_apply, s, [end_turn])
+    assert pile(rules, s, 1, 0) == [DRIFLOON] and names(rules, s, "discard", 1) == [TM_EVOLUTION]

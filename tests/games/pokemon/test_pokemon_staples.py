@@ -268,8 +268,11 @@ def test_a_tool_row_the_rules_do_not_read_is_refused_by_name(tmp_path):
     cards = yaml.safe_load(open(SHIPPED_CARDS, encoding="utf-8"))["cards"]
     band = next(c for c in cards if c["id"] == VITALITY_BAND)
     for rows, message in (
-        ([{"where": "play", "op": "draw", "count": 1}], "a Pokémon Tool's rows are 'attached'"),
-        ([{"where": "attached", "op": "heal", "amount": 10}], "a Pokémon Tool's rows are 'attached'"),
+        ([{"where": "play", "op": "draw", "count": 1}], "a Pokémon Tool's rows are its attacks'"),
+        ([{"where": "attached", "op": "heal", "amount": 10}], "a Pokémon Tool's rows are its attacks'"),
+        # An attack's op while attached; an attack row of a Tool that gives no attack.
+        ([{"where": "attached", "op": "evolve_from_deck", "count": 2}], "rows are its attacks'"),
+        ([{"where": "attack0", "op": "evolve_from_deck", "count": 2}], "a row for attack0"),
         ([{"where": "attached", "op": "extra_damage", "amount": 10, "gate": "condition",
            "condition": "hand_sizes_equal"}], "a Tool's row condition is one of"),
     ):  # fmt: skip
