@@ -61,10 +61,12 @@ and ``op`` has a default, :data:`EFFECT_DEFAULTS`):
 * ``op`` (:data:`OPS`) with its arguments ``amount`` (damage or HP), ``count`` (cards or targets,
   at most), ``look`` (cards looked at), ``target`` (:data:`TARGETS`) and ``target_type`` (the
   target Pokémon must be of that type; ``none`` = any), ``card_filter``
-  (:data:`CARD_FILTERS`) and ``energy_type`` (``none`` = any type), ``status``, ``rest`` (what
-  happens to the cards looked at and not taken), ``max_hp`` (a Pokémon chosen by the row has at
-  most this printed HP; 0 = any: Buddy-Buddy Poffin) and ``flags`` (``once_per_turn``, ``optional``,
-  ``shuffle_deck``, ``split``: the cards may go to different Pokémon, ``no_weakness_resistance``).
+  (:data:`CARD_FILTERS`) and ``energy_type`` (an Energy card's type, or a Pokémon card's:
+  ``basic_pokemon`` with ``lightning`` is a Basic Lightning Pokémon; ``none`` = any type),
+  ``status``, ``rest`` (what happens to the cards looked at and not taken), ``max_hp`` (a
+  Pokémon chosen by the row has at most this printed HP; 0 = any: Buddy-Buddy Poffin) and
+  ``flags`` (``once_per_turn``, ``optional``, ``shuffle_deck``, ``split``: the cards may go to
+  different Pokémon, ``no_weakness_resistance``, ``one_by_name``).
   What each op does with them is documented with the rules' effect interpreter.
 """
 
@@ -203,6 +205,10 @@ OPS = (
     # the deck that evolves from it goes onto it (an effect: no first-turn or new-this-turn limit)
     "discard_at_end_of_turn",  # passive, a Tool's: it goes to its owner's discard pile at the end
     # of its owner's turn while attached to one of their Pokémon (Technical Machines)
+    "reduce_damage_next_turn",  # this Pokémon takes amount less damage from attacks during the
+    # opponent's next turn, after Weakness and Resistance (ends when it moves to the Bench)
+    "extra_damage_aura",  # passive Ability: the attacks of the player's Pokémon of card_filter and
+    # energy_type (their type) do amount more to the opponent's Active Pokémon, before W/R
 )
 TARGETS = (
     "none",
@@ -412,7 +418,14 @@ def _problem(card: dict) -> tuple[str, str] | None:
             return "effects", "'attached' rows belong to Energy cards and Pokémon Tools"
         if (where == "stadium") != (kind == "stadium"):
             return "effects", "a Stadium's rows are 'stadium' rows, and only a Stadium has them"
+    passive_ability = (
+        bool(card["abilities"]) and ACTIVATIONS[card["abilities"][0]["activation"]] == "passive"
+    )
     for row in card["effects"]:
+        if OPS[row["op"]] == "extra_damage_aura" and not (
+            WHERE[row["where"]] == "ability" and passive_ability
+        ):
+            return "effects", "extra_damage_aura is a passive Ability's row"
         if OPS[row["op"]] != "retreat_cost_less":
             continue
         stadium = kind == "stadium" and len(card["effects"]) == 1

@@ -63,6 +63,7 @@ from tcgjax.games.pokemon.cards import (
     KINDS,
     MAX_EFFECTS,
     OPS,
+    OPTIONAL_TYPE,
     RESTS,
     RULE_BOX_TAGS,
     STAGES,
@@ -171,6 +172,7 @@ def effect_fields(num_slots: int, queue_size: int = MAX_EFFECTS) -> dict[str, ja
         ability_used=jnp.zeros((2, num_slots), bool),
         cannot_attack_turn=jnp.zeros((2, num_slots), jnp.int16),
         protected_turn=jnp.zeros((2, num_slots), jnp.int16),
+        reduced_turn=jnp.zeros((2, num_slots), jnp.int16),
     )
 
 
@@ -213,9 +215,13 @@ class Interpreter:
             "trainer": (np.arange(n) > 0) & ~pokemon & ~energy,
         }
         self.filter_match = jnp.asarray(np.stack([filters[f] for f in CARD_FILTERS]))  # [F, N]
-        # energy_type (0 = any) against what an Energy card provides.
+        # energy_type (0 = any) against what an Energy card provides, or a Pokémon card's type
+        # (Miraidon ex's Tandem Unit: Basic Lightning Pokémon).
         provides = c["provides"] > 0
-        type_match = np.concatenate([np.ones((1, n), bool), provides.T & energy[None, :]])
+        typed = np.arange(1, len(OPTIONAL_TYPE))[:, None] == c["type"].astype(np.int64)[None, :]
+        type_match = np.concatenate(
+            [np.ones((1, n), bool), (provides.T & energy[None, :]) | (typed & pokemon[None, :])]
+        )
         self.type_match = jnp.asarray(type_match)  # [12, N]
         self.is_supporter = jnp.asarray(kind == KINDS.index("supporter"))
         activation = c["abilities.activation"][:, 0]
@@ -317,6 +323,19 @@ class Interpreter:
             free[d] = (c["effects.amount"][d, r], c["effects.energy_type"][d, r],
                        max(int(c["effects.condition_value"][d, r]), 1))  # fmt: skip
         self.ability_retreat_less = jnp.asarray(free)
+        # A passive damage aura (Regieleki VMAX's Transistor): amount, and the card filter and
+        # type of the player's attackers it helps, per definition (0: none).
+        aura = np.zeros((n, 3), np.int32)
+        for d, r in zip(*np.nonzero(on_ability & (c["effects.op"] == OP["extra_damage_aura"])),
+                        strict=True):  # fmt: skip
+            aura[d] = (c["effects.amount"][d, r], c["effects.card_filter"][d, r],
+                       c["effects.energy_type"][d, r])  # fmt: skip
+        self.damage_aura = jnp.asarray(aura)
+        # Damage taken less during the opponent's next turn after the attack (Regieleki V's
+        # Lightning Wall), per definition: the amount of its row (the card's one such row).
+        reduce = np.where(rows & (c["effects.op"] == OP["reduce_damage_next_turn"]),
+                          c["effects.amount"], 0)  # fmt: skip
+        self.damage_reduction = jnp.asarray(reduce.max(axis=1).astype(np.int32))
         self.damage_mode = jnp.asarray(c["attacks.damage_mode"].astype(np.int32))
         # Whether a Trainer can be played at all: its first row must be able to do something.
         first_op = np.where(c["effects.num_rows"] > 0, c["effects.op"][:, 0], -1)
@@ -549,7 +568,8 @@ class Interpreter:
         state = state.replace(board=board)
         attack = kind == ATTACK
         state = when_any(attack, self._deal_attack_damage, state)
-        keep = ("ability_used", "cannot_attack_turn", "protected_turn", "turn_ending")
+        keep = ("ability_used", "cannot_attack_turn", "protected_turn", "reduced_turn",
+                "turn_ending")  # fmt: skip
         evolved, evolved_slot = state.evolved_card.astype(jnp.int32), state.evolved_slot
         state = state.replace(
             **{k: v for k, v in effect_fields(R.NUM_SLOTS).items() if k not in keep}
@@ -601,8 +621,15 @@ class Interpreter:
         tool_bonus = view["tool_damage"][attacker_player, 0] + jnp.where(
             behind, view["tool_damage_behind"][attacker_player, 0], 0
         )
+        # Passive auras of the attacker's player's Pokémon in play (Regieleki VMAX's Transistor:
+        # +30 for a Basic Lightning attacker), each copy counting.
+        helpers = view["definition"][attacker_player]  # [6]
+        aura_amount, aura_filter, aura_type = (self.damage_aura[helpers, i] for i in range(3))
+        helped = self.filter_match[aura_filter, attacker] & self.type_match[aura_type, attacker]
+        aura = jnp.sum(jnp.where(view["occupied"][attacker_player] & helped, aura_amount, 0))
         modifier = view["damage_modifier"][attacker_player, 0]
-        modifier = modifier + jnp.where((slot == 0) & (player != attacker_player), tool_bonus, 0)
+        to_active = (slot == 0) & (player != attacker_player)
+        modifier = modifier + jnp.where(to_active, tool_bonus + aura, 0)
         amount = jnp.where(amount > 0, amount + modifier, 0)
         applies = weakness & (slot == 0)
         weak = (
@@ -619,6 +646,10 @@ class Interpreter:
         amount = jnp.maximum(
             jnp.where(resists, amount + self.resistance_value[defender], amount), 0
         )
+        # Less damage during the turn after its own attack (Lightning Wall), after W/R.
+        turn = state.board.turn_number.astype(jnp.int16)
+        reduced = state.reduced_turn[player, slot] >= turn
+        amount = jnp.maximum(amount - jnp.where(reduced, self.damage_reduction[defender], 0), 0)
         occupied = view["occupied"][player, slot]
         # A Tera Pokémon on the Bench takes no damage from attacks (Charizard ex).
         occupied &= ~((slot > 0) & self.is_tera[defender])
@@ -755,6 +786,13 @@ class Interpreter:
                     op == OP["prevent_attack_effects"],
                     turn + 1,
                     state.protected_turn[player, own_slot],
+                ).astype(jnp.int16)
+            ),
+            reduced_turn=state.reduced_turn.at[player, own_slot].set(
+                jnp.where(
+                    op == OP["reduce_damage_next_turn"],
+                    turn + 1,
+                    state.reduced_turn[player, own_slot],
                 ).astype(jnp.int16)
             ),
         )

@@ -16,9 +16,9 @@ slice               shape        content
 ``counts``          [6]          deck, hand and Prize cards of the observer, then the opponent's
 ``conditions``      [2, 6]       each Active Pokémon (observer first): Asleep / Confused /
                                  Paralyzed / none one-hot, Poisoned, Burned
-``slot_flags``      [12, 5]      per slot: came into play or evolved this turn, Ability used this
+``slot_flags``      [12, 6]      per slot: came into play or evolved this turn, Ability used this
                                  turn, can't attack this turn, protected from attack effects,
-                                 holds a Pokémon Tool
+                                 holds a Pokémon Tool, takes less damage from attacks this turn
 ``turn``            [13]         the observer decides, the observer went first, turn number,
                                  Energy attached / Supporter played / retreated this turn, own and
                                  opponent's Pokémon Knocked Out by an attack last turn, own and
@@ -71,8 +71,9 @@ def layout(num_definitions: int, encoding: str) -> ObservationLayout:
             ("conditions", (2, 6), "each Active: rotated one-hot (4), poisoned, burned"),
             (
                 "slot_flags",
-                (2 * R.NUM_SLOTS, 5),
-                "new this turn, ability used, can't attack, protected, holds a Tool",
+                (2 * R.NUM_SLOTS, 6),
+                "new this turn, ability used, can't attack, protected, holds a Tool, takes less "
+                "damage",
             ),
             ("turn", (13,), "decides, went first, turn, flags, knock-outs, promotions, Stadium"),
             ("phase", (len(R.PHASES),), "phase one-hot"),
@@ -286,6 +287,7 @@ class Observer:
                     mine_first(state.cannot_attack_turn) >= turn,
                     mine_first(rules.protected_slots(state)),
                     mine_first(rules.slot_view(state)["tool"]),
+                    mine_first(state.reduced_turn) >= turn,
                 ],
                 axis=1,
             )

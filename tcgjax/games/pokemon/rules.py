@@ -305,8 +305,9 @@ class PokemonState:
       ability_used: bool[2, 6], the Pokémon used its Ability this turn.
       abilities_used_by_name: bool[K], the turn's player used an Ability of the k-th name that
         allows one use a turn among all their Pokémon (``one_by_name``; K from the registry).
-      cannot_attack_turn, protected_turn: int16[2, 6], the turn until which the Pokémon can't
-        attack / is protected from attack effects (0 = none).
+      cannot_attack_turn, protected_turn, reduced_turn: int16[2, 6], the turn until which the
+        Pokémon can't attack / is protected from attack effects / takes less damage from attacks
+        (0 = none).
       first_player: int8[].
       winner: int8[], -1 while the game goes on, 2 for a draw.
       end_reason: int8[], index into ``END_REASONS``.
@@ -352,6 +353,7 @@ class PokemonState:
     abilities_used_by_name: jax.Array
     cannot_attack_turn: jax.Array
     protected_turn: jax.Array
+    reduced_turn: jax.Array
     first_player: jax.Array
     winner: jax.Array
     end_reason: jax.Array
@@ -1079,6 +1081,7 @@ class PokemonRules(Interpreter):
             ability_used=state.ability_used.at[player, slot].set(False),
             cannot_attack_turn=state.cannot_attack_turn.at[player, slot].set(0),
             protected_turn=state.protected_turn.at[player, slot].set(0),
+            reduced_turn=state.reduced_turn.at[player, slot].set(0),
         )
 
     def _evolve(self, state: PokemonState, offset, key) -> PokemonState:
@@ -1107,6 +1110,7 @@ class PokemonRules(Interpreter):
             ability_used=state.ability_used.at[me, slot].set(False),
             cannot_attack_turn=state.cannot_attack_turn.at[me, slot].set(0),
             protected_turn=state.protected_turn.at[me, slot].set(0),
+            reduced_turn=state.reduced_turn.at[me, slot].set(0),
         )
 
     def _attach(self, state: PokemonState, offset, key) -> PokemonState:
@@ -1173,6 +1177,7 @@ class PokemonRules(Interpreter):
             ability_used=swap(state.ability_used),
             cannot_attack_turn=swap(state.cannot_attack_turn).at[player, slot].set(0),
             protected_turn=swap(state.protected_turn).at[player, slot].set(0),
+            reduced_turn=swap(state.reduced_turn).at[player, slot].set(0),
             rotated=state.rotated.at[player].set(0),
             poisoned=state.poisoned.at[player].set(False),
             burned=state.burned.at[player].set(False),
@@ -1402,6 +1407,7 @@ class PokemonRules(Interpreter):
             ability_used=state.ability_used & ~knocked,
             cannot_attack_turn=jnp.where(knocked, 0, state.cannot_attack_turn).astype(jnp.int16),
             protected_turn=jnp.where(knocked, 0, state.protected_turn).astype(jnp.int16),
+            reduced_turn=jnp.where(knocked, 0, state.reduced_turn).astype(jnp.int16),
             since_turn=jnp.where(knocked, 0, state.since_turn).astype(jnp.int16),
         )
         active_out = knocked[:, 0]
@@ -1878,6 +1884,18 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
                     return f"{v} (turn {f.turn})"
                 if v and _turn_owner(f, v) == p:
                     # Set in the owner's turn t to t + 1: the opponent's next turn.
+                    return f"{v} is a turn of its owner (set to the opponent's next turn)"
+
+            @row(["reduced_turn"], f"{spath}.reducedTurn",
+                 "0, or an opponent's turn in [2, turn + 1] on an Active Pokémon whose card "
+                 "reduces damage (set to the turn + 1)")  # fmt: skip
+            def _(f, p=p, slot=slot):
+                v = int(f.s.reduced_turn[p, slot])
+                if not v:
+                    return None
+                if not 2 <= v <= f.turn + 1 or not f.occupied[p, slot] or slot != 0:
+                    return f"{v} (turn {f.turn}, slot {slot})"
+                if _turn_owner(f, v) == p:
                     return f"{v} is a turn of its owner (set to the opponent's next turn)"
 
         @row(["must_promote"], f"{path}.mustPromote",

@@ -23,11 +23,11 @@ def env():
 
 
 def test_metadata(env):
-    n = 78  # the shipped registry: 77 cards and the padding 0
+    n = 81  # the shipped registry: 80 cards and the padding 0
     assert env.num_actions == 14 * n + 31
-    assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 60 + 13 + 8 + 43,)
+    assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 72 + 13 + 8 + 45,)
     assert tcgjax.make("pokemon", encoding="v1").observation_shape == (
-        12 * E.V1_DIMS + 5 * n + 142,
+        12 * E.V1_DIMS + 5 * n + 156,
     )
     assert env.options["decks"] == ["tapu_koko", "melmetal_dte"] and env.options["max_turns"] == 100
     assert "pokemon" in tcgjax.available_envs()
@@ -153,10 +153,9 @@ def test_encode_board_reproduces_a_hand_computed_slot(env):
     expected = {
         "occupied": [1],
         "evoStageOH": [0, 1, 0],
-        # Lines by the name of their Basic: Bronzor, Bruxish, Buizel, Chien-Pao ex, Delibird,
-        # Frigibax, Marill, Meltan, Orthworm, Plusle, Tadbulb, Tapu Koko ex, Tynamo, Varoom,
-        # Yamper, Zacian, Zeraora: Meltan's is 8 of 17 (P6).
-        "evoFamilyId": [11 / 23],
+        # 25 lines by the name of their Basic (P6): Bidoof, Bronzor, Bruxish, Buizel, Charmander,
+        # Chien-Pao ex, Delibird, Drifloon, Frigibax, Marill, Meltan, ...: Meltan's is 11 of 25.
+        "evoFamilyId": [11 / 25],
         "pokemonTypeOH": [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],  # Metal
         "HP": [260 / 300],
         "MaxHP": [300 / 300],

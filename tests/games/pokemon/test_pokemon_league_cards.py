@@ -432,3 +432,95 @@ def test_a_technical_machine_is_discarded_at_the_end_of_its_owners_turn_only(lg_
     assert pile(rules, s, 1, 0) == [DRIFLOON, TM_EVOLUTION]  # the opponent's stays on
     s = run(lg_apply, s, [end_turn])
     assert pile(rules, s, 1, 0) == [DRIFLOON] and names(rules, s, "discard", 1) == [TM_EVOLUTION]
+
+
+MIRAIDON = "sv1-81"
+
+
+def test_tandem_unit_benches_up_to_two_basic_lightning_pokemon_once_a_turn(
+    lg_rules, lg_apply, lg_errors
+):
+    rules = lg_rules
+    tandem = rules.actions.encode("ability", 0)
+    deck = [ZERAORA, TYNAMO, EELEKTRIK, PIDGEY, MOLTRES, REGIELEKI, LIGHTNING]
+    s = state_of(rules, {"slots": [[MIRAIDON]], "deck": deck}, {"slots": [[BIDOOF]]})
+    s = run(lg_apply, s, [tandem])
+    assert phase(s) == "select"
+    # Basic Lightning Pokémon only: not the Stage 1 Eelektrik, the Colorless Pidgey, the Fire
+    # Moltres, nor a Lightning Energy; "up to": the player may stop. (The rest of the deck, under
+    # these, holds Regieleki V too.)
+    offered = {card(rules, "select_card", c) for c in (ZERAORA, TYNAMO, REGIELEKI, REGIELEKI_V)}
+    assert set(legal(lg_errors, s)) == offered | {done(rules)}
+    s = run(lg_apply, s, [card(rules, "select_card", ZERAORA), card(rules, "select_card", TYNAMO)])
+    assert phase(s) == "main"  # two taken: the search is over
+    assert pile(rules, s, 0, 1) == [ZERAORA] and pile(rules, s, 0, 2) == [TYNAMO]
+    assert lg_errors(s)[tandem] == "ability_used"  # once a turn
+    rules.validate(s)
+    # One taken, then stop.
+    s = state_of(rules, {"slots": [[MIRAIDON]], "deck": deck}, {"slots": [[BIDOOF]]})
+    s = run(lg_apply, s, [tandem, card(rules, "select_card", REGIELEKI), done(rules)])
+    assert phase(s) == "main" and pile(rules, s, 0, 1) == [REGIELEKI]
+    assert not any(pile(rules, s, 0, k) for k in range(2, 6))
+
+
+def test_photon_blaster_does_220_and_miraidon_cannot_attack_next_turn(
+    lg_rules, lg_apply, lg_errors
+):
+    rules = lg_rules
+    energy = [LIGHTNING, LIGHTNING, LIGHTNING]
+    s = state_of(rules, {"slots": [[MIRAIDON] + energy]}, {"slots": [[DRIFLOON], [BIDOOF]]})
+    s = run(lg_apply, s, [attack(rules, 0)])
+    assert names(rules, s, "discard", 1) == [DRIFLOON]  # 220 against 70 HP: Knocked Out
+    s = run(lg_apply, s, [slot(rules, 1), rules.actions.encode("end_turn", 0)])  # promote Bidoof
+    assert int(s.board.active_player) == 0
+    assert lg_errors(s)[attack(rules, 0)] == "cannot_attack"
+
+
+REGIELEKI_V, REGIELEKI_VMAX = "swsh12-57", "swsh12-58"
+
+
+def test_transistor_adds_30_per_regieleki_vmax_to_basic_lightning_attackers_only(
+    lg_rules, lg_apply
+):
+    rules = lg_rules
+    vmax = [REGIELEKI_V, REGIELEKI_VMAX]
+    charizard = {"slots": [[CHARMANDER, CHARMELEON, CHARIZARD]]}  # 330 HP, an Evolution
+    # Zeraora's Battle Claw: 30, +30 against an Evolution; +30 for each Regieleki VMAX in play.
+    for bench, damage in (([], 60), ([vmax], 90), ([vmax, vmax], 120)):
+        s = state_of(rules, {"slots": [[ZERAORA, LIGHTNING], *bench]}, charizard)
+        s = run(lg_apply, s, [attack(rules, 0)])
+        assert int(s.damage[1, 0]) == damage, len(bench)
+    # Regieleki VMAX is no Basic Pokémon: its own 220 gets nothing from the other one.
+    s = state_of(rules, {"slots": [vmax + [LIGHTNING] * 3, vmax]}, charizard)
+    s = run(lg_apply, s, [attack(rules, 0)])
+    assert int(s.damage[1, 0]) == 220
+
+
+def test_lightning_wall_takes_100_off_the_next_attack_until_it_leaves_the_active_spot(
+    lg_rules, lg_apply, lg_errors
+):
+    rules = lg_rules
+    wall = attack(rules, 1)
+    me = {"slots": [[REGIELEKI_V] + [LIGHTNING] * 3, [PIDGEY]]}
+    miraidon = {"slots": [[MIRAIDON] + [LIGHTNING] * 3, [BIDOOF]], "hand": [BOSS]}
+    s = state_of(rules, me, miraidon)
+    s = run(lg_apply, s, [wall])
+    assert int(s.damage[1, 0]) == 100 and int(s.board.active_player) == 1
+    assert int(s.reduced_turn[0, 0]) == 4  # the opponent's next turn
+    rules.validate(s)
+    s = run(lg_apply, s, [attack(rules, 0)])  # Photon Blaster: 220, 100 less
+    assert int(s.damage[0, 0]) == 120
+    # Gusted to the Bench by Boss's Orders, it loses the Wall (an attack's effect on it ends).
+    s = state_of(rules, me, miraidon)
+    s = run(lg_apply, s, [wall, card(rules, "play", BOSS), slot(rules, 7)])
+    assert pile(rules, s, 0, 1)[0] == REGIELEKI_V and not np.asarray(s.reduced_turn).any()
+    rules.validate(s)
+
+
+def test_switching_bolt_switches_regieleki_v_out_after_its_damage(lg_rules, lg_apply, lg_errors):
+    rules = lg_rules
+    s = state_of(rules, {"slots": [[REGIELEKI_V, LIGHTNING], [PIDGEY]]}, {"slots": [[BIDOOF]]})
+    s = run(lg_apply, s, [attack(rules, 0)])
+    assert int(s.damage[1, 0]) == 30 and legal(lg_errors, s) == [slot(rules, 1)]
+    s = run(lg_apply, s, [slot(rules, 1)])
+    assert pile(rules, s, 0, 0) == [PIDGEY] and pile(rules, s, 0, 1) == [REGIELEKI_V, LIGHTNING]
