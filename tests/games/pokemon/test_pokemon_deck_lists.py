@@ -1,7 +1,8 @@
 """Pokémon deck lists as Pokémon TCG Live exports them (``Pokémon: 21`` headers, ``4 Nemona SVI
-180``, ``Total Cards: 60``): both shipped decks read back from their exports, the set codes of the
-Scarlet & Violet era and of older sets mapped to the card data's ids, every problem named with its
-line, and ``deck_problems`` listing all of a deck's at once."""
+180``, ``Total Cards: 60``): shipped decks read back from their exports (the Charizard ex League
+Battle Deck's is its official list as PTCGL writes it), the set codes of the Scarlet & Violet era
+and of older sets mapped to the card data's ids, every problem named with its line, and
+``deck_problems`` listing all of a deck's at once."""
 
 import os
 
@@ -12,7 +13,8 @@ from tcgjax.core.errors import ConfigError
 from tcgjax.games.pokemon.decks import deck_problems, load_deck
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
-EXPORTS = {"tapu_koko": "tapu_koko_ptcgl.txt", "melmetal_dte": "melmetal_dte_ptcgl.txt"}
+EXPORTS = {"tapu_koko": "tapu_koko_ptcgl.txt", "melmetal_dte": "melmetal_dte_ptcgl.txt",
+           "charizard_ex": "charizard_ex_ptcgl.txt"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
