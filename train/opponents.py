@@ -406,6 +406,7 @@ def pokemon_heuristic(env: Env) -> Policy:
                 "evolve": evolve,
                 "attach": attach,
                 "ability": jnp.full(R.NUM_SLOTS, 850),
+                "tool_ability": jnp.full(R.NUM_SLOTS, 840),
                 "stadium": jnp.full(1, 750),
                 "retreat": jnp.full(R.NUM_SLOTS - 1, jnp.where(can_attack, 0, 5)),
                 "attack": attack,

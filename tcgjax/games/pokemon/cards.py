@@ -159,6 +159,8 @@ CONDITIONS = (
     "self_basic",  # this Pokémon is a Basic Pokémon (a Tool's HP bonus: Bravery Charm)
     "behind_on_prizes",  # the player has more Prize cards left than the opponent (Defiance Band)
     "opponent_active_evolution",  # the opponent's Active Pokémon is an Evolution (Zeraora)
+    "self_pokemon_v",  # this Pokémon (a Tool's: its holder) is a Pokémon V: a V, VSTAR or VMAX
+    # (Forest Seal Stone's VSTAR Power; read when the Ability is used)
 )
 OPS = (
     "extra_damage",  # + amount to this attack's damage
@@ -209,6 +211,8 @@ OPS = (
     # opponent's next turn, after Weakness and Resistance (ends when it moves to the Bench)
     "extra_damage_aura",  # passive Ability: the attacks of the player's Pokémon of card_filter and
     # energy_type (their type) do amount more to the opponent's Active Pokémon, before W/R
+    "prevent_supporter_effects",  # passive, a Tool's: the effects of the Supporters the opponent
+    # plays do not reach its holder when the holder passes card_filter (Leafy Camo Poncho)
 )
 TARGETS = (
     "none",
@@ -232,16 +236,19 @@ CARD_FILTERS = (
     "tool",
     "basic_pokemon_no_rule_box",  # a Basic Pokémon without a Rule Box (RULE_BOX_TAGS)
     "trainer",  # an Item, Supporter, Stadium or Pokémon Tool
+    "pokemon_vstar_or_vmax",  # a Pokémon VSTAR or VMAX
 )
 RESTS = ("none", "bottom_any_order", "shuffle")
 # ``one_by_name``: an Ability that one Pokémon of the player may use a turn, among all the
 # Pokémon with an Ability of that name (Pidgeot ex's Quick Search).
+# ``vstar_power``: a VSTAR Power, one a game for each player, whichever card gives it (Forest
+# Seal Stone's Star Alchemy).
 EFFECT_FLAGS = ("once_per_turn", "optional", "shuffle_deck", "split", "no_weakness_resistance",
-                "one_by_name")  # fmt: skip
+                "one_by_name", "vstar_power")  # fmt: skip
 
 # What a Pokémon Tool's attached rows may do, and be conditioned on (read while it is attached, in
 # rules.slot_view and, for the end-of-turn discard, rules._discard_at_turn_end).
-TOOL_OPS = ("extra_damage", "hp_bonus", "discard_at_end_of_turn")
+TOOL_OPS = ("extra_damage", "hp_bonus", "discard_at_end_of_turn", "prevent_supporter_effects")
 TOOL_CONDITIONS = ("none", "self_basic", "behind_on_prizes")
 MAX_ATTACKS = 4
 MAX_EFFECTS = 6
@@ -388,11 +395,16 @@ def _problem(card: dict) -> tuple[str, str] | None:
         return "type", "only Pokémon have a type, HP, prizes and a retreat cost"
     tags = {t for i, t in enumerate(TAGS) if card["tags"] >> i & 1}
     if not pokemon and (
-        (card["attacks"] and kind != "tool") or card["abilities"] or tags - {"ace_spec"}
+        ((card["attacks"] or card["abilities"]) and kind != "tool") or tags - {"ace_spec"}
     ):
         return "attacks", (
-            "only Pokémon have attacks (and Pokémon Tools that give one), abilities and Rule Box tags"
+            "only Pokémon have attacks, abilities (and Pokémon Tools that give one) and Rule Box "
+            "tags"
         )
+    if kind == "tool" and any(
+        ACTIVATIONS[a["activation"]] != "activated" for a in card["abilities"]
+    ):
+        return "abilities", "a Pokémon Tool gives an activated Ability (used from the action list)"
     if "ace_spec" in tags and kind not in ("item", "supporter", "stadium", "tool"):
         return "tags", "only a Trainer is an ACE SPEC"
     if (card["weakness"] == 0) != (card["weakness_multiplier"] == 0):
@@ -441,12 +453,12 @@ def _problem(card: dict) -> tuple[str, str] | None:
     if kind == "tool":
         for row in card["effects"]:
             op, condition = OPS[row["op"]], CONDITIONS[row["condition"]]
-            if WHERE[row["where"]].startswith("attack"):
-                continue  # the rows of the attack it gives, like a Pokémon's
+            if WHERE[row["where"]].startswith("attack") or WHERE[row["where"]] == "ability":
+                continue  # the rows of the attack or Ability it gives, like a Pokémon's
             if WHERE[row["where"]] != "attached" or op not in TOOL_OPS:
                 return "effects", (
-                    "a Pokémon Tool's rows are its attacks' rows or 'attached' extra_damage (to "
-                    "the opponent's Active Pokémon), hp_bonus or discard_at_end_of_turn"
+                    "a Pokémon Tool's rows are its attacks' and Ability's rows or 'attached' "
+                    f"{', '.join(TOOL_OPS)}"
                 )
             if condition not in TOOL_CONDITIONS:
                 return "effects", f"a Tool's row condition is one of {TOOL_CONDITIONS}"

@@ -213,6 +213,14 @@ class Interpreter:
             & (stage == STAGES.index("basic"))
             & ((c["tags"].astype(np.int32) & rule_box) == 0),
             "trainer": (np.arange(n) > 0) & ~pokemon & ~energy,
+            "pokemon_vstar_or_vmax": pokemon
+            & (
+                (
+                    c["tags"].astype(np.int32)
+                    & ((1 << TAGS.index("vstar")) | (1 << TAGS.index("vmax")))
+                )
+                != 0
+            ),
         }
         self.filter_match = jnp.asarray(np.stack([filters[f] for f in CARD_FILTERS]))  # [F, N]
         # energy_type (0 = any) against what an Energy card provides, or a Pokémon card's type
@@ -226,7 +234,31 @@ class Interpreter:
         self.is_supporter = jnp.asarray(kind == KINDS.index("supporter"))
         activation = c["abilities.activation"][:, 0]
         has_ability = c["abilities.num_rows"] > 0
-        self.has_activated = jnp.asarray(has_ability & (activation == 0))
+        self.has_activated = jnp.asarray(has_ability & (activation == 0) & pokemon)
+        # A Pokémon Tool that gives its holder an activated Ability (Forest Seal Stone), used by
+        # ``tool_ability[slot]``; such an Ability may need a Pokémon V holder, and a VSTAR Power
+        # is one a game for each player (``vstar_used``).
+        tool = kind == KINDS.index("tool")
+        self.tool_ability = jnp.asarray(has_ability & (activation == 0) & tool)
+        on_ability_rows = rows & (c["effects.where"] == WHERE_ABILITY)
+        self.ability_needs_v = jnp.asarray(
+            np.any(
+                on_ability_rows & (c["effects.condition"] == CONDITION["self_pokemon_v"]), axis=1
+            )
+        )
+        self.ability_vstar = jnp.asarray(
+            np.any(on_ability_rows
+                   & ((c["effects.flags"].astype(np.int32) & FLAG["vstar_power"]) != 0), axis=1)
+        )  # fmt: skip
+        v_tags = sum(1 << TAGS.index(t) for t in ("v", "vstar", "vmax"))
+        self.is_pokemon_v = jnp.asarray(pokemon & ((c["tags"].astype(np.int32) & v_tags) != 0))
+        # A Tool whose holder the opponent's Supporters do not reach, when the holder passes the
+        # row's filter (Leafy Camo Poncho: a Pokémon VSTAR or VMAX): the filter, -1 for none.
+        proof = np.full(n, -1, np.int32)
+        for d, r in zip(*np.nonzero(rows & (c["effects.op"] == OP["prevent_supporter_effects"])),
+                        strict=True):  # fmt: skip
+            proof[d] = c["effects.card_filter"][d, r]
+        self.supporter_proof_filter = jnp.asarray(proof)
         # An Ability whose rows run when its card evolves a Pokémon from the hand.
         self.on_evolve = jnp.asarray(has_ability & (activation == 2))
         # A Tera Pokémon: no damage from attacks while on the Bench (its rule text).
@@ -363,6 +395,15 @@ class Interpreter:
         bench = view["occupied"][player] & (jnp.arange(6) > 0) & ~state.effect_evolved
         return self.evolves_onto[:, top] & bench[None, :]
 
+    def supporter_proof_slots(self, state) -> jax.Array:
+        """bool[2, 6]: the Pokémon the effects of the opponent's Supporters do not reach: those
+        holding a Tool that says so and passing its filter (Leafy Camo Poncho on a Pokémon VSTAR
+        or VMAX)."""
+        view = self.slot_view(state)
+        want = self.supporter_proof_filter[view["tool_definition"]]  # [2, 6]
+        passes = self.filter_match[jnp.maximum(want, 0), view["definition"]]
+        return view["occupied"] & (want >= 0) & passes
+
     def protected_slots(self, state) -> jax.Array:
         """bool[2, 6]: the Pokémon the effects of the opponent's attacks do not reach: for a time
         (``prevent_attack_effects``, until ``protected_turn``) or by a passive Ability
@@ -437,8 +478,14 @@ class Interpreter:
         typed = jnp.where(energy_type > 0, units[:, jnp.maximum(energy_type - 1, 0)],
                           jnp.sum(units, axis=1))  # fmt: skip
         per_op = jnp.where(op == OP["heal"], damage > 0, True)
-        # The protection stops attack effects only (Boss's Orders still gusts the Pokémon).
+        # The protection stops attack effects only (Boss's Orders still gusts the Pokémon); Leafy
+        # Camo Poncho stops the opponent's Supporters only (Boss's Orders).
         per_op &= jnp.where((op == OP["gust"]) & (state.effect_kind == ATTACK), ~protected, True)
+        source = state.board.definition[jnp.maximum(state.effect_card, 0)].astype(jnp.int32)
+        by_supporter = (state.effect_kind == TRAINER) & self.is_supporter[source]
+        proof = self.supporter_proof_slots(state)
+        proof = jnp.concatenate([proof[player], proof[1 - player]])
+        per_op &= jnp.where(by_supporter & (jnp.arange(12) >= 6), ~proof, True)
         per_op &= jnp.where(op == OP["discard_energy_for_damage"], typed > 0, True)
         return occupied & type_ok & by_target & per_op
 
@@ -705,6 +752,7 @@ class Interpreter:
                 col["condition"] == CONDITION["min_energy_on_self"],
                 col["condition"] == CONDITION["self_active"],
                 col["condition"] == CONDITION["opponent_active_evolution"],
+                col["condition"] == CONDITION["self_pokemon_v"],
             ],
             [
                 state.ko_last_turn[player],
@@ -712,6 +760,9 @@ class Interpreter:
                 typed >= col["condition_value"],
                 slot == 0,
                 self.is_evolution[self.slot_view(state)["definition"][1 - player, 0]],
+                self.is_pokemon_v[
+                    self.slot_view(state)["definition"][player, jnp.maximum(slot, 0)]
+                ],
             ],
             True,
         )

@@ -175,8 +175,8 @@ class PokemonEnv(Env):
             return f"select_slot[{args['side']} {args['slot']}]"
         if kind == "retreat":
             return f"retreat[->{args['to']}]"
-        if kind == "ability":
-            return f"ability[{args['slot']}]"
+        if kind in ("ability", "tool_ability"):
+            return f"{kind}[{args['slot']}]"
         return self.action_layout.name(int(action))
 
     def _describe_action(self, state, action: int, viewer: int | None) -> str:
@@ -212,7 +212,7 @@ def decode_action(env: PokemonEnv, action: int) -> tuple[str, dict[str, Any]]:
         return kind, {"side": side, "slot": R.SLOT_ZONES[offset % R.NUM_SLOTS]}
     if kind == "retreat":
         return kind, {"to": R.SLOT_ZONES[offset + 1]}
-    if kind == "ability":
+    if kind in ("ability", "tool_ability"):
         return kind, {"slot": R.SLOT_ZONES[offset]}
     if kind == "attack":
         return kind, {"index": offset}
@@ -302,6 +302,11 @@ def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None =
         named = [a["name"] for a in rows(me, offset, "abilities")]
         ability = named[0] if named else "its Ability (it has none)"
         return f"use {ability} of {pokemon(me, offset)}"
+    if kind == "tool_ability":
+        tool = int(slots["tool_definition"][me, offset])
+        named = registry.definition(registry.ids[tool])["abilities"] if tool > 0 else []
+        ability = named[0]["name"] if named else "its Tool's Ability (it holds none)"
+        return f"use {ability} of {card(tool)} held by {pokemon(me, offset)}"
     if kind == "retreat":
         return f"retreat {pokemon(me, 0)} for {pokemon(me, offset + 1)}"
     if kind == "stadium":

@@ -215,12 +215,18 @@ def _convert(card: Any, report: list[str]) -> dict:
         _pokemon(card, subtypes, report, out)
     elif supertype == "Trainer":
         kinds = [_TRAINER_KINDS[s] for s in subtypes if s in _TRAINER_KINDS]
+        if "tool" in kinds:  # older Tools are listed as ["Item", "Pokémon Tool"]: a Tool
+            kinds = ["tool"]
         if len(kinds) != 1:
             raise _Field("subtypes", f"a Trainer is one of {sorted(_TRAINER_KINDS)}: {subtypes}")
         out["kind"] = kinds[0]
         out["tags"] = ["ace_spec"] if "ACE SPEC" in subtypes else []
-        if out["kind"] == "tool":  # a Technical Machine gives its holder an attack
-            out["attacks"] = _attacks(card, out["id"], report)
+        if out["kind"] == "tool":  # a Technical Machine gives its holder an attack; a Seal Stone
+            out["attacks"] = _attacks(card, out["id"], report)  # an Ability (a VSTAR Power)
+            for ability in _field("abilities", _list, card, "abilities"):
+                if not isinstance(ability, Mapping) or not isinstance(ability.get("name"), str):
+                    raise _Field("abilities", "expected a mapping with a name")
+                out["abilities"].append({"name": ability["name"], "activation": "activated"})
         report.append(f"{out['id']}: Trainer {out['name']!r} imported without its effect")
     elif supertype == "Energy":
         if "Basic" in subtypes:

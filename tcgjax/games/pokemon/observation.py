@@ -19,13 +19,14 @@ slice               shape        content
 ``slot_flags``      [12, 6]      per slot: came into play or evolved this turn, Ability used this
                                  turn, can't attack this turn, protected from attack effects,
                                  holds a Pokémon Tool, takes less damage from attacks this turn
-``turn``            [13]         the observer decides, the observer went first, turn number,
+``turn``            [15]         the observer decides, the observer went first, turn number,
                                  Energy attached / Supporter played / retreated this turn, own and
                                  opponent's Pokémon Knocked Out by an attack last turn, own and
                                  opponent's pending promotion, the Stadium in play is the
-                                 observer's, a Stadium played / its effect used this turn
+                                 observer's, a Stadium played / its effect used this turn, own and
+                                 opponent's VSTAR Power used
 ``phase``           [8]          one-hot of ``rules.PHASES``
-``selection``       [37]         the pending choice: its op one-hot (32), its stage one-hot
+``selection``       [46]         the pending choice: its op one-hot (41), its stage one-hot
                                  (pick / place / order / from), choices left (at most 10)
 ==================  ===========  ==============================================================
 
@@ -75,7 +76,12 @@ def layout(num_definitions: int, encoding: str) -> ObservationLayout:
                 "new this turn, ability used, can't attack, protected, holds a Tool, takes less "
                 "damage",
             ),
-            ("turn", (13,), "decides, went first, turn, flags, knock-outs, promotions, Stadium"),
+            (
+                "turn",
+                (15,),
+                "decides, went first, turn, flags, knock-outs, promotions, Stadium, "
+                "VSTAR Powers used",
+            ),
             ("phase", (len(R.PHASES),), "phase one-hot"),
             ("selection", (len(OPS) + SELECTION_STAGES + 1,), "pending choice: op, stage, left"),
         ]
@@ -183,9 +189,9 @@ class Observer:
         max_left = max(1, int(rows("count").max(initial=0)), int(rows("look").max(initial=0)))
         if np.any(rows("op") == OPS.index("discard_energy_for_damage")):
             max_left = max(max_left, MAX_LEFT_SHOWN)  # "any amount" shows the cap
-        turn_high = np.ones(13)
+        turn_high = np.ones(15)
         turn_high[2] = rules.max_turns + 1  # the turn limit ends the game as turn max + 1 begins
-        turn_low = np.zeros(13)
+        turn_low = np.zeros(15)
         turn_low[2] = 1.0  # setup is turn 1 (the rules' invariant on the turn number)
         selection_high = np.ones(len(OPS) + SELECTION_STAGES + 1)
         selection_high[-1] = max_left
@@ -308,6 +314,8 @@ class Observer:
                 (stadium >= 0) & (board.owner[jnp.maximum(stadium, 0)] == me),
                 state.stadium_played,
                 state.stadium_used,
+                state.vstar_used[me],
+                state.vstar_used[opponent],
             ]
         )
         sel = state.selection

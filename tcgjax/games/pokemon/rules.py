@@ -170,6 +170,7 @@ KINDS_OF_ACTION = (
     "evolve",
     "attach",
     "ability",
+    "tool_ability",
     "stadium",
     "retreat",
     "attack",
@@ -235,6 +236,9 @@ RULE_ERRORS = (
         "one of the player's Pokémon already used an Ability of that name this turn (its card "
         "allows one a turn)",
     ),
+    RuleError("no_tool_ability", "that Pokémon holds no Pokémon Tool that gives an Ability"),
+    RuleError("not_pokemon_v", "only a Pokémon V (a V, VSTAR or VMAX) may use that Tool's Ability"),
+    RuleError("vstar_used", "the player already used a VSTAR Power this game (one a game)"),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 
@@ -256,6 +260,7 @@ def build_actions(num_definitions: int) -> ActionLayout:
             ("evolve", (d, NUM_SLOTS)),  # card definition x the actor's slot
             ("attach", (d, NUM_SLOTS)),
             ("ability", NUM_SLOTS),
+            ("tool_ability", NUM_SLOTS),  # the Ability a Pokémon's Tool gives (Forest Seal Stone)
             ("stadium", 1),  # use the effect of the Stadium in play (Artazon)
             ("retreat", BENCH_SIZE),
             ("attack", MAX_ATTACKS),
@@ -305,6 +310,7 @@ class PokemonState:
       ability_used: bool[2, 6], the Pokémon used its Ability this turn.
       abilities_used_by_name: bool[K], the turn's player used an Ability of the k-th name that
         allows one use a turn among all their Pokémon (``one_by_name``; K from the registry).
+      vstar_used: bool[2], the player used their one VSTAR Power of the game.
       cannot_attack_turn, protected_turn, reduced_turn: int16[2, 6], the turn until which the
         Pokémon can't attack / is protected from attack effects / takes less damage from attacks
         (0 = none).
@@ -351,6 +357,7 @@ class PokemonState:
     damage_dealt: jax.Array
     ability_used: jax.Array
     abilities_used_by_name: jax.Array
+    vstar_used: jax.Array
     cannot_attack_turn: jax.Array
     protected_turn: jax.Array
     reduced_turn: jax.Array
@@ -781,6 +788,7 @@ class PokemonRules(Interpreter):
             placed=jnp.zeros(2, bool),
             **effect_fields(NUM_SLOTS),
             abilities_used_by_name=jnp.zeros(self.num_shared_abilities, bool),
+            vstar_used=jnp.zeros(2, bool),
             first_player=first.astype(jnp.int8),
             winner=jnp.int8(NO_WINNER),
             end_reason=jnp.int8(END["none"]),
@@ -915,6 +923,15 @@ class PokemonRules(Interpreter):
             ),
             (~cost_ok[top], code["ability_cost"]),
         )
+        # The Ability a Tool gives its holder (Forest Seal Stone's VSTAR Power).
+        tool = view["tool_definition"][me]  # [6]
+        tool_ability = err(
+            (~in_main, code["wrong_phase"]),
+            (~occupied, code["empty_slot"]),
+            (~self.tool_ability[tool], code["no_tool_ability"]),
+            (self.ability_needs_v[tool] & ~self.is_pokemon_v[top], code["not_pokemon_v"]),
+            (self.ability_vstar[tool] & state.vstar_used[me], code["vstar_used"]),
+        )
 
         rotated = state.rotated[me]
         cannot_act = (rotated == ASLEEP) | (rotated == PARALYZED)
@@ -970,8 +987,8 @@ class PokemonRules(Interpreter):
         )
         end_turn = err((~in_main, code["wrong_phase"]))
         parts = (
-            play, evolve, attach, ability, use_stadium[None], retreat, attack, select_card,
-            select_slot,
+            play, evolve, attach, ability, tool_ability, use_stadium[None], retreat, attack,
+            select_card, select_slot,
         )  # fmt: skip
         singles = jnp.stack([yes, done, end_turn]).reshape(-1)
         return jnp.concatenate(
@@ -1143,6 +1160,20 @@ class PokemonRules(Interpreter):
             abilities_used_by_name=jnp.where(
                 name >= 0, by_name.at[jnp.maximum(name, 0)].set(True), by_name
             ),
+        )
+        return self._activate(state, ABILITY, me, jnp.maximum(card, 0), slot, WHERE_ABILITY)
+
+    def _tool_ability(self, state: PokemonState, slot, key) -> PokemonState:
+        """tool_ability[slot]: use the Ability the slot's Pokémon Tool gives its holder (a VSTAR
+        Power: the player's one of the game); its rows resolve as the Tool's, from that slot."""
+        del key
+        me = state.board.active_player.astype(jnp.int32)
+        tool_definition = self.slot_view(state)["tool_definition"][me, slot]
+        card = self.card_of(state.board, slot_zone(me, slot), tool_definition)
+        state = state.replace(
+            vstar_used=state.vstar_used.at[me].set(
+                state.vstar_used[me] | self.ability_vstar[tool_definition]
+            )
         )
         return self._activate(state, ABILITY, me, jnp.maximum(card, 0), slot, WHERE_ABILITY)
 
@@ -1605,6 +1636,8 @@ def _static(rules: PokemonRules) -> dict:
         row_where=np.asarray(rules.row_where),
         retreat=np.asarray(rules.retreat_cost),
         activated=np.asarray(rules.has_activated),
+        tool_ability=np.asarray(rules.tool_ability),
+        vstar=np.asarray(rules.ability_vstar),
         is_tool=np.asarray(rules.is_tool),
         is_stadium=np.asarray(rules.is_stadium),
         ability_name_slot=np.asarray(rules.ability_name_slot),
@@ -2000,6 +2033,14 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
         if unknown:
             return f"name {unknown[0]} marked used: no card of the decks has that Ability"
 
+    @row(["vstar_used"], "game.vstarUsed",
+         "a player's VSTAR Power used only if their deck holds a card that gives one")  # fmt: skip
+    def _(f):
+        for p in range(2):
+            deck = [rules.cards.index(c) for c in rules.decks[p].cards]
+            if bool(f.s.vstar_used[p]) and not t["vstar"][deck].any():
+                return f"player {p + 1}: a VSTAR Power used, none in their deck"
+
     @row(["evolved_card", "evolved_slot"], "game.evolved",
          "-1 and -1 between actions (Rare Candy's Stage 2, transient within apply)")  # fmt: skip
     def _(f):
@@ -2134,9 +2175,13 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
                 return "a Stadium's effect in progress, not marked used this turn"
             return None
         on = [k for k in range(NUM_SLOTS) if f.piles[player][k] and card in f.piles[player][k]]
-        # An attack a Tool gives (TM: Evolution) is the Tool's, attached to the Active Pokémon.
-        tool_attack = f.kind == ATTACK and t["is_tool"][d] and t["num_attacks"][d] > 0
-        if not on or not (t["is_pokemon"][d] or tool_attack):
+        # An attack or an Ability a Tool gives (TM: Evolution, Forest Seal Stone) is the Tool's,
+        # attached to the Pokémon that uses it.
+        tool_use = t["is_tool"][d] and (
+            (f.kind == ATTACK and t["num_attacks"][d] > 0)
+            or (f.kind == ABILITY and t["tool_ability"][d])
+        )
+        if not on or not (t["is_pokemon"][d] or tool_use):
             return f"{card_id(card)} is not a Pokémon in play"
         if f.kind == ATTACK and (slot != 0 or not 0 <= attack < int(t["num_attacks"][d])):
             return f"an attack: slot {slot}, attack {attack}"

@@ -16,7 +16,7 @@ card id: the player's Stadium in play; one player at most). Every card of the
 player's deck not placed goes to their deck, below the listed ones; ``prizes`` left out takes the
 6 top cards of that rest (fewer if it runs out), so every situation holds exactly both decks.
 Flags of the turn: ``energy_attached``, ``supporter_played``, ``retreated``, ``stadium_played``,
-``stadium_used``, ``ko_last_turn``.
+``stadium_used``, ``ko_last_turn``, ``vstar_used`` (per player: their VSTAR Power is spent).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ def build_state(
     stadium_played: bool = False,
     stadium_used: bool = False,
     ko_last_turn: tuple[bool, bool] = (False, False),
+    vstar_used: tuple[bool, bool] = (False, False),
 ) -> R.PokemonState:
     """A ``PokemonState`` in the described situation (see the module docstring).
 
@@ -144,6 +145,7 @@ def build_state(
         placed=jnp.ones(2, bool),
         **effect_fields(R.NUM_SLOTS),
         abilities_used_by_name=jnp.zeros(rules.num_shared_abilities, bool),
+        vstar_used=jnp.asarray(vstar_used, bool),
         first_player=jnp.int8(first_player),
         winner=jnp.int8(R.NO_WINNER),
         end_reason=jnp.int8(0),

@@ -265,18 +265,19 @@ def legal(errors, state) -> list[int]:
 
 
 # Cards of the League Battle Decks shipped before their decks (Charmander's line to Charizard ex,
-# Rare Candy, Pidgey's line to Pidgeot ex, Artazon,
-# Moltres, Prime Catcher, Drifloon, Zeraora, Bidoof's line, Regieleki, TM: Evolution, Miraidon
-# ex, Regieleki V and VMAX), with Eelektross's line (an attack's gust, for Charmeleon's
-# protection) and a few Trainers and Energy (60 cards).
+# Rare Candy, Pidgey's line to Pidgeot ex, Artazon, Moltres, Prime Catcher, Drifloon, Zeraora,
+# Bidoof's line, Regieleki, TM: Evolution, Miraidon ex, Regieleki V and VMAX, Forest Seal Stone,
+# Leafy Camo Poncho), with Eelektross's line (an attack's gust, for Charmeleon's protection) and a
+# few Trainers and Energy (60 cards).
 LEAGUE_DECK = (
     ["sv4pt5-7"] * 2 + ["sv4pt5-8"] * 2 + ["sv3pt5-16"] * 3 + ["sv3pt5-17"] * 2
-    + ["sv3pt5-146"] * 2 + ["sv5-157"] + ["sv1-89"] * 3 + ["swsh12-56"] * 2 + ["swsh9-120"] * 2
+    + ["sv3pt5-146"] * 2 + ["sv5-157"] + ["sv1-89"] + ["swsh12-56"] * 2 + ["swsh9-120"] * 2
     + ["swsh9-121"] * 2 + ["swsh10-51"] * 2 + ["sv3-67", "sv3-68", "sv3-69"]
     + ["sv3-164"] * 2 + ["sv2-171"] + ["sv3-125"] * 2 + ["sv1-191"]
     + ["sve-2"] * 5 + ["sve-5"] * 3 + ["sve-4"] * 6 + ["sv4-178"] * 2
-    + ["swsh12-57"] * 2 + ["sv1-181"] * 2 + ["sv2-172"] * 2 + ["swsh12-58"] * 2 + ["sv2-185"] * 2
+    + ["swsh12-57"] * 2 + ["sv1-181"] + ["sv2-172"] * 2 + ["swsh12-58"] * 2 + ["sv2-185"] * 2
     + ["sv1-81"] * 2
+    + ["swsh12-156"] * 2 + ["swsh12-160"]
 )  # fmt: skip
 
 

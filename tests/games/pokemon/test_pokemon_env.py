@@ -23,11 +23,11 @@ def env():
 
 
 def test_metadata(env):
-    n = 81  # the shipped registry: 80 cards and the padding 0
-    assert env.num_actions == 14 * n + 31
-    assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 72 + 13 + 8 + 45,)
+    n = 83  # the shipped registry: 82 cards and the padding 0
+    assert env.num_actions == 14 * n + 37
+    assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 72 + 15 + 8 + 46,)
     assert tcgjax.make("pokemon", encoding="v1").observation_shape == (
-        12 * E.V1_DIMS + 5 * n + 156,
+        12 * E.V1_DIMS + 5 * n + 159,
     )
     assert env.options["decks"] == ["tapu_koko", "melmetal_dte"] and env.options["max_turns"] == 100
     assert "pokemon" in tcgjax.available_envs()

@@ -524,3 +524,48 @@ def test_switching_bolt_switches_regieleki_v_out_after_its_damage(lg_rules, lg_a
     assert int(s.damage[1, 0]) == 30 and legal(lg_errors, s) == [slot(rules, 1)]
     s = run(lg_apply, s, [slot(rules, 1)])
     assert pile(rules, s, 0, 0) == [PIDGEY] and pile(rules, s, 0, 1) == [REGIELEKI_V, LIGHTNING]
+
+
+SEAL_STONE, PONCHO = "swsh12-156", "swsh12-160"
+
+
+def test_forest_seal_stone_gives_a_pokemon_v_one_star_alchemy_a_game(lg_rules, lg_apply, lg_errors):
+    rules = lg_rules
+    star = rules.actions.encode("tool_ability", 1)
+    me = {"slots": [[BIDOOF, SEAL_STONE], [REGIELEKI_V, SEAL_STONE]], "deck": [BOSS, FIRE]}
+    s = state_of(rules, me, {"slots": [[PIDGEY]]})
+    # Bidoof is no Pokémon V; a Pokémon without a Tool has nothing to use.
+    assert lg_errors(s)[rules.actions.encode("tool_ability", 0)] == "not_pokemon_v"
+    assert lg_errors(s)[rules.actions.encode("tool_ability", 2)] == "empty_slot"
+    assert lg_errors(s)[rules.actions.encode("ability", 1)] == "no_ability"  # not the Pokémon's
+    assert lg_errors(s)[star] == "ok"
+    s = run(lg_apply, s, [star])
+    assert phase(s) == "select"  # any card of the deck, or none (a hidden search)
+    rules.validate(s)
+    s = run(lg_apply, s, [card(rules, "select_card", BOSS)])
+    assert phase(s) == "main" and BOSS in names(rules, s, "hand", 0)
+    assert bool(s.vstar_used[0]) and not bool(s.vstar_used[1])
+    # One VSTAR Power a game: not again, this turn or any later one, whichever Stone.
+    assert lg_errors(s)[star] == "vstar_used"
+    s = state_of(rules, me, {"slots": [[PIDGEY]]}, turn=5, vstar_used=(True, False))
+    assert lg_errors(s)[star] == "vstar_used"
+
+
+def test_leafy_camo_poncho_keeps_the_opponents_supporters_off_a_vmax_not_their_attacks(
+    lg_rules, lg_apply, lg_errors
+):
+    rules = lg_rules
+    vmax = [REGIELEKI_V, REGIELEKI_VMAX, PONCHO]
+    boss = {"slots": [[PIDGEY]], "hand": [BOSS]}
+    s = state_of(rules, boss, {"slots": [[BIDOOF], vmax, [PIDGEY]]})
+    s = run(lg_apply, s, [card(rules, "play", BOSS)])
+    assert legal(lg_errors, s) == [slot(rules, 8)]  # the Pidgey, never the Poncho's VMAX
+    # On a Pokémon V (no VSTAR, no VMAX) it does nothing: Boss's Orders may bring it up.
+    s = state_of(rules, boss, {"slots": [[BIDOOF], [REGIELEKI_V, PONCHO], [PIDGEY]]})
+    s = run(lg_apply, s, [card(rules, "play", BOSS)])
+    assert legal(lg_errors, s) == [slot(rules, 7), slot(rules, 8)]
+    # An attack's gust is no Supporter: Eelektross's Suction Shock may choose the VMAX.
+    eelektross = {"slots": [[TYNAMO, EELEKTRIK, EELEKTROSS, LIGHTNING]]}
+    s = state_of(rules, eelektross, {"slots": [[BIDOOF], vmax, [PIDGEY]]})
+    s = run(lg_apply, s, [attack(rules, 0)])
+    assert legal(lg_errors, s) == [slot(rules, 7), slot(rules, 8)]
