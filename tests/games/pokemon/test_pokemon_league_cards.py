@@ -545,6 +545,13 @@ def test_forest_seal_stone_gives_a_pokemon_v_one_star_alchemy_a_game(lg_rules, l
     s = run(lg_apply, s, [card(rules, "select_card", BOSS)])
     assert phase(s) == "main" and BOSS in names(rules, s, "hand", 0)
     assert bool(s.vstar_used[0]) and not bool(s.vstar_used[1])
+    # Both players see whose VSTAR Power is spent: the last two turn flags, observer first.
+    from tcgjax.games.pokemon.observation import Observer
+
+    observer = Observer(rules, "v2.1")
+    for viewer, flags in ((0, [1.0, 0.0]), (1, [0.0, 1.0])):
+        turn = np.asarray(observer.layout.view(observer.observe(s, viewer), "turn"))
+        assert turn[13:].tolist() == flags, viewer
     # One VSTAR Power a game: not again, this turn or any later one, whichever Stone.
     assert lg_errors(s)[star] == "vstar_used"
     s = state_of(rules, me, {"slots": [[PIDGEY]]}, turn=5, vstar_used=(True, False))

@@ -164,7 +164,7 @@ def test_the_observation_and_the_move_names_show_the_stadium(st_rules):
         obs = observer.observe(s, jnp.int32(me))
         assert np.asarray(observer.layout.view(obs, "stadium")).tolist() == artazon.tolist()
         turn = np.asarray(observer.layout.view(obs, "turn"))
-        assert turn[10:].tolist() == [own, 0.0, 1.0]  # its owner's, one played, its effect used
+        assert turn[10:13].tolist() == [own, 0.0, 1.0]  # its owner's, one played, its effect used
     # The shipped registry numbers these cards as the test registry does (test ids sort last).
     deck = {"name": "staples", "cards": dict(Counter(rules.decks[0].cards))}
     env = tcgjax.make("pokemon", decks=(deck, deck), max_turns=60)
