@@ -823,30 +823,16 @@ class Interpreter:
             poisoned=state.poisoned.at[opponent].set(state.poisoned[opponent] | poison),
             burned=state.burned.at[opponent].set(state.burned[opponent] | burn),
         )
-        # Durations on this Pokémon.
-        state = state.replace(
-            cannot_attack_turn=state.cannot_attack_turn.at[player, own_slot].set(
-                jnp.where(
-                    op == OP["cannot_attack_next_turn"],
-                    turn + 2,
-                    state.cannot_attack_turn[player, own_slot],
-                ).astype(jnp.int16)
-            ),
-            protected_turn=state.protected_turn.at[player, own_slot].set(
-                jnp.where(
-                    op == OP["prevent_attack_effects"],
-                    turn + 1,
-                    state.protected_turn[player, own_slot],
-                ).astype(jnp.int16)
-            ),
-            reduced_turn=state.reduced_turn.at[player, own_slot].set(
-                jnp.where(
-                    op == OP["reduce_damage_next_turn"],
-                    turn + 1,
-                    state.reduced_turn[player, own_slot],
-                ).astype(jnp.int16)
-            ),
-        )
+        # Durations on this Pokémon: the field the op sets, to the turn this many turns on (the
+        # player's next turn, or the opponent's next turn).
+        for field, name, ahead in (
+            ("cannot_attack_turn", "cannot_attack_next_turn", 2),
+            ("protected_turn", "prevent_attack_effects", 1),
+            ("reduced_turn", "reduce_damage_next_turn", 1),
+        ):
+            rows = getattr(state, field)
+            until = jnp.where(op == OP[name], turn + ahead, rows[player, own_slot])
+            state = state.replace(**{field: rows.at[player, own_slot].set(until.astype(jnp.int16))})
         # Healing the attacker itself needs no choice (Marill's Bubble Drain).
         heal_self = (op == OP["heal"]) & (col["target"] == TARGET["self"])
         state = state.replace(
