@@ -34,7 +34,9 @@ import sys
 import numpy as np
 
 PER_DEFINITION = ("my_hand", "my_looking", "my_discard", "opponent_discard", "stadium")
-SELECTION_TAIL = 5  # the selection's stage one-hot (4) and choices left (1)
+# The selection slice: the op one-hot, the stage one-hot, choices left (1). A dump made before
+# the stage count was recorded had 4 stages (pick, place, order, from).
+STAGES_BEFORE_RECORDED = 4
 
 
 def dump(game: str = "pokemon") -> dict:
@@ -46,12 +48,17 @@ def dump(game: str = "pokemon") -> dict:
         k: [int(v[0]), [int(x) for x in v[1]]] for k, v in env.observation_layout.slices.items()
     }
     kinds = {k: [int(s), int(n)] for k, (s, n) in env.action_layout.ranges.items()}
-    return {
+    layout = {
         "slices": slices,
         "kinds": kinds,
         "ids": list(env.rules.cards.ids),
         "n": env.num_actions,
     }
+    if game == "pokemon":
+        from tcgjax.games.pokemon.effects import SELECTION_STAGES
+
+        layout["selection_stages"] = len(SELECTION_STAGES)
+    return layout
 
 
 def observation_map(old: dict, new: dict) -> dict[int, int]:
@@ -70,9 +77,13 @@ def observation_map(old: dict, new: dict) -> dict[int, int]:
             out.update({o_start + k * o_cols + j: n_start + k * n_cols + j
                         for k in range(rows) for j in range(o_cols)})  # fmt: skip
         elif name == "selection":
-            o_ops, n_ops = o_shape[0] - SELECTION_TAIL, n_shape[0] - SELECTION_TAIL
+            # Ops and stages are appended to their enums: each keeps its index in its part.
+            o_stages = old.get("selection_stages", STAGES_BEFORE_RECORDED)
+            n_stages = new.get("selection_stages", STAGES_BEFORE_RECORDED)
+            o_ops, n_ops = o_shape[0] - o_stages - 1, n_shape[0] - n_stages - 1
             out.update({o_start + i: n_start + i for i in range(o_ops)})
-            out.update({o_start + o_ops + i: n_start + n_ops + i for i in range(SELECTION_TAIL)})
+            out.update({o_start + o_ops + i: n_start + n_ops + i for i in range(o_stages)})
+            out[o_start + o_shape[0] - 1] = n_start + n_shape[0] - 1  # choices left
         elif name == "turn" or o_shape == n_shape:
             if int(np.prod(n_shape)) < o_size:
                 raise SystemExit(f"slice {name!r} shrank: {o_shape} -> {n_shape}")

@@ -138,8 +138,10 @@ TAGS = ("ex", "v", "vstar", "vmax", "radiant", "ace_spec", "tera")
 RULE_BOX_TAGS = ("ex", "v", "vstar", "vmax", "radiant")
 DAMAGE_MODES = ("plain", "plus", "times", "minus")
 # ``on_evolve``: its rows run when the card is played from the hand to evolve a Pokémon (by
-# ``evolve`` or Rare Candy): Charizard ex's Infernal Reign.
-ACTIVATIONS = ("activated", "passive", "on_evolve")
+# ``evolve`` or Rare Candy): Charizard ex's Infernal Reign. ``on_bench``: its rows run when the
+# card is put onto the Bench from the hand during its owner's turn (Lumineon V's Luminous Sign;
+# not when an effect benches it, nor in the setup).
+ACTIVATIONS = ("activated", "passive", "on_evolve", "on_bench")
 STATUSES = ("none", "asleep", "burned", "confused", "paralyzed", "poisoned")
 
 # ``stadium``: a Stadium's effect, used from play by the player whose turn it is, once a turn
@@ -174,7 +176,9 @@ OPS = (
     "gust",  # switch the opponent's Active with a Benched Pokémon the player chooses
     "switch",  # switch the player's Active with one of their Benched Pokémon
     "search_attach_energy",  # up to count energy_type Energy from the deck onto target
-    "discard_attach_energy",  # count energy_type Energy from the discard pile onto target
+    "discard_attach_energy",  # count energy_type Energy from the discard pile onto target; with
+    # amount > 0, that much damage (its counters) is put on the Pokémon it goes to, which can't
+    # be one those counters would Knock Out (Gardevoir ex's Psychic Embrace)
     "look_attach_energy",  # look at the top `look`, attach up to count energy_type to target
     "draw",  # draw count cards
     "draw_until",  # draw until the hand has count cards (0: as many as the opponent's hand)
@@ -213,6 +217,15 @@ OPS = (
     # energy_type (their type) do amount more to the opponent's Active Pokémon, before W/R
     "prevent_supporter_effects",  # passive, a Tool's: the effects of the Supporters the opponent
     # plays do not reach its holder when the holder passes card_filter (Leafy Camo Poncho)
+    "cure_self",  # this Pokémon recovers from every Special Condition (Gardevoir ex)
+    "move_counters",  # from each of the player's Pokémon move up to amount damage (its counters)
+    # onto one chosen Pokémon of target (Cresselia's Moonglow Reverse; not damage: no W/R)
+    "shuffle_self_into_deck",  # this Pokémon and every card attached to it into the deck, which
+    # is shuffled (Lumineon V's Aqua Return); the player then promotes a new Active Pokémon
+    "lock_attack",  # the player chooses an attack of the opponent's Active Pokémon (the
+    # ``attack`` stage): it can't use that attack during the opponent's next turn (Ralts)
+    "copy_attack",  # the player chooses an attack of the opponent's Active Pokémon (the
+    # ``attack`` stage) and uses it as this attack, its cost ignored (Mew ex's Genome Hacking)
 )
 TARGETS = (
     "none",
@@ -222,6 +235,7 @@ TARGETS = (
     "own_bench",  # one of the player's Benched Pokémon (chosen), or several with `split`
     "own_pokemon",  # any one of the player's Pokémon (chosen)
     "opponent_bench",
+    "opponent_pokemon",  # any one of the opponent's Pokémon, Active or Benched (chosen)
 )
 CARD_FILTERS = (
     "any",

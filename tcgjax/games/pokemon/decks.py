@@ -52,7 +52,14 @@ __all__ = [
 ]
 
 DECKS_DIR = os.path.join(os.path.dirname(__file__), "decks")
-SHIPPED_DECKS = ("tapu_koko", "melmetal_dte", "chien_pao", "charizard_ex", "miraidon_ex")
+SHIPPED_DECKS = (
+    "tapu_koko",
+    "melmetal_dte",
+    "chien_pao",
+    "charizard_ex",
+    "miraidon_ex",
+    "gardevoir_ex",
+)
 DECK_SIZE, MAX_COPIES = 60, 4
 
 

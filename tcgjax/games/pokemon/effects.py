@@ -32,8 +32,14 @@ gates failed did nothing). Then its op (``OPS``):
   ``search_hand`` / ``search_bench`` / ``search_attach_energy`` (from the deck), ``look_take`` /
   ``look_attach_energy`` (from the top ``look`` cards, set aside in the player's ``looking`` zone;
   the rest are shuffled back or go to the bottom in the order the player picks them),
-  ``discard_to_hand`` / ``discard_attach_energy`` (from the discard pile), ``discard_energy``
-  (attached to this Pokémon), ``discard_from_hand_cost`` (an Ability's cost).
+  ``discard_to_hand`` / ``discard_attach_energy`` (from the discard pile; with an ``amount``, that
+  much damage on the Pokémon it goes to, never a Knock Out), ``discard_energy``
+  (attached to this Pokémon), ``discard_from_hand_cost`` (an Ability's cost), ``move_counters``
+  (up to ``amount`` from each of the player's Pokémon onto a chosen one of the opponent's),
+  ``cure_self``, ``shuffle_self_into_deck`` (the attacker and its cards into the deck), and the
+  choice of one of the opponent's Active Pokémon's attacks (the ATTACK stage, ``attack[i]``):
+  ``lock_attack`` (not usable in the opponent's next turn) and ``copy_attack`` (its rows and
+  damage become this attack's).
 * ``hp_bonus`` is passive: the slot view adds it to the maximum HP while its condition holds.
 
 **Choices.** A choice among hidden cards of a kind (a deck search, a look at the deck for
@@ -124,14 +130,17 @@ DESTINATION_OF = {
     "discard_stadium": "discard",  # its owner's
     "evolve_from_deck": "evolve",  # onto a Benched Pokémon it evolves from (stage PLACE)
 }
-SLOT_OPS = ("gust", "switch", "heal", "bench_damage",  # a choice of a Pokémon, no card
+SLOT_OPS = ("gust", "switch", "heal", "bench_damage", "move_counters",  # a Pokémon, no card
             "discard_energy_for_damage")  # a Pokémon first, then an Energy on it  # fmt: skip
+# A choice of one of the opponent's Active Pokémon's attacks (the ATTACK stage, ``attack[i]``).
+ATTACK_CHOICE_OPS = ("lock_attack", "copy_attack")
 UP_TO_OPS = ("search_hand", "search_bench", "search_attach_energy", "look_attach_energy",
              "discard_energy_for_damage", "evolve_from_deck")  # fmt: skip
 # Stages of a selection (``Selection.stage``): PICK the card (or the Pokémon), PLACE the picked
-# Energy on a Pokémon, ORDER the rest under the deck, FROM: the card on the Pokémon just picked.
-PICK, PLACE, ORDER, FROM = 0, 1, 2, 3
-SELECTION_STAGES = ("pick", "place", "order", "from")
+# Energy on a Pokémon, ORDER the rest under the deck, FROM: the card on the Pokémon just picked,
+# ATTACK: one of the opponent's Active Pokémon's attacks (chosen with ``attack[i]``).
+PICK, PLACE, ORDER, FROM, ATTACK_STAGE = 0, 1, 2, 3, 4
+SELECTION_STAGES = ("pick", "place", "order", "from", "attack")
 # "Discard any amount ... from your Pokémon": a Pokémon, then one of its cards, as often as the
 # player likes (``count`` 0 = no limit: this many picks at most, more than any board holds).
 NO_LIMIT = 60
@@ -145,6 +154,7 @@ _IS_SLOT_OP = np.asarray([op in SLOT_OPS for op in OPS])
 _IS_CARD_OP = _SOURCE > 0
 _UP_TO = np.asarray([op in UP_TO_OPS for op in OPS])
 _TWO_STEP = np.asarray([op == "discard_energy_for_damage" for op in OPS])
+_ATTACK_CHOICE = np.asarray([op in ATTACK_CHOICE_OPS for op in OPS])
 _IS_COIN_GATE = np.asarray([g in ("heads", "tails") for g in GATES])
 _ROTATED_OF_STATUS = {"asleep": 1, "confused": 2, "paralyzed": 3}
 _STATUS_ROTATED = np.asarray([_ROTATED_OF_STATUS.get(s, 0) for s in STATUSES], np.int8)
@@ -173,6 +183,8 @@ def effect_fields(num_slots: int, queue_size: int = MAX_EFFECTS) -> dict[str, ja
         cannot_attack_turn=jnp.zeros((2, num_slots), jnp.int16),
         protected_turn=jnp.zeros((2, num_slots), jnp.int16),
         reduced_turn=jnp.zeros((2, num_slots), jnp.int16),
+        locked_attack=jnp.zeros((2, num_slots), jnp.int8),
+        locked_turn=jnp.zeros((2, num_slots), jnp.int16),
     )
 
 
@@ -259,8 +271,21 @@ class Interpreter:
                         strict=True):  # fmt: skip
             proof[d] = c["effects.card_filter"][d, r]
         self.supporter_proof_filter = jnp.asarray(proof)
-        # An Ability whose rows run when its card evolves a Pokémon from the hand.
+        # An Ability whose rows run when its card evolves a Pokémon from the hand; one whose rows
+        # run when its card is put onto the Bench from the hand in its owner's turn.
         self.on_evolve = jnp.asarray(has_ability & (activation == 2))
+        self.on_bench = jnp.asarray(has_ability & (activation == 3))
+        # The attacks that copy another (Genome Hacking), which a copy can't choose: [N, 4].
+        copies = np.zeros((n, len(WHERE)), bool)
+        for d, r in zip(*np.nonzero(rows & (c["effects.op"] == OP["copy_attack"])), strict=True):
+            copies[d, c["effects.where"][d, r]] = True
+        self.copies_attack = jnp.asarray(copies[:, :4])
+        # An Ability's first row (-1 none): what judges whether it could do anything now.
+        first_ability = np.full(n, -1, np.int32)
+        for d in range(n):
+            on = np.nonzero(rows[d] & (c["effects.where"][d] == WHERE_ABILITY))[0]
+            first_ability[d] = on[0] if len(on) else -1
+        self.ability_first_row = jnp.asarray(first_ability)
         # A Tera Pokémon: no damage from attacks while on the Bench (its rule text).
         self.is_tera = jnp.asarray((c["tags"].astype(np.int32) >> TAGS.index("tera") & 1) == 1)
         # An activated Ability's use limits, from its rows: once a turn per Pokémon when a row
@@ -449,11 +474,15 @@ class Interpreter:
         )
         return zone[source]
 
-    def slot_targets(self, state, player, target, target_type, op, energy_type=0) -> jax.Array:
+    def slot_targets(
+        self, state, player, target, target_type, op, energy_type=0, amount=0
+    ) -> jax.Array:
         """bool[12]: the Pokémon ``player`` may choose for a row (their slots 0-5, then the
         opponent's): by ``target``, the Pokémon's type, and per op (``heal`` needs damage,
-        ``gust`` a Pokémon not protected from attack effects, ``discard_energy_for_damage``
-        Energy of ``energy_type`` attached)."""
+        ``gust`` and ``move_counters`` by an attack a Pokémon not protected from attack effects,
+        ``move_counters`` damage on the player's Pokémon to move, ``discard_energy_for_damage``
+        Energy of ``energy_type`` attached, ``discard_attach_energy`` with ``amount`` a Pokémon
+        those counters would not Knock Out)."""
         view = self.slot_view(state)
         occupied = jnp.concatenate([view["occupied"][player], view["occupied"][1 - player]])
         types = jnp.concatenate([view["definition"][player], view["definition"][1 - player]])
@@ -469,6 +498,7 @@ class Interpreter:
                 own & bench,  # own_bench
                 own,  # own_pokemon
                 ~own & bench,  # opponent_bench
+                ~own,  # opponent_pokemon
             ]
         )[target]
         damage = jnp.concatenate([state.damage[player], state.damage[1 - player]])
@@ -480,7 +510,14 @@ class Interpreter:
         per_op = jnp.where(op == OP["heal"], damage > 0, True)
         # The protection stops attack effects only (Boss's Orders still gusts the Pokémon); Leafy
         # Camo Poncho stops the opponent's Supporters only (Boss's Orders).
-        per_op &= jnp.where((op == OP["gust"]) & (state.effect_kind == ATTACK), ~protected, True)
+        moves = op == OP["move_counters"]
+        per_op &= jnp.where(
+            ((op == OP["gust"]) | moves) & (state.effect_kind == ATTACK), ~protected, True
+        )
+        per_op &= ~moves | jnp.any(view["occupied"][player] & (state.damage[player] > 0))
+        hp_left = jnp.concatenate([view["hp"][player], view["hp"][1 - player]]) - damage
+        per_op &= jnp.where((op == OP["discard_attach_energy"]) & (amount > 0), hp_left > amount,
+                            True)  # fmt: skip
         source = state.board.definition[jnp.maximum(state.effect_card, 0)].astype(jnp.int32)
         by_supporter = (state.effect_kind == TRAINER) & self.is_supporter[source]
         proof = self.supporter_proof_slots(state)
@@ -534,8 +571,10 @@ class Interpreter:
         to_bench = jnp.asarray(_DESTINATION)[op] == DESTINATIONS.index("bench")
         cards = jnp.where(to_bench & (bench_room <= 0), 0, cards)
         slots = self.slot_targets(
-            state, player, col["target"], col["target_type"], op, col["energy_type"]
+            state, player, col["target"], col["target_type"], op, col["energy_type"], col["amount"]
         )
+        # Damage to several Pokémon (Moonlight Shuriken): each a different one.
+        slots &= ~((op == OP["bench_damage"]) & (jnp.arange(12) == sel.picked))
         # Energy for a Pokémon to choose later needs one to exist.
         dest = jnp.asarray(_DESTINATION)[op]
         place_later = (
@@ -559,6 +598,23 @@ class Interpreter:
         done = sel.pending() & (stage == PICK) & up_to
         del R
         return cards, slots, done
+
+    def attack_options(self, state) -> jax.Array:
+        """bool[4]: the attacks of the opponent's Active Pokémon (``attack[i]``, its own then its
+        Tool's) a pending ATTACK-stage choice may name: any it has for ``lock_attack`` (none when
+        it is protected from attack effects), any but one that copies for ``copy_attack``."""
+        sel = state.selection
+        player = state.effect_player.astype(jnp.int32)
+        opponent = jnp.maximum(1 - player, 0) % 2
+        d = state.board.definition[jnp.maximum(sel.card.astype(jnp.int32), 0)].astype(jnp.int32)
+        op = self._row_cols(d, sel.row.astype(jnp.int32))["op"]
+        view = self.slot_view(state)
+        definition, index, available = self.attack_sources(view, opponent)
+        copyable = ~self.copies_attack[definition, jnp.clip(index, 0, 3)]
+        protected = self.protected_slots(state)[opponent, 0]
+        ok = available & view["occupied"][opponent, 0]
+        ok &= jnp.where(op == OP["lock_attack"], ~protected, copyable)
+        return ok & sel.pending() & (sel.stage == ATTACK_STAGE)
 
     # -- activations -----------------------------------------------------------------------------
 
@@ -616,7 +672,7 @@ class Interpreter:
         attack = kind == ATTACK
         state = when_any(attack, self._deal_attack_damage, state)
         keep = ("ability_used", "cannot_attack_turn", "protected_turn", "reduced_turn",
-                "turn_ending")  # fmt: skip
+                "locked_attack", "locked_turn", "turn_ending")  # fmt: skip
         evolved, evolved_slot = state.evolved_card.astype(jnp.int32), state.evolved_slot
         state = state.replace(
             **{k: v for k, v in effect_fields(R.NUM_SLOTS).items() if k not in keep}
@@ -844,6 +900,26 @@ class Interpreter:
                 ).astype(jnp.int16)
             )
         )
+        # The attacker recovers from every Special Condition (Miracle Force).
+        cure = (op == OP["cure_self"]) & (own_slot == 0)
+        state = state.replace(
+            rotated=state.rotated.at[player].set(jnp.where(cure, 0, state.rotated[player])),
+            poisoned=state.poisoned.at[player].set(state.poisoned[player] & ~cure),
+            burned=state.burned.at[player].set(state.burned[player] & ~cure),
+        )
+        # This Pokémon and its cards into the deck, shuffled (Aqua Return); like a Knock Out
+        # without Prize cards, the empty Active is promoted into after the attack.
+        leaves = op == OP["shuffle_self_into_deck"]
+        gone = zones.move_all(layout, state.board, R.slot_zone(player, own_slot),
+                              R.zone_of("deck", player)).board  # fmt: skip
+        gone = zones.shuffle(layout, gone, R.zone_of("deck", player), jax.random.fold_in(key, 5))
+        left_play = self._clear_slot(state.replace(board=gone.board), player, own_slot)
+        left_play = left_play.replace(
+            rotated=left_play.rotated.at[player].set(0),
+            poisoned=left_play.poisoned.at[player].set(False),
+            burned=left_play.burned.at[player].set(False),
+        )
+        state = tree_where(leaves, left_play, state)
         # Drawing.
         deck = zones.zone_count(state.board, R.zone_of("deck", player))
         hand = zones.zone_count(state.board, R.zone_of("hand", player))
@@ -904,15 +980,18 @@ class Interpreter:
         # Choices: open the selection; the op is done when it closes.
         # Charmander's discard of the Stadium is no choice; Pidgeot ex's "you may" is one.
         chooses = (
-            jnp.asarray(_IS_CARD_OP | _IS_SLOT_OP)[op]
+            jnp.asarray(_IS_CARD_OP | _IS_SLOT_OP | _ATTACK_CHOICE)[op]
             & ~heal_self
             & ~((op == OP["discard_stadium"]) & ~optional)
         )
         left = jnp.where(op == OP["look_take"], jnp.minimum(count, col["look"]), count)
         left = jnp.where(jnp.asarray(_IS_SLOT_OP)[op], jnp.maximum(count, 1), left)
         left = jnp.where(jnp.asarray(_TWO_STEP)[op] & (count == 0), NO_LIMIT, left)
+        stage = jnp.where(jnp.asarray(_ATTACK_CHOICE)[op], ATTACK_STAGE, PICK)
         opened = state.replace(
-            selection=Selection.open(card, row, slot, jnp.maximum(left, 1), state.board.phase),
+            selection=Selection.open(
+                card, row, slot, jnp.maximum(left, 1), state.board.phase, stage=stage
+            ),
             board=set_turn(state.board, active_player=player, phase=R.PHASE["select"]),
         )
         opened = self._close_if_stuck(opened, key)
@@ -953,7 +1032,7 @@ class Interpreter:
     def _close_if_stuck(self, state, key):
         """Close the selection when no choice is left (or none is valid)."""
         cards, slots, done = self.selection_options(state)
-        stuck = ~jnp.any(cards > 0) & ~jnp.any(slots)
+        stuck = ~jnp.any(cards > 0) & ~jnp.any(slots) & ~jnp.any(self.attack_options(state))
         over = state.selection.left <= 0
         return tree_where(
             state.selection.pending() & (stuck | over), self._close(state, key), state
@@ -1088,6 +1167,11 @@ class Interpreter:
         from_deck = self.after_evolution(placed, side, slot)
         from_deck = from_deck.replace(effect_evolved=from_deck.effect_evolved.at[slot].set(True))
         placed = tree_where(op == OP["evolve_from_deck"], from_deck, placed)
+        # Psychic Embrace: the Energy's Pokémon also gets ``amount`` damage (its counters).
+        embraced = placed.replace(
+            damage=placed.damage.at[side, slot].add(col["amount"].astype(jnp.int16))
+        )
+        placed = tree_where(op == OP["discard_attach_energy"], embraced, placed)
         # gust / switch: the chosen Benched Pokémon and the Active trade places.
         swapped = self._swap_active(state, side, slot, retreat=False)
         healed = state.replace(
@@ -1095,14 +1179,32 @@ class Interpreter:
                 jnp.maximum(state.damage[side, slot] - col["amount"], 0).astype(jnp.int16)
             )
         )
-        benched = self._deal(state, player, col["amount"], side, slot, weakness=False)
+        # Damage to a chosen Pokémon: Weakness and Resistance for an Active one only (``_deal``)
+        # unless the row says none (Moonlight Shuriken's Active target gets them).
+        no_wr = (col["flags"] & FLAG["no_weakness_resistance"]) != 0
+        benched = self._deal(state, player, col["amount"], side, slot, weakness=~no_wr)
+        # Moonglow Reverse: up to ``amount`` from each of the player's Pokémon onto the chosen one
+        # (moving counters is not damage: no Weakness, Resistance or damage modifiers).
+        occupied = self.slot_view(state)["occupied"][player]
+        taken = jnp.where(occupied, jnp.minimum(state.damage[player], col["amount"]), 0)
+        moved = state.replace(
+            damage=state.damage.at[player]
+            .add(-taken.astype(jnp.int16))
+            .at[side, slot]
+            .add(jnp.sum(taken).astype(jnp.int16))
+        )
         acted = jax.tree.map(
             lambda *xs: jnp.stack(xs)[
-                jnp.select([op == OP["heal"], op == OP["bench_damage"]], [1, 2], 0)
+                jnp.select(
+                    [op == OP["heal"], op == OP["bench_damage"], op == OP["move_counters"]],
+                    [1, 2, 3],
+                    0,
+                )
             ],
             swapped,
             healed,
             benched,
+            moved,
         )
         acted = acted.replace(
             selection=sel.replace(left=(sel.left - 1).astype(jnp.int8), picked=jnp.int16(k))
@@ -1114,6 +1216,37 @@ class Interpreter:
         acted = tree_where(jnp.asarray(_TWO_STEP)[op], first_step, acted)
         del key  # the choice closes after the action when nothing is left (rules.apply)
         return tree_where(sel.stage == PLACE, placed, acted)
+
+    def _choose_attack(self, state, i, key):
+        """attack[i] in the ``select`` phase's ATTACK stage: the opponent's Active Pokémon's
+        ``i``-th attack (:meth:`attack_sources` order). ``lock_attack``: it can't be used during
+        the opponent's next turn. ``copy_attack``: the attack becomes this one: its rows queue
+        as the copied card's, for the attacker, and its damage is dealt as the attack's."""
+        from tcgjax.games.pokemon import rules as R
+
+        sel = state.selection
+        player = state.effect_player.astype(jnp.int32)
+        opponent = 1 - player
+        d = state.board.definition[jnp.maximum(sel.card.astype(jnp.int32), 0)].astype(jnp.int32)
+        op = self._row_cols(d, sel.row.astype(jnp.int32))["op"]
+        chosen = sel.replace(left=(sel.left - 1).astype(jnp.int8), picked=jnp.asarray(i, jnp.int16))
+        turn = state.board.turn_number.astype(jnp.int16)
+        locked = state.replace(
+            locked_attack=state.locked_attack.at[opponent, 0].set(jnp.asarray(i, jnp.int8)),
+            locked_turn=state.locked_turn.at[opponent, 0].set(turn + 1),
+            selection=chosen,
+        )
+        view = self.slot_view(state)
+        definition, index, _ = self.attack_sources(view, opponent)
+        from_tool = definition[i] != view["definition"][opponent, 0]
+        tool = self.card_of(
+            state.board, R.slot_zone(opponent, 0), view["tool_definition"][opponent, 0]
+        )
+        card = jnp.maximum(jnp.where(from_tool, tool, view["card"][opponent, 0]), 0)
+        copied = self._activate(state, ATTACK, player, card, 0, index[i])
+        copied = copied.replace(attack_index=index[i].astype(jnp.int8), selection=chosen)
+        del key
+        return tree_where(op == OP["copy_attack"], copied, locked)
 
     def _stop(self, state, key):
         """done in the ``select`` phase: stop an "up to" choice (it closes after the action)."""

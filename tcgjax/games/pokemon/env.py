@@ -57,7 +57,9 @@ class PokemonEnv(Env):
     # once_per_turn are unlimited; "optional" rows are "up to"; a fourth selection stage.
     # 6: the League Battle Decks' shared Trainers, Pokémon Tools and Rare Candy (59 cards: 870
     # actions); the observation's slot flags gain "holds a Tool".
-    version = "8"
+    # 9: the Gardevoir ex deck's 7 cards (89 cards: 1297 actions); attack[i] also names the
+    # opponent's attack in a choice's fifth stage; slot flags gain "an attack locked".
+    version = "9"
     num_players = 2
     default_max_steps = 3000
     game_state_type = R.PokemonState
@@ -316,10 +318,17 @@ def describe_action(env: PokemonEnv, state, action: int, *, viewer: int | None =
         )
         return f"use the Stadium {name}"
     if kind == "attack":
-        attacks = list(rows(me, 0, "attacks"))
-        tool = int(slots["tool_definition"][me, 0])  # a Tool's attacks follow (TM: Evolution)
+        # In a choice of the opponent's attacks (Memory Skip, Genome Hacking), theirs.
+        choosing = phase == "select" and int(sel.stage) == E.ATTACK_STAGE
+        owner = 1 - me if choosing else me
+        attacks = list(rows(owner, 0, "attacks"))
+        tool = int(slots["tool_definition"][owner, 0])  # a Tool's attacks follow (TM: Evolution)
         attacks += registry.definition(registry.ids[tool])["attacks"] if tool > 0 else []
         name = attacks[offset]["name"] if offset < len(attacks) else f"attack {offset} (none)"
+        if choosing:
+            op, _ = pending()
+            verb = "lock" if op == "lock_attack" else "use as this attack"
+            return f"choose {pokemon(owner, 0)}'s attack {name} ({verb})"
         return f"attack with {pokemon(me, 0)}: {name}"
     if kind == "select_card":
         if phase == "retreat_payment":

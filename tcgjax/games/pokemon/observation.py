@@ -16,9 +16,10 @@ slice               shape        content
 ``counts``          [6]          deck, hand and Prize cards of the observer, then the opponent's
 ``conditions``      [2, 6]       each Active Pokémon (observer first): Asleep / Confused /
                                  Paralyzed / none one-hot, Poisoned, Burned
-``slot_flags``      [12, 6]      per slot: came into play or evolved this turn, Ability used this
+``slot_flags``      [12, 7]      per slot: came into play or evolved this turn, Ability used this
                                  turn, can't attack this turn, protected from attack effects,
-                                 holds a Pokémon Tool, takes less damage from attacks this turn
+                                 holds a Pokémon Tool, takes less damage from attacks this turn,
+                                 one of its attacks is locked this turn (Memory Skip)
 ``turn``            [15]         the observer decides, the observer went first, turn number,
                                  Energy attached / Supporter played / retreated this turn, own and
                                  opponent's Pokémon Knocked Out by an attack last turn, own and
@@ -26,8 +27,9 @@ slice               shape        content
                                  observer's, a Stadium played / its effect used this turn, own and
                                  opponent's VSTAR Power used
 ``phase``           [8]          one-hot of ``rules.PHASES``
-``selection``       [46]         the pending choice: its op one-hot (41), its stage one-hot
-                                 (pick / place / order / from), choices left (at most 10)
+``selection``       [52]         the pending choice: its op one-hot (46), its stage one-hot
+                                 (pick / place / order / from / attack), choices left (at most
+                                 10)
 ==================  ===========  ==============================================================
 
 Hidden information is the core's visibility (``tcgjax/core/visibility.py``): the opponent's hand,
@@ -51,7 +53,7 @@ from tcgjax.games.pokemon.cards import KINDS, OPS, TYPES
 __all__ = ["ENCODINGS", "layout", "Observer"]
 
 ENCODINGS = ("v2.1", "v1")
-SELECTION_STAGES = len(R.SELECTION_STAGES)  # pick, place, order, from
+SELECTION_STAGES = len(R.SELECTION_STAGES)  # pick, place, order, from, attack
 # Picks left of a choice, capped: "discard any amount" (Hail Blade) counts as this many.
 MAX_LEFT_SHOWN = 10
 
@@ -72,9 +74,9 @@ def layout(num_definitions: int, encoding: str) -> ObservationLayout:
             ("conditions", (2, 6), "each Active: rotated one-hot (4), poisoned, burned"),
             (
                 "slot_flags",
-                (2 * R.NUM_SLOTS, 6),
+                (2 * R.NUM_SLOTS, 7),
                 "new this turn, ability used, can't attack, protected, holds a Tool, takes less "
-                "damage",
+                "damage, an attack locked",
             ),
             (
                 "turn",
@@ -294,6 +296,7 @@ class Observer:
                     mine_first(rules.protected_slots(state)),
                     mine_first(rules.slot_view(state)["tool"]),
                     mine_first(state.reduced_turn) >= turn,
+                    mine_first(state.locked_turn) >= turn,
                 ],
                 axis=1,
             )

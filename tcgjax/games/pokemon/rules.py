@@ -104,6 +104,7 @@ from tcgjax.games.pokemon.effects import (
     OP,
     SELECTION_STAGES,
     STADIUM,
+    TARGET,
     TRAINER,
     WHERE_ABILITY,
     WHERE_PLAY,
@@ -239,6 +240,14 @@ RULE_ERRORS = (
     RuleError("no_tool_ability", "that Pokémon holds no Pokémon Tool that gives an Ability"),
     RuleError("not_pokemon_v", "only a Pokémon V (a V, VSTAR or VMAX) may use that Tool's Ability"),
     RuleError("vstar_used", "the player already used a VSTAR Power this game (one a game)"),
+    RuleError(
+        "attack_locked",
+        "an attack's effect keeps this Pokémon from using that attack this turn (Memory Skip)",
+    ),
+    RuleError(
+        "ability_no_effect",
+        "the Ability could do nothing now (no card to attach, no Pokémon that could take it)",
+    ),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 
@@ -314,6 +323,8 @@ class PokemonState:
       cannot_attack_turn, protected_turn, reduced_turn: int16[2, 6], the turn until which the
         Pokémon can't attack / is protected from attack effects / takes less damage from attacks
         (0 = none).
+      locked_attack: int8[2, 6], locked_turn: int16[2, 6]: the Pokémon can't use its attack
+        ``attack[locked_attack]`` until the end of turn ``locked_turn`` (0 = none; Memory Skip).
       first_player: int8[].
       winner: int8[], -1 while the game goes on, 2 for a draw.
       end_reason: int8[], index into ``END_REASONS``.
@@ -361,6 +372,8 @@ class PokemonState:
     cannot_attack_turn: jax.Array
     protected_turn: jax.Array
     reduced_turn: jax.Array
+    locked_attack: jax.Array
+    locked_turn: jax.Array
     first_player: jax.Array
     winner: jax.Array
     end_reason: jax.Array
@@ -907,6 +920,30 @@ class PokemonRules(Interpreter):
             (self.is_tool[defs][:, None] & view["tool"][me][None, :], code["tool_done"]),
         ).reshape(-1)
         cost_ok = self.ability_cost_payable(hand)  # [N]
+        # An Ability that attaches from the discard pile (Psychic Embrace) needs such a card and a
+        # Pokémon to take it (one its counters would not Knock Out): judged by its first row.
+        first = jnp.maximum(self.ability_first_row[top], 0)  # [6]
+        ability_row = {k: self.row[k][top, first]
+                       for k in ("op", "card_filter", "energy_type", "target", "target_type",
+                                 "amount")}  # fmt: skip
+        in_discard = self.zone_definition_counts(board, zone_of("discard", me), 0, 0)
+        matches = (self.filter_match[ability_row["card_filter"]]
+                   & self.type_match[ability_row["energy_type"]])  # fmt: skip
+        found = self.match_counts(matches, in_discard)
+        hp_left = view["hp"][me] - state.damage[me]
+        wanted = ability_row["target_type"][:, None]
+        takers = (
+            occupied[None, :]
+            & ((wanted == 0) | (self.type[top][None, :] == wanted))
+            & (hp_left[None, :] > ability_row["amount"][:, None])
+            & ((ability_row["target"][:, None] != TARGET["own_bench"])
+               | (jnp.arange(NUM_SLOTS) > 0))
+        )  # fmt: skip
+        ability_ready = jnp.where(
+            (self.ability_first_row[top] >= 0) & (ability_row["op"] == OP["discard_attach_energy"]),
+            (found > 0) & jnp.any(takers, axis=1),
+            True,
+        )
         ability = err(
             (~in_main, code["wrong_phase"]),
             (~occupied, code["empty_slot"]),
@@ -922,6 +959,7 @@ class PokemonRules(Interpreter):
                 code["ability_not_active"],
             ),
             (~cost_ok[top], code["ability_cost"]),
+            (~ability_ready, code["ability_no_effect"]),
         )
         # The Ability a Tool gives its holder (Forest Seal Stone's VSTAR Power).
         tool = view["tool_definition"][me]  # [6]
@@ -945,14 +983,22 @@ class PokemonRules(Interpreter):
         )
         attack_def, attack_row, has_attack = self.attack_sources(view, me)
         attack_cost = self.attack_cost[attack_def, jnp.minimum(attack_row, MAX_ATTACKS - 1)]
-        attack = err(
+        locked = (state.locked_turn[me, 0] >= turn) & (
+            jnp.arange(MAX_ATTACKS) == state.locked_attack[me, 0]
+        )
+        use_attack = err(
             (~in_main, code["wrong_phase"]),
             (~has_attack, code["no_such_attack"]),
             (turn == 1, code["first_turn_attack"]),
             (cannot_act, code["attack_condition"]),
             (state.cannot_attack_turn[me, 0] >= turn, code["cannot_attack"]),
+            (locked, code["attack_locked"]),
             (~self.cost_paid(units[None, :], attack_cost), code["attack_cost"]),
         )
+        # In a choice of one of the opponent's attacks (Memory Skip, Genome Hacking), attack[i]
+        # names the opponent's Active Pokémon's i-th attack.
+        name_attack = err((~self.attack_options(state), code["not_a_choice"]))
+        attack = jnp.where(phase == PHASE["select"], name_attack, use_attack)
         attached = view["energy_cards"][me, 0]  # [N]
         choosing = phase == PHASE["select"]
         options, slot_options, may_stop = self.selection_options(state)
@@ -1088,7 +1134,10 @@ class PokemonRules(Interpreter):
             board=board,
             since_turn=state.since_turn.at[me, slot].set(jnp.where(setup, 0, turn)),
         )
-        return state
+        # Put onto the Bench from the hand in the player's turn: an on-bench Ability's rows run
+        # (Lumineon V's Luminous Sign).
+        triggered = self._activate(state, ABILITY, me, card, slot, WHERE_ABILITY)
+        return tree_where(~setup & self.on_bench[d], triggered, state)
 
     def _clear_slot(self, state: PokemonState, player, slot) -> PokemonState:
         """The per-slot records of a slot whose Pokémon left play (or a new one arrives)."""
@@ -1099,6 +1148,8 @@ class PokemonRules(Interpreter):
             cannot_attack_turn=state.cannot_attack_turn.at[player, slot].set(0),
             protected_turn=state.protected_turn.at[player, slot].set(0),
             reduced_turn=state.reduced_turn.at[player, slot].set(0),
+            locked_attack=state.locked_attack.at[player, slot].set(0),
+            locked_turn=state.locked_turn.at[player, slot].set(0),
         )
 
     def _evolve(self, state: PokemonState, offset, key) -> PokemonState:
@@ -1128,6 +1179,8 @@ class PokemonRules(Interpreter):
             cannot_attack_turn=state.cannot_attack_turn.at[me, slot].set(0),
             protected_turn=state.protected_turn.at[me, slot].set(0),
             reduced_turn=state.reduced_turn.at[me, slot].set(0),
+            locked_attack=state.locked_attack.at[me, slot].set(0),
+            locked_turn=state.locked_turn.at[me, slot].set(0),
         )
 
     def _attach(self, state: PokemonState, offset, key) -> PokemonState:
@@ -1209,6 +1262,8 @@ class PokemonRules(Interpreter):
             cannot_attack_turn=swap(state.cannot_attack_turn).at[player, slot].set(0),
             protected_turn=swap(state.protected_turn).at[player, slot].set(0),
             reduced_turn=swap(state.reduced_turn).at[player, slot].set(0),
+            locked_attack=swap(state.locked_attack).at[player, slot].set(0),
+            locked_turn=swap(state.locked_turn).at[player, slot].set(0),
             rotated=state.rotated.at[player].set(0),
             poisoned=state.poisoned.at[player].set(False),
             burned=state.burned.at[player].set(False),
@@ -1289,10 +1344,19 @@ class PokemonRules(Interpreter):
         return state
 
     def _attack(self, state: PokemonState, i, key) -> PokemonState:
-        """attack[i]: the Active Pokémon attacks with its ``i``-th attack (its own, then its Tool's:
-        :meth:`attack_sources`); the attack's rows queue, its damage is dealt when they have
-        resolved (or before the first row that is not a damage modifier), then the turn ends
-        (``effects.py``). Confused (R13): a flip first; tails, the attack does nothing and
+        """attack[i]: in the Main phase, the Active Pokémon uses its ``i``-th attack
+        (:meth:`_use_attack`); in a choice of the ``attack`` stage, the opponent's Active
+        Pokémon's ``i``-th attack is the one chosen (``effects._choose_attack``)."""
+        choosing = state.board.phase == PHASE["select"]
+        return tree_where(
+            choosing, self._choose_attack(state, i, key), self._use_attack(state, i, key)
+        )
+
+    def _use_attack(self, state: PokemonState, i, key) -> PokemonState:
+        """attack[i] in the Main phase: the Active Pokémon attacks with its ``i``-th attack (its
+        own, then its Tool's: :meth:`attack_sources`); the attack's rows queue, its damage is
+        dealt when they have resolved (or before the first row that is not a damage modifier),
+        then the turn ends (``effects.py``). Confused (R13): a flip first; tails, the attack does nothing and
         3 damage counters go on the attacker."""
         me = state.board.active_player.astype(jnp.int32)
         view = self.slot_view(state)
@@ -1439,9 +1503,12 @@ class PokemonRules(Interpreter):
             cannot_attack_turn=jnp.where(knocked, 0, state.cannot_attack_turn).astype(jnp.int16),
             protected_turn=jnp.where(knocked, 0, state.protected_turn).astype(jnp.int16),
             reduced_turn=jnp.where(knocked, 0, state.reduced_turn).astype(jnp.int16),
+            locked_attack=jnp.where(knocked, 0, state.locked_attack).astype(jnp.int8),
+            locked_turn=jnp.where(knocked, 0, state.locked_turn).astype(jnp.int16),
             since_turn=jnp.where(knocked, 0, state.since_turn).astype(jnp.int16),
         )
-        active_out = knocked[:, 0]
+        # An empty Active is promoted into as after a Knock Out (Aqua Return shuffled it away).
+        active_out = knocked[:, 0] | ~view["occupied"][:, 0]
         bench_left = jnp.any(view["occupied"][:, 1:] & ~knocked[:, 1:], axis=1)
         no_pokemon = ~jnp.any(view["occupied"] & ~knocked, axis=1)  # [2]
         prizes_left = jnp.stack([zones.zone_count(board, zone_of("prizes", p)) for p in range(2)])
@@ -1643,6 +1710,7 @@ def _static(rules: PokemonRules) -> dict:
         ability_name_slot=np.asarray(rules.ability_name_slot),
         candy=np.asarray(rules.candy_onto),
         row_op=np.asarray(rules.row["op"]),
+        copies_attack=np.asarray(rules.copies_attack),
     )
 
 
@@ -1931,6 +1999,21 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
                 if _turn_owner(f, v) == p:
                     return f"{v} is a turn of its owner (set to the opponent's next turn)"
 
+            @row(["locked_turn", "locked_attack"], f"{spath}.lockedAttack",
+                 "locked_turn 0 with locked_attack 0, or a turn of its owner in [2, turn + 1] "
+                 "on an Active Pokémon, attack locked_attack (set by the opponent's attack to the "
+                 "turn + 1)")  # fmt: skip
+            def _(f, p=p, slot=slot):
+                v, i = int(f.s.locked_turn[p, slot]), int(f.s.locked_attack[p, slot])
+                if not v:
+                    return f"attack {i} locked with no turn" if i else None
+                if not 2 <= v <= f.turn + 1 or not f.occupied[p, slot] or slot != 0:
+                    return f"{v} (turn {f.turn}, slot {slot})"
+                if not 0 <= i < MAX_ATTACKS:
+                    return f"attack {i}"
+                if _turn_owner(f, v) != p:
+                    return f"{v} is a turn of the opponent (set to the owner's next turn)"
+
         @row(["must_promote"], f"{path}.mustPromote",
              "only with an empty Active and a Benched Pokémon to promote")  # fmt: skip
         def _(f, p=p):
@@ -2164,7 +2247,19 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             return None
         if player != f.owner_of_turn or not 0 <= card < num_cards:
             return f"player {player}, card {card}: not the turn player's"
-        if int(f.b.owner[card]) != player and f.kind != STADIUM:  # either player's Stadium
+        # An attack copied from the opponent's Active Pokémon (Genome Hacking) is its card's, used
+        # by the turn player's Active Pokémon, whose own attack copies.
+        copier = [int(f.b.definition[c]) for c in f.piles[player][0]] if f.piles[player][0] else []
+        copied = (
+            f.kind == ATTACK
+            and int(f.b.owner[card]) == 1 - player
+            and bool(f.piles[1 - player][0])
+            and card in f.piles[1 - player][0]
+            and any(t["copies_attack"][d].any() for d in copier)
+        )
+        if copied:
+            player = 1 - player  # the card checked below is on the opponent's Active Pokémon
+        elif int(f.b.owner[card]) != player and f.kind != STADIUM:  # either player's Stadium
             return f"player {player}, card {card}: not the turn player's"
         d = int(f.b.definition[card])
         if f.kind in (TRAINER, STADIUM):

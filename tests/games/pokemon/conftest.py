@@ -88,3 +88,22 @@ def lg_apply(lg_rules):
 @pytest.fixture(scope="session")
 def lg_errors(lg_rules):
     return named_errors(lg_rules)
+
+
+@pytest.fixture(scope="session")
+def gv_rules():
+    """The rules with the Gardevoir ex cards' test deck in both seats
+    (``pokemon_testlib.gardevoir_rules``)."""
+    from pokemon_testlib import gardevoir_rules
+
+    return gardevoir_rules()
+
+
+@pytest.fixture(scope="session")
+def gv_apply(gv_rules):
+    return jax.jit(gv_rules.apply)
+
+
+@pytest.fixture(scope="session")
+def gv_errors(gv_rules):
+    return named_errors(gv_rules)

@@ -285,3 +285,21 @@ LEAGUE_DECK = (
 def league_rules() -> R.PokemonRules:
     """The rules over the test registry with :data:`LEAGUE_DECK` in both seats."""
     return _test_deck_rules("league", LEAGUE_DECK)
+
+
+# The Gardevoir ex League Battle Deck's own Pokémon, with Pokémon to meet them (Charmeleon's
+# protection from attack effects, Cresselia's and Regieleki's two attacks), the Energy their
+# attacks need (Water for Radiant Greninja and Lumineon V) and a few Trainers (60 cards).
+GARDEVOIR_TEST_DECK = (
+    ["sv1-86"] * 2 + ["swsh12-67"] * 3 + ["swsh12-68"] * 2 + ["swsh11-74"] * 2
+    + ["swsh9-40"] * 2 + ["sv3pt5-151"] * 2 + ["swsh10-46"] * 2
+    + ["sv4pt5-7"] * 2 + ["sv4pt5-8"] * 2 + ["swsh9-120"] * 2 + ["swsh9-121"] + ["swsh10-51"]
+    + ["sv2-172"] * 2 + ["sv2-185"] * 2 + ["sv1-175"] + ["sv1-181"] * 2 + ["sv2-173"] * 2
+    + ["sve-5"] * 15 + ["sve-3"] * 8 + ["sve-4"] * 3 + ["sve-2"] * 2
+)  # fmt: skip
+
+
+@functools.cache
+def gardevoir_rules() -> R.PokemonRules:
+    """The rules over the test registry with :data:`GARDEVOIR_TEST_DECK` in both seats."""
+    return _test_deck_rules("gardevoir", GARDEVOIR_TEST_DECK)

@@ -14,7 +14,8 @@ from tcgjax.games.pokemon.decks import deck_problems, load_deck
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 EXPORTS = {"tapu_koko": "tapu_koko_ptcgl.txt", "melmetal_dte": "melmetal_dte_ptcgl.txt",
-           "charizard_ex": "charizard_ex_ptcgl.txt", "miraidon_ex": "miraidon_ex_ptcgl.txt"}  # fmt: skip
+           "charizard_ex": "charizard_ex_ptcgl.txt", "miraidon_ex": "miraidon_ex_ptcgl.txt",
+           "gardevoir_ex": "gardevoir_ex_ptcgl.txt"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

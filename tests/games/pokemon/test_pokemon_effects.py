@@ -548,6 +548,7 @@ def test_every_shipped_card_with_effects_is_named_in_these_tests():
             "test_pokemon_staples.py",
             "test_pokemon_stadiums.py",
             "test_pokemon_league_cards.py",
+            "test_pokemon_gardevoir.py",
         )
     )
     cards = load_cards()

@@ -48,11 +48,12 @@ def test_an_eelektross_with_double_turbo_energy():
     expected = {
         "occupied": [1],
         "evoStageOH": [0, 0, 1],
-        # 25 lines sorted by their Basic: Bidoof, Bronzor, Bruxish, Buizel, Charmander,
-        # Chien-Pao ex, Delibird, Drifloon, Frigibax, Marill, Meltan, Miraidon ex, Moltres,
-        # Orthworm, Pidgey, Plusle, Regieleki, Regieleki V, Tadbulb, Tapu Koko ex, Tynamo, ...:
-        # Eelektross is Tynamo's line, the 21st of 25.
-        "evoFamilyId": [21 / 25],
+        # 30 lines sorted by their Basic: Bidoof, Bronzor, Bruxish, Buizel, Charmander,
+        # Chien-Pao ex, Cresselia, Delibird, Drifloon, Frigibax, Lumineon V, Marill, Meltan,
+        # Mew ex, Miraidon ex, Moltres, Orthworm, Pidgey, Plusle, Radiant Greninja, Ralts,
+        # Regieleki, Regieleki V, Tadbulb, Tapu Koko ex, Tynamo, ...: Eelektross is Tynamo's
+        # line, the 26th of 30.
+        "evoFamilyId": [26 / 30],
         "pokemonTypeOH": np.eye(11)[TYPES.index("lightning")],
         "HP": [100 / 300],
         "MaxHP": [160 / 300],
@@ -73,8 +74,8 @@ def test_an_eelektross_with_double_turbo_energy():
 
 
 def test_resistance_value_and_family_of_a_metal_pokemon():
-    slot = _slot("svp-104", hp=300, max_hp=300)  # Melmetal ex: Meltan's line, the 11th of 23
-    np.testing.assert_allclose(slot[V21["evoFamilyId"]], [11 / 25])
+    slot = _slot("svp-104", hp=300, max_hp=300)  # Melmetal ex: Meltan's line, the 13th of 30
+    np.testing.assert_allclose(slot[V21["evoFamilyId"]], [13 / 30])
     np.testing.assert_allclose(slot[V21["resistanceTypeOH"]], np.eye(11)[TYPES.index("grass")])
     np.testing.assert_allclose(slot[V21["resistanceValue"]], [-1.0])
     np.testing.assert_allclose(slot[V21["evoStageOH"]], [0, 1, 0])

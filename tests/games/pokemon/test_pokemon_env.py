@@ -23,11 +23,11 @@ def env():
 
 
 def test_metadata(env):
-    n = 83  # the shipped registry: 82 cards and the padding 0
+    n = 90  # the shipped registry: 89 cards and the padding 0
     assert env.num_actions == 14 * n + 37
-    assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 72 + 15 + 8 + 46,)
+    assert env.observation_shape == (12 * E.V21_DIMS + 5 * n + 6 + 12 + 84 + 15 + 8 + 52,)
     assert tcgjax.make("pokemon", encoding="v1").observation_shape == (
-        12 * E.V1_DIMS + 5 * n + 159,
+        12 * E.V1_DIMS + 5 * n + 177,
     )
     assert env.options["decks"] == ["tapu_koko", "melmetal_dte"] and env.options["max_turns"] == 100
     assert "pokemon" in tcgjax.available_envs()
@@ -153,9 +153,10 @@ def test_encode_board_reproduces_a_hand_computed_slot(env):
     expected = {
         "occupied": [1],
         "evoStageOH": [0, 1, 0],
-        # 25 lines by the name of their Basic (P6): Bidoof, Bronzor, Bruxish, Buizel, Charmander,
-        # Chien-Pao ex, Delibird, Drifloon, Frigibax, Marill, Meltan, ...: Meltan's is 11 of 25.
-        "evoFamilyId": [11 / 25],
+        # 30 lines by the name of their Basic (P6): Bidoof, Bronzor, Bruxish, Buizel, Charmander,
+        # Chien-Pao ex, Cresselia, Delibird, Drifloon, Frigibax, Lumineon V, Marill, Meltan, ...:
+        # Meltan's is 13 of 30.
+        "evoFamilyId": [13 / 30],
         "pokemonTypeOH": [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0],  # Metal
         "HP": [260 / 300],
         "MaxHP": [300 / 300],
