@@ -361,9 +361,10 @@ def pokemon_heuristic(env: Env) -> Policy:
 
     * **Main** — evolve (900 + the new HP / 10), an Ability (850), a Supporter (800), the effect
       of the Stadium in play (750), bench a Basic (700 + HP / 10), attach an Energy to the Active
-      (650; 600 to a Benched Pokémon), an Item, a Tool or a Stadium (550), attack (100 + the
-      printed damage / 10 of that attack: the strongest legal one); end the turn (10); retreat
-      only when the Active can't attack (5, else 0).
+      (650; 600 to a Benched Pokémon), an Item, a Tool or a Stadium (550), a Supporter that
+      replaces the hand (Professor's Research, Iono, Youngster: 540, once the hand has been
+      played), attack (100 + the printed damage / 10 of that attack: the strongest legal one);
+      end the turn (10); retreat only when the Active can't attack (5, else 0).
     * **Setup** — the Basic with the most HP as Active and every Basic to the Bench (700 + HP /
       10), then ``done``; take every extra mulligan draw (``yes``).
     * **Choices** — promote or choose the Pokémon with the most remaining HP among one's own, the
@@ -380,13 +381,22 @@ def pokemon_heuristic(env: Env) -> Policy:
     hp10 = rules.hp // 10  # [N]
     supporter = rules.is_supporter
     trainer = rules.is_trainer
+    from tcgjax.games.pokemon.effects import OP
+
+    # A Supporter whose first row discards or shuffles away the hand: after the hand is played.
+    replaces_hand = (
+        (rules.trainer_first_op == OP["discard_hand_draw"])
+        | (rules.trainer_first_op == OP["hands_to_bottom_draw_prizes"])
+        | (rules.trainer_first_op == OP["shuffle_hand_draw"])
+    )
 
     def policy(state: State, key: jax.Array) -> jax.Array:
         game = state.game
         phase = game.board.phase.astype(jnp.int32)
         me = game.board.active_player.astype(jnp.int32)
         view = rules.slot_view(game)
-        play = jnp.where(trainer, jnp.where(supporter, 800, 550), 700 + hp10)
+        supporter_score = jnp.where(replaces_hand, 540, 800)
+        play = jnp.where(trainer, jnp.where(supporter, supporter_score, 550), 700 + hp10)
         evolve = jnp.broadcast_to((900 + hp10)[:, None], (n, R.NUM_SLOTS))
         attach = jnp.broadcast_to(
             jnp.where(jnp.arange(R.NUM_SLOTS) == 0, 650, 600)[None, :], (n, R.NUM_SLOTS)

@@ -79,3 +79,23 @@ def test_card_embedding_network_reads_the_pokemon_observation(encoding):
     assert float(jnp.abs(row).sum()) > 0
     more = obs.at[start + held].add(1.0)
     assert not jnp.allclose(network.apply(params, more)[0], logits)
+
+
+def test_plays_a_supporter_that_replaces_the_hand_after_the_hand():
+    env = tcgjax.make("pokemon", decks=("miraidon_ex", "miraidon_ex"))
+    policy = jax.jit(heuristic_policy(env))
+    finalize = jax.jit(env.finalize)
+    template = jax.jit(env.init)(KEY)
+
+    def choose(hand):
+        game = build_state(env.rules, [{"hand": hand, "slots": [["swsh12-56"]]},
+                                       {"slots": [["swsh12-56"]]}])  # fmt: skip
+        return env.action_name(int(policy(finalize(template.replace(game=game)), KEY)))
+
+    # Professor's Research would discard Regieleki and the Nest Ball: they come first.
+    research, nest_ball, regieleki = "sv1-190", "sv1-181", "swsh10-51"
+    assert choose([research, regieleki, nest_ball]) == f"play[{regieleki}]"
+    assert choose([research, nest_ball]) == f"play[{nest_ball}]"
+    assert choose([research]) == f"play[{research}]"
+    # Arven searches (it keeps the hand): it still comes first.
+    assert choose(["sv1-166", regieleki]) == "play[sv1-166]"
