@@ -368,8 +368,8 @@ def pokemon_heuristic(env: Env) -> Policy:
     * **Setup** — the Basic with the most HP as Active and every Basic to the Bench (700 + HP /
       10), then ``done``; take every extra mulligan draw (``yes``).
     * **Choices** — promote or choose the Pokémon with the most remaining HP among one's own, the
-      one with the least among the opponent's; cards equally (ties at random); stopping an "up
-      to" choice last.
+      one with the least among the opponent's; cards equally (ties at random); of the opponent's
+      attacks, the one with the most printed damage; stopping an "up to" choice last.
 
     Ties are broken at random (:func:`best_legal_action`); every score is a table lookup.
     """
@@ -401,7 +401,10 @@ def pokemon_heuristic(env: Env) -> Policy:
         attach = jnp.broadcast_to(
             jnp.where(jnp.arange(R.NUM_SLOTS) == 0, 650, 600)[None, :], (n, R.NUM_SLOTS)
         )
-        attack_def, attack_row, _ = rules.attack_sources(view, me)  # its own, then its Tool's
+        # In the Main phase the player's own attacks; in a choice of one of the opponent's
+        # attacks (Memory Skip locks it, Genome Hacking uses it) the opponent's: the strongest.
+        owner = jnp.where(phase == R.PHASE["select"], 1 - me, me)
+        attack_def, attack_row, _ = rules.attack_sources(view, owner)  # its own, then its Tool's
         attack = 100 + rules.attack_damage[attack_def, jnp.minimum(attack_row, 3)] // 10  # [4]
         can_attack = jnp.any(
             state.legal_action_mask[layout.start("attack") : layout.start("attack") + 4]

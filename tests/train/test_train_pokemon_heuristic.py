@@ -81,21 +81,58 @@ def test_card_embedding_network_reads_the_pokemon_observation(encoding):
     assert not jnp.allclose(network.apply(params, more)[0], logits)
 
 
-def test_plays_a_supporter_that_replaces_the_hand_after_the_hand():
-    env = tcgjax.make("pokemon", decks=("miraidon_ex", "miraidon_ex"))
-    policy = jax.jit(heuristic_policy(env))
-    finalize = jax.jit(env.finalize)
+@pytest.fixture(scope="module")
+def league():
+    """The heuristic of an env with the Gardevoir ex deck against the Miraidon ex deck: the name
+    of its move in a situation (``build_state`` keywords)."""
+    env = tcgjax.make("pokemon", decks=("gardevoir_ex", "miraidon_ex"))
     template = jax.jit(env.init)(KEY)
+    finalize = jax.jit(env.finalize)
+    policy = jax.jit(heuristic_policy(env))
 
+    def choose(players, edit=None, **kw):
+        game = build_state(env.rules, players, **kw)
+        game = edit(env.rules, game) if edit else game
+        state = finalize(template.replace(game=game))
+        env.validate(state)
+        return env.action_name(int(policy(state, KEY)))
+
+    return choose
+
+
+def test_plays_a_supporter_that_replaces_the_hand_after_the_hand(league):
     def choose(hand):
-        game = build_state(env.rules, [{"hand": hand, "slots": [["swsh12-56"]]},
-                                       {"slots": [["swsh12-56"]]}])  # fmt: skip
-        return env.action_name(int(policy(finalize(template.replace(game=game)), KEY)))
+        return league([{"hand": hand, "slots": [["swsh12-67"]]}, {"slots": [["swsh12-56"]]}])
 
-    # Professor's Research would discard Regieleki and the Nest Ball: they come first.
-    research, nest_ball, regieleki = "sv1-190", "sv1-181", "swsh10-51"
-    assert choose([research, regieleki, nest_ball]) == f"play[{regieleki}]"
+    # Professor's Research would discard Ralts and the Nest Ball: they come first.
+    research, nest_ball, ralts = "sv1-189", "sv1-181", "swsh12-67"
+    assert choose([research, ralts, nest_ball]) == f"play[{ralts}]"
     assert choose([research, nest_ball]) == f"play[{nest_ball}]"
     assert choose([research]) == f"play[{research}]"
     # Arven searches (it keeps the hand): it still comes first.
-    assert choose(["sv1-166", regieleki]) == "play[sv1-166]"
+    assert choose(["sv1-166", ralts]) == "play[sv1-166]"
+
+
+def test_copies_the_opponents_strongest_attack(league):
+    from tcgjax.core.board import set_turn
+    from tcgjax.core.effects import Selection
+    from tcgjax.games.pokemon import effects as E
+    from tcgjax.games.pokemon import rules as R
+
+    def copying(rules, game):  # Genome Hacking waits on its choice (its 0 damage dealt)
+        mew = int(rules.slot_view(game)["card"][0, 0])
+        row = 1  # Mew ex's rows: Restart (the Ability), then Genome Hacking's copy_attack
+        return game.replace(
+            selection=Selection.open(mew, row, 0, 1, R.PHASE["main"], stage=E.ATTACK_STAGE),
+            board=set_turn(game.board, phase=R.PHASE["select"]),
+            effect_kind=jnp.int8(E.ATTACK), effect_player=jnp.int8(0),
+            effect_card=jnp.int16(mew), effect_slot=jnp.int8(0), attack_index=jnp.int8(0),
+            damage_dealt=jnp.bool_(True),
+        )  # fmt: skip
+
+    mew = ["sv3pt5-151", "sve-5", "sve-5", "sve-5"]
+    players = [
+        {"slots": [mew]},
+        {"slots": [["swsh12-56"]]},
+    ]  # Zeraora: Battle Claw 30, Mach Bolt 80
+    assert league(players, copying) == "attack[1]"
