@@ -31,7 +31,8 @@ Fields of a card (every field is required; an inapplicable one holds its "none" 
                          Tool's attacks (a Technical Machine) are the holder's too, numbered after
                          the holder's own
 ``abilities``            up to 1 row ``{name, activation}``: ``activated`` (used from the action
-                         list) or ``passive`` (always on)
+                         list), ``passive`` (always on), ``on_evolve`` or ``on_bench`` (its rows
+                         run when the card evolves a Pokémon / is benched from the hand)
 ``provides``             Energy cards: the units provided while attached, a list of types with
                          repeats (Double Turbo Energy: ``[colorless, colorless]``); ``[]`` otherwise
 ``damage_modifier``      special Energy: added to the damage its holder's attacks do to the
