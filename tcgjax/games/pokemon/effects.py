@@ -909,17 +909,12 @@ class Interpreter:
         )
         # This Pokémon and its cards into the deck, shuffled (Aqua Return); like a Knock Out
         # without Prize cards, the empty Active is promoted into after the attack.
-        leaves = op == OP["shuffle_self_into_deck"]
-        gone = zones.move_all(layout, state.board, R.slot_zone(player, own_slot),
-                              R.zone_of("deck", player)).board  # fmt: skip
-        gone = zones.shuffle(layout, gone, R.zone_of("deck", player), jax.random.fold_in(key, 5))
-        left_play = self._clear_slot(state.replace(board=gone.board), player, own_slot)
-        left_play = left_play.replace(
-            rotated=left_play.rotated.at[player].set(0),
-            poisoned=left_play.poisoned.at[player].set(False),
-            burned=left_play.burned.at[player].set(False),
+        # Rare: only the games resolving it pay for the move and the shuffle (``when_any``).
+        state = when_any(
+            op == OP["shuffle_self_into_deck"],
+            lambda s: self._shuffle_into_deck(s, player, own_slot, jax.random.fold_in(key, 5)),
+            state,
         )
-        state = tree_where(leaves, left_play, state)
         # Drawing.
         deck = zones.zone_count(state.board, R.zone_of("deck", player))
         hand = zones.zone_count(state.board, R.zone_of("hand", player))
@@ -998,6 +993,21 @@ class Interpreter:
         # A row did something; discarding a Stadium needs one in play.
         immediate = state.replace(previous=(op != OP["discard_stadium"]) | discard_stadium)
         return tree_where(chooses, opened, immediate)
+
+    def _shuffle_into_deck(self, state, player, slot, key):
+        """The Pokémon in ``slot`` and every card attached to it into its player's deck, which is
+        shuffled; the slot's records and the Special Conditions go with it (Aqua Return)."""
+        from tcgjax.games.pokemon import rules as R
+
+        deck = R.zone_of("deck", player)
+        board = zones.move_all(self.layout, state.board, R.slot_zone(player, slot), deck).board
+        board = zones.shuffle(self.layout, board, deck, key).board
+        state = self._clear_slot(state.replace(board=board), player, slot)
+        return state.replace(
+            rotated=state.rotated.at[player].set(0),
+            poisoned=state.poisoned.at[player].set(False),
+            burned=state.burned.at[player].set(False),
+        )
 
     def _discard_hand_draw(self, state, player, count):
         """Discard the player's hand, then draw ``count`` (as many as the deck holds)."""
