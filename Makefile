@@ -37,8 +37,11 @@ browser:
 test: $(STAMP) browser
 	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --max-worker-restart=0 tests
 
+# CONFIG: a config in configs/ppo (e.g. pokemon_mixed); ARGS: key=value overrides.
+CONFIG ?=
+ARGS   ?=
 train: $(TRAIN_STAMP)
-	$(PY) -m tcgjax.train $(if $(GAME),--env $(GAME),)
+	$(PY) -m tcgjax.train $(if $(GAME),--env $(GAME),) $(if $(CONFIG),--config $(CONFIG),) $(ARGS)
 
 # The package as a user gets it: build the sdist and wheel, install the wheel in a fresh venv
 # outside the checkout and run the README's examples there (tools/wheel_check.sh; CI runs it).

@@ -165,6 +165,7 @@ def _play(
     is_a_seat = jnp.arange(num_players)[None, :] == seat_a[:, None]  # [N, P]
     k_init, k_run = jax.random.split(key)
     state = jax.vmap(env.init)(jax.random.split(k_init, num_games))
+    matchup = jax.vmap(env.matchup)(state)  # [N], the decks each game was drawn with
 
     def done(s: State) -> jax.Array:
         return s.terminated | s.truncated
@@ -229,6 +230,7 @@ def _play(
         "length": c.state.step_count,
         "illegal": c.illegal,
         "decisions_a": c.decisions_a,
+        "matchup": matchup,
     }
 
 
@@ -240,9 +242,21 @@ def _legal(state: State, action: jax.Array) -> jax.Array:
     return in_range & jnp.take_along_axis(state.legal_action_mask, safe[:, None], axis=1)[:, 0]
 
 
-def _summary(out: dict, block: slice) -> dict:
-    """Host-side results of one opponent's block of games (see :func:`evaluate`)."""
+def _summary(out: dict, block: slice, matchups: tuple[str, ...] = ()) -> dict:
+    """Host-side results of one opponent's block of games (see :func:`evaluate`); with more than
+    one matchup, also ``by_matchup`` (the same counts per matchup, by name)."""
     out = {k: v[block] for k, v in out.items()}
+    result = _counts(out)
+    if len(matchups) > 1:
+        result["by_matchup"] = {
+            name: _counts({k: v[out["matchup"] == i] for k, v in out.items()})
+            for i, name in enumerate(matchups)
+        }
+    return result
+
+
+def _counts(out: dict) -> dict:
+    """The result counts of a set of games (host arrays of :func:`_play`'s fields)."""
     n = len(out["seat_a"])
     finished = out["terminated"] & ~out["truncated"]
     win = finished & (out["reward_a"] > 0)
@@ -255,14 +269,14 @@ def _summary(out: dict, block: slice) -> dict:
         "wins": wins,
         "draws": draws,
         "losses": losses,
-        "win_rate": wins / n,
-        "draw_rate": draws / n,
-        "loss_rate": losses / n,
-        "score": (wins + 0.5 * draws) / n,
+        "win_rate": wins / max(n, 1),
+        "draw_rate": draws / max(n, 1),
+        "loss_rate": losses / max(n, 1),
+        "score": (wins + 0.5 * draws) / max(n, 1),
         "truncated": int(out["truncated"].sum()),
         "unfinished": int((~out["terminated"] & ~out["truncated"]).sum()),
-        "mean_length": float(out["length"].mean()),
-        "mean_return": float(out["return_a"].mean()),
+        "mean_length": float(out["length"].mean()) if n else 0.0,
+        "mean_return": float(out["return_a"].mean()) if n else 0.0,
         "games_as_seat": [int((seat == p).sum()) for p in range(2)],
         "wins_as_seat": [int((win & (seat == p)).sum()) for p in range(2)],
         "losses_as_seat": [int((loss & (seat == p)).sum()) for p in range(2)],
@@ -314,7 +328,10 @@ def evaluate_against(
     out = jax.device_get(
         _play(env, static_a, statics_b, n, max_invalid or 0, arrays_a, list(arrays_b), key)
     )
-    return {name: _summary(out, slice(i * n, (i + 1) * n)) for i, name in enumerate(opponents)}
+    return {
+        name: _summary(out, slice(i * n, (i + 1) * n), tuple(env.matchups))
+        for i, name in enumerate(opponents)
+    }
 
 
 def evaluate(env: Env, policy_a: Policy, policy_b: Policy, key: jax.Array, num_games: int) -> dict:
@@ -415,12 +432,16 @@ def _with_options(env: Env, **changes) -> Env:
 
 def format_table(table: dict[str, dict]) -> str:
     """A readable text table of :func:`evaluation_table`'s rows: opponent, games, win, draw, loss
-    (rates in percent)."""
-    width = max([len("opponent")] + [len(name) for name in table])
-    lines = [f"{'opponent':<{width}}  {'games':>6}  {'win':>6}  {'draw':>6}  {'loss':>6}"]
+    (rates in percent); a mixed-deck env's matchups indented under each opponent."""
+    rows = []  # (label, row): each opponent, then its matchups indented under it
     for name, row in table.items():
+        rows.append((name, row))
+        rows += [(f"  {m}", r) for m, r in row.get("by_matchup", {}).items()]
+    width = max([len("opponent")] + [len(label) for label, _ in rows])
+    lines = [f"{'opponent':<{width}}  {'games':>6}  {'win':>6}  {'draw':>6}  {'loss':>6}"]
+    for label, row in rows:
         lines.append(
-            f"{name:<{width}}  {row['games']:>6d}  {row['win_rate']:>6.1%}  "
+            f"{label:<{width}}  {row['games']:>6d}  {row['win_rate']:>6.1%}  "
             f"{row['draw_rate']:>6.1%}  {row['loss_rate']:>6.1%}"
         )
     return "\n".join(lines)

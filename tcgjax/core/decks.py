@@ -26,6 +26,8 @@ from tcgjax.core.errors import ConfigError
 from tcgjax.core.files import DuplicateKeyError, yaml_loads
 
 __all__ = [
+    "Matchups",
+    "parse_matchups",
     "read_deck",
     "deck_section",
     "check_deck_keys",
@@ -291,3 +293,94 @@ def all_problems(check: Callable[[], Any]) -> list[str]:
     except ConfigError as exc:
         return [str(exc)]
     return deck_or_problems if isinstance(deck_or_problems, list) else []
+
+
+# --------------------------------------------------------------------------------------------------
+# Matchups: the ``decks`` option of an env, one pair of decks or a list of pairs drawn per game
+
+#: A deck as an env's ``decks`` option names it: a shipped deck id, a path, or a mapping.
+DeckSpec = str | os.PathLike | Mapping[str, Any]
+
+#: The most matchups an env takes (a game's matchup index is an int8).
+MAX_MATCHUPS = 127
+
+
+@dataclasses.dataclass(frozen=True)
+class Matchups:
+    """The ``decks`` option of a card game's env, read: the pool of distinct decks and the pairs.
+
+    Attributes:
+      specs: each distinct deck spec once, in order of first mention (seat 0's deck of the first
+        pair first; a single mirror pair lists its deck twice, so that ``specs[0]`` and
+        ``specs[1]`` are always the two seats' decks of the first pair).
+      pairs: ``(deck of seat 0, deck of seat 1)`` per matchup, indices into ``specs``.
+      option: the option as ``env.options`` records it (plain strings, lists and dicts: one pair
+        as two entries, a list of pairs as a list of two-entry lists).
+    """
+
+    specs: tuple[DeckSpec, ...]
+    pairs: tuple[tuple[int, int], ...]
+    option: list
+
+    def names(self, decks: Sequence[Any], shipped: Sequence[str]) -> tuple[str, ...]:
+        """``"a vs b"`` per pair: a shipped deck by its id, another by its loaded ``name``
+        (``decks``: the loaded decks of ``specs``, in order)."""
+        labels = [
+            spec if isinstance(spec, str) and spec in shipped else deck.name
+            for spec, deck in zip(self.specs, decks, strict=True)
+        ]
+        return tuple(f"{labels[a]} vs {labels[b]}" for a, b in self.pairs)
+
+
+def _is_deck_spec(spec: Any) -> bool:
+    return isinstance(spec, str | os.PathLike | Mapping)
+
+
+def _deck_key(spec: DeckSpec) -> str:
+    """One string per distinct deck spec (a name or path as given; a mapping by its content)."""
+    import json
+
+    if isinstance(spec, Mapping):
+        return "mapping:" + json.dumps(spec, sort_keys=True, default=str)
+    return "path:" + os.fspath(spec)
+
+
+def _plain(spec: DeckSpec) -> Any:
+    return dict(spec) if isinstance(spec, Mapping) else os.fspath(spec)
+
+
+def parse_matchups(game: str, decks: Any) -> Matchups:
+    """Read an env's ``decks`` option: two deck specs (one matchup, a deck per seat) or a
+    non-empty list of such pairs (each game draws one). Raises ``ConfigError`` naming the game,
+    the option and the entry otherwise."""
+    shape = "two decks (one per seat) or a list of such pairs"
+    if isinstance(decks, str | bytes | Mapping) or not isinstance(decks, Sequence) or not decks:
+        raise ConfigError(f"{game}: option decks={decks!r} must be {shape}")
+    single = len(decks) == 2 and all(_is_deck_spec(d) for d in decks)
+    pair_list = [tuple(decks)] if single else []
+    for i, pair in enumerate([] if single else decks):
+        if (
+            isinstance(pair, str | bytes | Mapping)
+            or not isinstance(pair, Sequence)
+            or len(pair) != 2
+            or not all(_is_deck_spec(d) for d in pair)
+        ):
+            raise ConfigError(
+                f"{game}: option decks[{i}]={pair!r} must be a pair of decks (one per seat): "
+                f"decks must be {shape}"
+            )
+        pair_list.append(tuple(pair))
+    if len(pair_list) > MAX_MATCHUPS:
+        raise ConfigError(f"{game}: option decks: {len(pair_list)} pairs, at most {MAX_MATCHUPS}")
+    keys: list[str] = []
+    specs: list[DeckSpec] = []
+    for pair in pair_list:
+        for spec in pair:
+            if _deck_key(spec) not in keys:
+                keys.append(_deck_key(spec))
+                specs.append(spec)
+    pairs = [tuple(keys.index(_deck_key(spec)) for spec in pair) for pair in pair_list]
+    if pairs == [(0, 0)]:  # one mirror matchup: each seat still has its entry in the pool
+        specs, pairs = specs * 2, [(0, 1)]
+    option = [_plain(d) for d in decks] if single else [[_plain(d) for d in p] for p in pair_list]
+    return Matchups(tuple(specs), tuple(pairs), option)

@@ -113,6 +113,9 @@ class Env(abc.ABC):
     # ``validate`` refuses a state with non-zero rewards that is neither terminated nor truncated.
     rewards_mid_game: bool = False
     game_state_type: type | None = None  # the rules state's class: its States display themselves
+    # The matchups (each seat's deck) a game is drawn from, by name ("tapu_koko vs melmetal_dte");
+    # () for a game without decks. ``matchup(state)`` is the game's index into it.
+    matchups: tuple[str, ...] = ()
 
     def __init__(self, *, illegal_action: str = "reject", max_steps: int | None = None, **options):
         if illegal_action not in ILLEGAL_ACTION_POLICIES:
@@ -486,6 +489,15 @@ class Env(abc.ABC):
             raise errors.PlayerError(
                 f"env {self.id!r}: player {player!r} is outside [0, {self.num_players})"
             )
+
+    def matchup(self, state: State) -> jax.Array:
+        """The matchup ``state``'s game was drawn with: an index into ``matchups`` (int32[]; 0 for
+        a game without decks or with one matchup). Per-matchup results (``tcgjax.train.evaluate``)
+        split games by it."""
+        return jnp.asarray(self._matchup(state.game), jnp.int32)
+
+    def _matchup(self, game) -> jax.Array:
+        return jnp.int32(0)
 
     def legal_action_mask(self, state: State) -> jax.Array:
         """The game's mask for ``state`` (recomputed, not the cached field). bool[A]."""

@@ -148,3 +148,62 @@ def test_each_stats_only_card_of_a_deck_is_named_unless_vanilla_play_is_allowed(
     assert list(vanilla_problems("d.yaml", ["a-1", "c-1"], MARKED, False)) == []
     with pytest.raises(ConfigError, match="d.yaml: allow_vanilla=1 must be True or False"):
         list(vanilla_problems("d.yaml", deck, MARKED, 1))
+
+
+# --------------------------------------------------------------------------------------------------
+# The decks option: one pair, or a list of pairs drawn per game
+
+
+def test_one_pair_is_one_matchup_with_a_deck_per_seat():
+    from tcgjax.core.decks import parse_matchups
+
+    one = parse_matchups("g", ("x", "y"))
+    assert (one.specs, one.pairs, one.option) == (("x", "y"), ((0, 1),), ["x", "y"])
+    # A mirror keeps an entry per seat, so the pool's first two decks are the seats' decks.
+    mirror = parse_matchups("g", ["x", "x"])
+    assert (mirror.specs, mirror.pairs, mirror.option) == (("x", "x"), ((0, 1),), ["x", "x"])
+
+
+def test_a_list_of_pairs_pools_each_distinct_deck_once_in_order_of_mention(tmp_path):
+    from tcgjax.core.decks import parse_matchups
+
+    mine = {"name": "m", "cards": {"a-1": 2}}
+    path = tmp_path / "d.yaml"
+    m = parse_matchups(
+        "g", [["x", path], [dict(mine), "x"], [{"cards": {"a-1": 2}, "name": "m"}, "z"]]
+    )
+    assert m.specs == ("x", path, mine, "z")  # the two equal mappings are one deck
+    assert m.pairs == ((0, 1), (2, 0), (2, 3))
+    assert m.option == [["x", str(path)], [mine, "x"], [mine, "z"]]
+    # A mirror within a list of pairs points both seats at one entry.
+    assert parse_matchups("g", [["x", "y"], ["y", "y"]]).pairs == ((0, 1), (1, 1))
+
+
+def test_matchup_names_use_a_shipped_id_else_the_decks_own_name():
+    from types import SimpleNamespace
+
+    from tcgjax.core.decks import parse_matchups
+
+    m = parse_matchups("g", [["x", "file.yaml"], ["file.yaml", "x"]])
+    decks = [SimpleNamespace(name="Deck X"), SimpleNamespace(name="My deck")]
+    assert m.names(decks, shipped=("x",)) == ("x vs My deck", "My deck vs x")
+
+
+@pytest.mark.parametrize(
+    ("decks", "message"),
+    [
+        ("x", r"g: option decks='x' must be two decks \(one per seat\) or a list of such pairs"),
+        ([], "must be two decks"),
+        ({"x": "y"}, "must be two decks"),
+        (["x"], r"decks\[0\]='x' must be a pair of decks"),
+        (["x", "y", "z"], r"decks\[0\]='x' must be a pair of decks"),
+        ([["x", "y"], ["x"]], r"decks\[1\]=\['x'\] must be a pair of decks"),
+        ([["x", "y"], ["x", 3]], r"decks\[1\]=\['x', 3\] must be a pair of decks"),
+        ([["x", "y"]] * 128, "128 pairs, at most 127"),
+    ],
+)
+def test_a_malformed_decks_option_is_refused_naming_the_entry(decks, message):
+    from tcgjax.core.decks import parse_matchups
+
+    with pytest.raises(ConfigError, match=message):
+        parse_matchups("g", decks)

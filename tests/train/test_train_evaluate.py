@@ -177,3 +177,48 @@ def test_format_table_prints_rates_in_percent():
     assert lines[1].split() == ["random", "10", "50.0%", "20.0%", "30.0%"]
     assert lines[2].split()[:2] == ["a_long_opponent_name", "2000"]
     assert len({len(line) for line in lines}) == 1  # aligned columns
+
+
+# ---------------------------------------------------------------------------------------------------
+# Per matchup (a mixed-deck env: decks drawn per game)
+
+
+def test_a_game_without_decks_reports_no_matchups(table):
+    assert all("by_matchup" not in row for row in table.values())
+
+
+def test_results_split_by_matchup_add_up_to_the_totals():
+    import numpy as np
+
+    # Six games: matchups 0, 1, 1, 0, 1, 1; policy_a wins games 0 and 2, loses 1 and 3, game 4
+    # is truncated (a draw) and game 5 a draw.
+    out = {
+        "seat_a": np.array([0, 1, 0, 1, 0, 1]),
+        "reward_a": np.array([1.0, -1.0, 1.0, -1.0, 0.0, 0.0]),
+        "return_a": np.array([1.0, -1.0, 1.0, -1.0, 0.0, 0.0]),
+        "terminated": np.array([True, True, True, True, False, True]),
+        "truncated": np.array([False, False, False, False, True, False]),
+        "length": np.array([10, 20, 30, 40, 50, 60]),
+        "illegal": np.zeros((6, 2), np.int32),
+        "decisions_a": np.full(6, 5),
+        "matchup": np.array([0, 1, 1, 0, 1, 1]),
+    }
+    row = ev._summary(out, slice(0, 6), ("a vs b", "b vs a"))
+    first, second = row["by_matchup"]["a vs b"], row["by_matchup"]["b vs a"]
+    assert (first["games"], first["wins"], first["losses"], first["draws"]) == (2, 1, 1, 0)
+    assert (second["games"], second["wins"], second["losses"], second["draws"]) == (4, 1, 1, 2)
+    assert second["truncated"] == 1 and second["wins_as_seat"] == [1, 0]
+    assert first["mean_length"] == 25.0
+    for key in ("games", "wins", "losses", "draws"):
+        assert row[key] == first[key] + second[key]
+    # One matchup (or none): no split.
+    assert "by_matchup" not in ev._summary(out, slice(0, 6), ("a vs b",))
+
+
+def test_format_table_indents_each_matchup_under_its_opponent():
+    row = {"games": 4, "win_rate": 0.5, "draw_rate": 0.25, "loss_rate": 0.25}
+    matchups = {"x vs y": {**row, "games": 3}, "y vs x": {**row, "games": 1}}
+    lines = format_table({"random": {**row, "by_matchup": matchups}}).splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["random", "x", "y"]
+    assert lines[2].startswith("  x vs y") and lines[2].split()[3] == "3"
+    assert len({len(line) for line in lines}) == 1

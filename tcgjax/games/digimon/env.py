@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tcgjax.core.decks import parse_matchups
 from tcgjax.core.env import Env, State, StepResult
 from tcgjax.core.errors import ConfigError
 from tcgjax.games.digimon import actions as A
@@ -36,6 +37,9 @@ class DigimonEnv(Env):
       decks: two decks, one per seat: a shipped deck id (``"st1"``, ``"st2"``), a path to a deck
         YAML file, or a mapping ``{name, eggs: {number: copies}, main: {number: copies}}``.
         Validated on construction (``ConfigError`` naming the deck, the entry and the field).
+        Or a list of such pairs (``[["st1", "st2"], ["st3", "st4"]]``): each game draws one
+        uniformly (``env.matchups`` names them, ``env.matchup(state)`` is the game's); the decks
+        one seat may hold need as many Digi-Eggs (every shipped deck has 4).
       cards: the card database file (default ``None``: the shipped starter-deck cards).
       allow_vanilla: play cards whose effects the card file does not implement (marked
         ``stats_only``, as the importer writes them) as cards without effects (default
@@ -68,7 +72,9 @@ class DigimonEnv(Env):
     # triggers `opponent_digimon_suspended`, `won_battle` and `own_digimon_deleted`, the ops
     # `trash_security_top` and `play_from_trash`, the confirm choice of an optional row that
     # chooses nothing (selection stage 3), "if you do" (`gates_next`), `play_costs`
-    version = "5"
+    # 6: the state records its matchup (`deck_pair`, game.deck_pair in JSON states): `decks` may
+    # be a list of pairs, one drawn per game. A single pair plays the games of version 5.
+    version = "6"
     num_players = 2
     action_layout = A.LAYOUT
     observation_layout = O.LAYOUT
@@ -113,7 +119,7 @@ class DigimonEnv(Env):
         illegal_action: str = "reject",
         max_steps: int | None = None,
     ):
-        from tcgjax.games.digimon.decks import load_deck
+        from tcgjax.games.digimon.decks import SHIPPED_DECKS, load_deck
 
         if cards is not None and (
             isinstance(cards, bytes) or not isinstance(cards, str | os.PathLike)
@@ -123,12 +129,7 @@ class DigimonEnv(Env):
             raise ConfigError(
                 f"digimon: option allow_vanilla={allow_vanilla!r} must be True or False"
             )
-        if (
-            isinstance(decks, str | bytes | Mapping)
-            or not isinstance(decks, Sequence)
-            or len(decks) != 2
-        ):
-            raise ConfigError(f"digimon: option decks={decks!r} must be two decks, one per seat")
+        matchups = parse_matchups("digimon", decks)
         if max_turns is not None and (
             isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1
         ):
@@ -137,8 +138,8 @@ class DigimonEnv(Env):
             )
         self.max_turns = max_turns
         registry = load_cards(STARTER_CARDS if cards is None else cards)
-        loaded = [load_deck(deck, registry, allow_vanilla=allow_vanilla) for deck in decks]
-        self.decks = loaded
+        loaded = [load_deck(deck, registry, allow_vanilla=allow_vanilla) for deck in matchups.specs]
+        self.decks = loaded  # the pool: with one pair, seat 0's deck then seat 1's
         self.num_card_ids = len(registry.ids)  # card definitions, 0 = padding (G3)
         self.rules = R.DigimonRules(
             registry,
@@ -147,12 +148,14 @@ class DigimonEnv(Env):
             timing_order=timing_order,
             mulligan=mulligan,
             trigger_order=trigger_order,
+            pairs=matchups.pairs,
         )
+        self.matchups = matchups.names(loaded, SHIPPED_DECKS)
         self.board_layout = self.rules.layout
         super().__init__(
             illegal_action=illegal_action,
             max_steps=max_steps,
-            decks=[dict(d) if isinstance(d, Mapping) else os.fspath(d) for d in decks],
+            decks=matchups.option,
             cards=None if cards is None else os.fspath(cards),
             allow_vanilla=allow_vanilla,
             memory_rule=memory_rule,
@@ -164,6 +167,9 @@ class DigimonEnv(Env):
 
     def _init_game(self, key: jax.Array) -> R.DigimonState:
         return self.rules.init(key)
+
+    def _matchup(self, game) -> jax.Array:
+        return game.deck_pair.astype(jnp.int32)
 
     def _apply_action(self, game, action, key) -> StepResult:
         return StepResult(*self.rules.apply(game, action, key))

@@ -153,7 +153,8 @@ def _check_definitions(f: Facts):
 
 
 def _check_conservation(f: Facts):
-    for p, (eggs, main) in enumerate(f.rules.decks):
+    for p in range(2):
+        eggs, main = f.rules.seat_deck(int(f.s.deck_pair), p)
         held = sorted(f.rules.cards.ids[int(d)] for d in f.b.definition[f.b.owner == p])
         if held != sorted(eggs + main):
             return f"players.player{p + 1}", "does not hold exactly the cards of their deck"
@@ -690,8 +691,12 @@ def build_invariants(rules: DigimonRules) -> InvariantTable:
         _row("board.definition", "cards.card_NNN.definitionId",
              "each card instance is a card of the registry (not the padding row)",
              _check_definitions),
-        _row("board.owner board.definition", "players.playerN",
-             "each player holds exactly the cards of their decks", _check_conservation),
+        _row("deck_pair", "game.deck_pair", "the matchup is an index into the rules' pairs",
+             lambda f: _scalar(num(f, f.s.deck_pair), lambda v: 0 <= v < len(f.rules.pairs),
+                               lambda v: f"{v} outside [0, {len(f.rules.pairs)})")),
+        _row("board.owner board.definition deck_pair", "players.playerN",
+             "each player holds exactly the cards of their decks (of the game's matchup)",
+             _check_conservation),
         _row("board.owner", "cards.card_NNN.ownerId",
              "each card instance is owned as on the initial board (player-major)", _check_owner),
         _row("board.zone", "cards.card_NNN.zoneId",

@@ -121,7 +121,7 @@ VIEWS = ("player", "omniscient")
 
 def bound_table(rules) -> dict[str, tuple]:
     """``{slice: (low, high)}`` of the ``view="player"`` tensor (``Env.observation_bounds``),
-    from the rules' limits, the two decks and the card registry. Card ids are definition
+    from the rules' limits, the decks of every matchup and the card registry. Card ids are definition
     indices of the decks' cards (0 = padding); a card the observer cannot see is ``-1.0`` (the
     opponent's hand and both security stacks are always hidden: ``[-1, 0]``; the omniscient
     view shows their ids). A stack holds only its owner's cards (the rules' invariant "each
@@ -134,7 +134,7 @@ def bound_table(rules) -> dict[str, tuple]:
     from tcgjax.games.digimon import rules as R
 
     c = rules.cards.numpy
-    decks = [[rules.cards.index(n) for n in (*eggs, *main)] for eggs, main in rules.decks]
+    decks = [[rules.cards.index(n) for n in (*eggs, *main)] for eggs, main in rules.pool]
     defs = np.unique(np.concatenate(decks))
     max_id = float(defs.max())
     max_cards = max(rules.cards_per_player)

@@ -225,15 +225,22 @@ __all__ = [
 
 
 class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
-    """Static rules object for two decks: card tables as device constants, pure methods.
+    """Static rules object for its decks: card tables as device constants, pure methods.
 
     Args:
       cards: the card registry.
-      decks: two ``(eggs, main)`` pairs of card numbers (with repeats), one per seat.
+      decks: the deck pool, ``(eggs, main)`` pairs of card numbers (with repeats); with ``pairs``
+        left out, exactly two: the first player's and the second's.
+      pairs: the matchups, ``(deck of seat 0, deck of seat 1)`` as indices into ``decks``; each
+        game draws one uniformly in :meth:`init` (its index is ``state.deck_pair``). The card
+        instances of a seat are laid out once for all matchups, so every deck a seat may hold
+        has the same number of Digi-Eggs. Default ``((0, 1),)``: one matchup, and ``init`` draws
+        nothing for it (the same games as before pairs existed).
 
     Raises:
       ConfigError: a deck that breaks the deck rules (sizes, copies, Digi-Eggs only in the egg deck)
-        or names a card the registry lacks.
+        or names a card the registry lacks; a pair outside the pool; two decks of one seat with
+        different numbers of Digi-Eggs.
     """
 
     def __init__(
@@ -245,6 +252,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         timing_order: str = "official",
         mulligan: bool = True,
         trigger_order: str = "chosen",
+        pairs: Sequence[tuple[int, int]] | None = None,
     ):
         if memory_rule not in MEMORY_RULES:
             raise ConfigError(
@@ -262,14 +270,25 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             raise ConfigError(f"digimon: mulligan={mulligan!r}, expected True or False")
         self.memory_rule, self.timing_order = memory_rule, timing_order
         self.mulligan, self.trigger_order = mulligan, trigger_order
-        if len(decks) != 2:
-            raise ConfigError(f"digimon: expected 2 decks, got {len(decks)}")
+        if pairs is None and len(decks) != 2:
+            raise ConfigError(
+                f"digimon: expected 2 decks (a larger pool needs pairs), got {len(decks)}"
+            )
+        self.pairs = ((0, 1),) if pairs is None else tuple(tuple(map(int, p)) for p in pairs)
+        if not 1 <= len(self.pairs) <= np.iinfo(np.int8).max:
+            raise ConfigError(f"digimon: pairs: 1 to 127 matchups, got {len(self.pairs)}")
+        for i, pair in enumerate(self.pairs):
+            if len(pair) != 2 or not all(0 <= d < len(decks) for d in pair):
+                raise ConfigError(
+                    f"digimon: pairs[{i}] = {pair!r}: two deck indices in [0, {len(decks)})"
+                )
         self.cards = cards
         kind = np.asarray(cards.numpy["kind"])
-        self.decks = []
-        for seat, (eggs, main) in enumerate(decks):
-            self.decks.append((tuple(eggs), tuple(main)))
-            where = f"deck of player{seat + 1}"
+        self.pool = []
+        for index, (eggs, main) in enumerate(decks):
+            self.pool.append((tuple(eggs), tuple(main)))
+            seat_decks = self.pairs == ((0, 1),)  # one matchup: the pool is the seats' decks
+            where = f"deck of player{index + 1}" if seat_decks else f"deck {index} of the pool"
             if len(main) != MAIN_DECK_SIZE or not 0 <= len(eggs) <= MAX_EGGS:
                 raise ConfigError(
                     f"{where}: {len(main)} main-deck cards and {len(eggs)} Digi-Eggs; the rules "
@@ -287,6 +306,24 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             for number in main:
                 if kind[cards.index(number)] == DIGI_EGG:
                     raise ConfigError(f"{where}: the Digi-Egg {number} is in the main deck")
+        # The seats' decks of the first matchup lay out the card instances (eggs, then the main
+        # deck, player by player); every matchup fills the same instances with its definitions.
+        self.decks = [self.pool[d] for d in self.pairs[0]]
+        for i, pair in enumerate(self.pairs):
+            for seat, d in enumerate(pair):
+                eggs, first_eggs = len(self.pool[d][0]), len(self.decks[seat][0])
+                if eggs != first_eggs:
+                    raise ConfigError(
+                        f"digimon: pairs[{i}]: player{seat + 1}'s deck has {eggs} Digi-Eggs, "
+                        f"the first matchup's {first_eggs}; the decks of a seat need as many"
+                    )
+        self.pair_definitions = np.asarray(
+            [
+                [cards.index(n) for d in pair for n in (*self.pool[d][0], *self.pool[d][1])]
+                for pair in self.pairs
+            ],
+            np.int16,
+        )
         self.cards_per_player = tuple(len(e) + len(m) for e, m in self.decks)
         self.num_cards = sum(self.cards_per_player)
         self.layout = build_layout(cards, self.num_cards)
@@ -300,7 +337,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         if len(cards.ids) <= DIGIVOLVE_TABLE_ALL_CARDS:
             used = list(range(len(cards.ids)))
         else:
-            used = sorted({0} | {cards.index(n) for e, m in self.decks for n in (*e, *m)})
+            used = sorted({0} | {cards.index(n) for e, m in self.pool for n in (*e, *m)})
         self._compact, self._digivolve_cost = _digivolve_cost_table(cards, used)
         self._initial_board = self._initial()
         # The 0 DP rule can only find a Digimon at 0 DP when something lowers DP (a timed -DP
@@ -345,8 +382,15 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         own cards, and the deal takes the top 10 cards of the shuffled deck, security first in
         each of the 5 rounds (the card 2k from the top becomes security card k, the next one
         hand card k)."""
-        k_first, *k_zones = jax.random.split(key, 5)
         board = self._initial_board
+        if len(self.pairs) > 1:  # static: one matchup draws nothing (its games are unchanged)
+            key, key_pair = jax.random.split(key)
+            pair = jax.random.randint(key_pair, (), 0, len(self.pairs))
+            definitions = jnp.asarray(self.pair_definitions)[pair]
+            board = board.replace(definition=definitions.astype(board.definition.dtype))
+        else:
+            pair = jnp.int32(0)
+        k_first, *k_zones = jax.random.split(key, 5)
         zone, position = board.zone, board.position
         start = 0
         for p, (eggs, main) in enumerate(self.decks):
@@ -385,9 +429,14 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             end_reason=jnp.int8(0),
             attacker=jnp.int8(-1),
             attack_target=jnp.int8(-1),
+            deck_pair=pair.astype(jnp.int8),
             **empty_effects(self.num_cards),
         )
         return self._ask_mulligan(state, first) if self.mulligan else state
+
+    def seat_deck(self, pair: int, player: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``(eggs, main)`` of ``player`` (0 or 1) in a game of matchup ``pair`` (host-side)."""
+        return self.pool[self.pairs[int(pair)][int(player)]]
 
     def _ask_mulligan(self, state: DigimonState, player) -> DigimonState:
         """``player`` decides on their opening hand: a SelectEffectChoice whose record names a

@@ -40,6 +40,7 @@ def build_state(
     phase: str = "main",
     turn: int = 2,
     first_player: int | None = None,
+    deck_pair: int = 0,
 ) -> R.DigimonState:
     """A ``DigimonState`` in the described situation (see the module docstring).
 
@@ -54,6 +55,11 @@ def build_state(
         raise ConfigError("build_state: describe both players")
     if phase not in A.PHASES:
         raise ConfigError(f"build_state: unknown phase {phase!r}")
+    if isinstance(deck_pair, bool) or not 0 <= int(deck_pair) < len(rules.pairs):
+        raise ConfigError(
+            f"build_state: deck_pair={deck_pair!r} is not a matchup index in "
+            f"[0, {len(rules.pairs)})"
+        )
     layout, registry = rules.layout, rules.cards
     placed_cards, suspended = [], np.zeros((2, R.NUM_SLOTS), bool)
     entered = np.full((2, R.NUM_SLOTS), -1, np.int16)
@@ -61,7 +67,7 @@ def build_state(
         unknown = set(spec) - _KEYS
         if unknown:
             raise ConfigError(f"player {p + 1}: unknown key {sorted(unknown)[0]!r}")
-        eggs, main = rules.decks[p]
+        eggs, main = rules.seat_deck(deck_pair, p)
         left = Counter(eggs) + Counter(main)
         stacks = {}
         if spec.get("breeding"):
@@ -113,5 +119,6 @@ def build_state(
         end_reason=jnp.int8(0),
         attacker=jnp.int8(-1),
         attack_target=jnp.int8(-1),
+        deck_pair=jnp.int8(deck_pair),
         **R.empty_effects(rules.num_cards),
     )

@@ -111,6 +111,7 @@ class DigimonState:
         ``turn_number`` (1 at the first turn) and ``phase`` (a ``GamePhase`` value).
       memory: int8[] — the memory gauge from the active player's side (+ = theirs), -10..10 (G1).
       first_player: int8[] — the player who took the first turn.
+      deck_pair: int8[] — the game's matchup: an index into ``DigimonRules.pairs`` (0 with one).
       suspended: bool[2, S] — each permanent (12 battle slots, then the breeding area) is suspended.
       entered_turn: int16[2, S] — the turn the permanent came into play (-1 for an empty slot); a
         Digimon cannot attack on that turn unless it has <Rush>.
@@ -170,6 +171,7 @@ class DigimonState:
     opt_used: jax.Array
     end_fired: jax.Array
     attacked: jax.Array
+    deck_pair: jax.Array
 
 
 def empty_effects(num_cards: int) -> dict[str, jax.Array]:

@@ -17,13 +17,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tcgjax.core.decks import parse_matchups
 from tcgjax.core.env import Env, StepResult
 from tcgjax.core.errors import ConfigError
 from tcgjax.games.pokemon import observation as O
 from tcgjax.games.pokemon import render
 from tcgjax.games.pokemon import rules as R
 from tcgjax.games.pokemon.cards import SHIPPED_CARDS, load_cards
-from tcgjax.games.pokemon.decks import load_deck
+from tcgjax.games.pokemon.decks import SHIPPED_DECKS, load_deck
 
 __all__ = ["PokemonEnv", "encode_board", "decode_action", "describe_action"]
 
@@ -37,7 +38,10 @@ class PokemonEnv(Env):
       decks: two decks, one per seat: a shipped deck id (``"tapu_koko"``, ``"melmetal_dte"``), a
         path to a deck YAML file, or a mapping ``{name, cards: {card id: copies}}``; validated
         (60 cards, at most 4 of a name but basic Energy, a Basic Pokémon) with a ``ConfigError``
-        naming the deck, the entry and the field.
+        naming the deck, the entry and the field. Or a list of such pairs (``[["tapu_koko",
+        "melmetal_dte"], ["charizard_ex", "miraidon_ex"]]``): each game draws one uniformly
+        (``env.matchups`` names them, ``env.matchup(state)`` is the game's; a mixed-deck
+        training run is evaluated per matchup).
       cards: the card database file (default ``None``: the shipped cards).
       allow_vanilla: play cards whose effects the card file does not implement (marked
         ``stats_only``, as the importer writes them) as cards without effects (default
@@ -59,7 +63,9 @@ class PokemonEnv(Env):
     # actions); the observation's slot flags gain "holds a Tool".
     # 9: the Gardevoir ex deck's 7 cards (89 cards: 1297 actions); attack[i] also names the
     # opponent's attack in a choice's fifth stage; slot flags gain "an attack locked".
-    version = "9"
+    # 10: the state records its matchup (`deck_pair`, game.deckPair in JSON states): `decks` may
+    # be a list of pairs, one drawn per game. A single pair plays the games of version 9.
+    version = "10"
     num_players = 2
     default_max_steps = 3000
     game_state_type = R.PokemonState
@@ -86,12 +92,7 @@ class PokemonEnv(Env):
             raise ConfigError(
                 f"pokemon: option allow_vanilla={allow_vanilla!r} must be True or False"
             )
-        if (
-            isinstance(decks, str | bytes | Mapping)
-            or not isinstance(decks, Sequence)
-            or len(decks) != 2
-        ):
-            raise ConfigError(f"pokemon: option decks={decks!r} must be two decks, one per seat")
+        matchups = parse_matchups("pokemon", decks)
         if encoding not in O.ENCODINGS:
             raise ConfigError(f"pokemon: option encoding={encoding!r} is not one of {O.ENCODINGS}")
         if (
@@ -103,8 +104,13 @@ class PokemonEnv(Env):
                 f"pokemon: option max_turns={max_turns!r} must be an int in [1, 10000]"
             )
         registry = load_cards(SHIPPED_CARDS if cards is None else cards)
-        self.decks = [load_deck(deck, registry, allow_vanilla=allow_vanilla) for deck in decks]
-        self.rules = R.PokemonRules(self.decks, cards=registry, max_turns=max_turns)
+        self.decks = [
+            load_deck(deck, registry, allow_vanilla=allow_vanilla) for deck in matchups.specs
+        ]
+        self.rules = R.PokemonRules(
+            self.decks, cards=registry, max_turns=max_turns, pairs=matchups.pairs
+        )
+        self.matchups = matchups.names(self.decks, SHIPPED_DECKS)
         self.observer = O.Observer(self.rules, encoding)
         self.observers = {e: O.Observer(self.rules, e) for e in O.ENCODINGS}
         self.encoding = encoding
@@ -120,7 +126,7 @@ class PokemonEnv(Env):
         super().__init__(
             illegal_action=illegal_action,
             max_steps=max_steps,
-            decks=[dict(d) if isinstance(d, Mapping) else os.fspath(d) for d in decks],
+            decks=matchups.option,
             cards=None if cards is None else os.fspath(cards),
             allow_vanilla=allow_vanilla,
             encoding=encoding,
@@ -129,6 +135,9 @@ class PokemonEnv(Env):
 
     def _init_game(self, key: jax.Array) -> R.PokemonState:
         return self.rules.init(key)
+
+    def _matchup(self, game) -> jax.Array:
+        return game.deck_pair.astype(jnp.int32)
 
     def _apply_action(self, game, action, key) -> StepResult:
         return StepResult(*self.rules.apply(game, action, key))

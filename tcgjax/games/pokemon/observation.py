@@ -124,10 +124,11 @@ class Observer:
         self.energy_card_type = jnp.asarray(card_type.astype(np.float32))
 
     def bound_table(self) -> dict[str, tuple[np.ndarray | float, np.ndarray | float]]:
-        """``{slice: (low, high)}`` of :meth:`observe` (``Env.observation_bounds``), from the two
-        decks and the card registry: a slot holds only its owner's cards (the rules' invariant
-        "every card in a zone of its owner"), and either seat may be the observer, so a bound
-        over one player's cards is the larger (or smaller) of the two decks'.
+        """``{slice: (low, high)}`` of :meth:`observe` (``Env.observation_bounds``), from the
+        decks of every matchup and the card registry: a slot holds only its owner's cards (the
+        rules' invariant "every card in a zone of its owner"), and either seat may be the
+        observer and hold any of the decks, so a bound over one player's cards is the largest
+        (or smallest) of the decks'.
 
         Unbounded: the remaining HP's low (``board`` column ``HP``, both encodings). While an
         attack waits on a choice its damage is already on the Defending Pokémon, up to any
@@ -138,14 +139,15 @@ class Observer:
         rules = self.rules
         c = rules.cards.numpy
         n = len(rules.cards)
-        defs = np.asarray(rules.card_definitions, np.int64).reshape(2, R.DECK_SIZE)
-        copies = np.stack([np.bincount(d, minlength=n) for d in defs])  # [2 decks, N]
+        # Every deck of every matchup: either may sit in either seat.
+        defs = np.asarray(rules.pair_definitions, np.int64).reshape(-1, R.DECK_SIZE)
+        copies = np.stack([np.bincount(d, minlength=n) for d in defs])  # [decks, N]
         in_decks = copies.max(axis=0) > 0
         kind = np.asarray(c["kind"])
         pokemon = (kind == KINDS.index("pokemon")) & in_decks
         special = kind == KINDS.index("special_energy")
         energy = special | (kind == KINDS.index("basic_energy"))
-        energy_copies = copies * energy  # [2, N]: each deck's Energy cards, all attachable
+        energy_copies = copies * energy  # [decks, N]: each deck's Energy cards, all attachable
 
         def most(per_deck):  # the larger deck's value (per entry)
             return np.max(per_deck, axis=0)

@@ -326,6 +326,7 @@ class PokemonState:
       locked_attack: int8[2, 6], locked_turn: int16[2, 6]: the Pokémon can't use its attack
         ``attack[locked_attack]`` until the end of turn ``locked_turn`` (0 = none; Memory Skip).
       first_player: int8[].
+      deck_pair: int8[], the game's matchup: an index into ``PokemonRules.pairs`` (0 with one).
       winner: int8[], -1 while the game goes on, 2 for a draw.
       end_reason: int8[], index into ``END_REASONS``.
     """
@@ -375,6 +376,7 @@ class PokemonState:
     locked_attack: jax.Array
     locked_turn: jax.Array
     first_player: jax.Array
+    deck_pair: jax.Array
     winner: jax.Array
     end_reason: jax.Array
 
@@ -429,30 +431,66 @@ ZONE_SLOT.setflags(write=False)
 
 
 class PokemonRules(Interpreter):
-    """The static rules object for two decks: layout, action layout and card tables.
+    """The static rules object for its decks: layout, action layout and card tables.
 
     Methods are pure functions of the state (``jit``/``vmap``-safe); ``validate`` is host-side.
 
     Args:
-      decks: the two players' decks (:class:`~tcgjax.games.pokemon.decks.Deck`), validated against
-        ``cards``.
+      decks: the deck pool (:class:`~tcgjax.games.pokemon.decks.Deck`, validated against
+        ``cards``); with ``pairs`` left out, exactly two: the first player's and the second's.
       cards: the card registry (default: the shipped card file).
       max_turns: the game ends in a draw (``turn_limit``) when this turn would start.
+      pairs: the matchups, ``(deck of seat 0, deck of seat 1)`` as indices into ``decks``;
+        each game draws one uniformly in :meth:`init` (its index is ``state.deck_pair``).
+        Default ``((0, 1),)``: one matchup, and ``init`` draws nothing for it (the same games as
+        before pairs existed).
     """
 
     def __init__(
-        self, decks: Sequence[Deck], cards: CardRegistry | None = None, max_turns: int = 200
+        self,
+        decks: Sequence[Deck],
+        cards: CardRegistry | None = None,
+        max_turns: int = 200,
+        pairs: Sequence[tuple[int, int]] | None = None,
     ):
         self.cards = load_cards() if cards is None else cards
         self.layout = build_layout(self.cards)
         self.actions = build_actions(len(self.cards))
         self.max_turns = int(max_turns)
         self.decks = tuple(decks)
-        if len(self.decks) != 2 or any(len(d.cards) != DECK_SIZE for d in self.decks):
-            raise ConfigError(f"decks: two decks of {DECK_SIZE} cards, got {self.decks!r}")
-        definitions = [self.cards.index(c) for deck in self.decks for c in sorted(deck.cards)]
-        self.card_definitions = np.asarray(definitions, np.int16)
+        sized = all(len(d.cards) == DECK_SIZE for d in self.decks)
+        if pairs is None and (len(self.decks) != 2 or not sized):
+            raise ConfigError(
+                f"decks: two decks of {DECK_SIZE} cards, one per seat (a larger pool needs "
+                f"pairs), got {self.decks!r}"
+            )
+        if not self.decks or not sized:
+            raise ConfigError(
+                f"decks: a pool of decks of {DECK_SIZE} cards each, got {self.decks!r}"
+            )
+        self.pairs = ((0, 1),) if pairs is None else tuple(tuple(map(int, p)) for p in pairs)
+        for i, pair in enumerate(self.pairs):
+            if len(pair) != 2 or not all(0 <= d < len(self.decks) for d in pair):
+                raise ConfigError(
+                    f"pairs[{i}] = {pair!r}: two deck indices in [0, {len(self.decks)})"
+                )
+        if not 1 <= len(self.pairs) <= np.iinfo(np.int8).max:
+            raise ConfigError(f"pairs: 1 to 127 matchups, got {len(self.pairs)}")
+        # pair_definitions[k]: the 120 cards' definitions of matchup k (seat 0's deck first, each
+        # deck sorted), the board's `definition` at the start of a game of that matchup.
+        self.pair_definitions = np.asarray(
+            [
+                [self.cards.index(c) for d in pair for c in sorted(self.decks[d].cards)]
+                for pair in self.pairs
+            ],
+            np.int16,
+        )
+        self.card_definitions = self.pair_definitions[0]
         self._tables()
+
+    def seat_deck(self, pair: int, player: int) -> Deck:
+        """The deck ``player`` (0 or 1) plays in a game of matchup ``pair`` (host-side)."""
+        return self.decks[self.pairs[int(pair)][int(player)]]
 
     def _tables(self) -> None:
         c = self.cards.numpy
@@ -753,6 +791,13 @@ class PokemonRules(Interpreter):
             for i, d in enumerate(self.card_definitions)
         ]
         board = new_board(layout, cards, phase=PHASE["setup_active"])
+        if len(self.pairs) > 1:  # static: one matchup draws nothing (its games are unchanged)
+            key, key_pair = jax.random.split(key)
+            pair = jax.random.randint(key_pair, (), 0, len(self.pairs))
+            definitions = jnp.asarray(self.pair_definitions)[pair]
+            board = board.replace(definition=definitions.astype(board.definition.dtype))
+        else:
+            pair = jnp.int32(0)
         key_first, key_deal = jax.random.split(key)
         first = jax.random.bernoulli(key_first).astype(jnp.int32)
 
@@ -803,6 +848,7 @@ class PokemonRules(Interpreter):
             abilities_used_by_name=jnp.zeros(self.num_shared_abilities, bool),
             vstar_used=jnp.zeros(2, bool),
             first_player=first.astype(jnp.int8),
+            deck_pair=pair.astype(jnp.int8),
             winner=jnp.int8(NO_WINNER),
             end_reason=jnp.int8(END["none"]),
         )
@@ -1819,14 +1865,20 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
             if not 1 <= int(f.b.definition[c]) < len(t["names"]):
                 return f"{card_id(c)}: definition {int(f.b.definition[c])} not in the registry"
 
+    @row(["deck_pair"], "game.deckPair", "the matchup: an index into the rules' pairs")
+    def _(f):
+        if not 0 <= int(f.s.deck_pair) < len(rules.pairs):
+            return f"{int(f.s.deck_pair)} outside [0, {len(rules.pairs)})"
+
     for p in range(2):
 
-        @row(["board.definition", "board.owner"], f"players.{pid(p)}",
-             "the player holds exactly their deck")  # fmt: skip
+        @row(["board.definition", "board.owner", "deck_pair"], f"players.{pid(p)}",
+             "the player holds exactly their deck (of the game's matchup)")  # fmt: skip
         def _(f, p=p):
             held = sorted(t["names"][int(d)] for d in f.b.definition[f.b.owner == p])
-            if held != sorted(rules.decks[p].cards):
-                return "holds other cards than their deck"
+            deck = rules.seat_deck(int(f.s.deck_pair), p)
+            if held != sorted(deck.cards):
+                return f"holds other cards than their deck {deck.name!r}"
 
     @row(["board.zone"], "cards.zoneId", "every card in a zone of its owner (or a shared one)")
     def _(f):
@@ -2101,7 +2153,7 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
         if v == THEN_CONTINUE and f.phase != PHASE["promote"]:
             return f"a turn goes on after promotions in phase {PHASES[f.phase]}"
 
-    decks_names = set(t["ability_name_slot"][np.asarray(rules.card_definitions)].tolist())
+    decks_names = set(t["ability_name_slot"][np.asarray(rules.pair_definitions)].ravel().tolist())
 
     @row(["abilities_used_by_name"], "game.abilitiesUsedByName",
          "one entry per Ability name of the one-a-turn-by-name kind; none used in setup; only "
@@ -2116,11 +2168,12 @@ def build_invariants(rules: PokemonRules) -> InvariantTable:  # noqa: C901 — o
         if unknown:
             return f"name {unknown[0]} marked used: no card of the decks has that Ability"
 
-    @row(["vstar_used"], "game.vstarUsed",
+    @row(["vstar_used", "deck_pair"], "game.vstarUsed",
          "a player's VSTAR Power used only if their deck holds a card that gives one")  # fmt: skip
     def _(f):
         for p in range(2):
-            deck = [rules.cards.index(c) for c in rules.decks[p].cards]
+            cards = rules.seat_deck(int(f.s.deck_pair), p).cards
+            deck = [rules.cards.index(c) for c in cards]
             if bool(f.s.vstar_used[p]) and not t["vstar"][deck].any():
                 return f"player {p + 1}: a VSTAR Power used, none in their deck"
 

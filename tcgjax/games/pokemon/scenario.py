@@ -16,7 +16,9 @@ card id: the player's Stadium in play; one player at most). Every card of the
 player's deck not placed goes to their deck, below the listed ones; ``prizes`` left out takes the
 6 top cards of that rest (fewer if it runs out), so every situation holds exactly both decks.
 Flags of the turn: ``energy_attached``, ``supporter_played``, ``retreated``, ``stadium_played``,
-``stadium_used``, ``ko_last_turn``, ``vstar_used`` (per player: their VSTAR Power is spent).
+``stadium_used``, ``ko_last_turn``, ``vstar_used`` (per player: their VSTAR Power is spent);
+``deck_pair``: the game's matchup (an index into ``rules.pairs``, default 0), whose decks the
+players hold.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def build_state(
     stadium_used: bool = False,
     ko_last_turn: tuple[bool, bool] = (False, False),
     vstar_used: tuple[bool, bool] = (False, False),
+    deck_pair: int = 0,
 ) -> R.PokemonState:
     """A ``PokemonState`` in the described situation (see the module docstring).
 
@@ -64,6 +67,11 @@ def build_state(
         raise ConfigError("build_state: describe both players")
     if phase not in R.PHASES:
         raise ConfigError(f"build_state: unknown phase {phase!r}; have {R.PHASES}")
+    if isinstance(deck_pair, bool) or not 0 <= int(deck_pair) < len(rules.pairs):
+        raise ConfigError(
+            f"build_state: deck_pair={deck_pair!r} is not a matchup index in "
+            f"[0, {len(rules.pairs)})"
+        )
     layout, registry = rules.layout, rules.cards
     placed = []
     damage = np.zeros((2, R.NUM_SLOTS), np.int16)
@@ -74,7 +82,7 @@ def build_state(
         unknown = set(spec) - _KEYS
         if unknown:
             raise ConfigError(f"player {p + 1}: unknown key {sorted(unknown)[0]!r}")
-        left = Counter(rules.decks[p].cards)
+        left = Counter(rules.seat_deck(deck_pair, p).cards)
         slots = list(spec.get("slots", []))
         if len(slots) > R.NUM_SLOTS:
             raise ConfigError(f"player {p + 1}: {len(slots)} slots, at most {R.NUM_SLOTS}")
@@ -147,6 +155,7 @@ def build_state(
         abilities_used_by_name=jnp.zeros(rules.num_shared_abilities, bool),
         vstar_used=jnp.asarray(vstar_used, bool),
         first_player=jnp.int8(first_player),
+        deck_pair=jnp.int8(deck_pair),
         winner=jnp.int8(R.NO_WINNER),
         end_reason=jnp.int8(0),
     )

@@ -185,6 +185,8 @@ CASES = [
     ("game.first_player", "the first player is 0", "base",
      lambda r, s: s.replace(first_player=jnp.int8(2))),
     ("game.memory", "memory within", "base", lambda r, s: s.replace(memory=jnp.int8(-11))),
+    ("game.deck_pair", "the matchup is an index", "base",
+     lambda r, s: s.replace(deck_pair=jnp.int8(1))),
     ("cards.card_NNN.definitionId", "each card instance is a card", "base",
      lambda r, s: _set(s, "definition", _cards(r, s, "deck", 0)[0], len(r.cards.ids) + 3)),
     ("players.playerN", "each player holds", "base",
