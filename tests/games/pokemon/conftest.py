@@ -20,90 +20,58 @@ def named_errors(rules):
     return named
 
 
-@pytest.fixture(scope="session")
-def rules():
-    return shared_rules()
+def _deck_fixtures(prefix: str, build, doc: str) -> None:
+    """Define the session fixtures ``{prefix}rules`` (``build()``), ``{prefix}apply`` (its
+    ``apply``, jitted) and ``{prefix}errors`` (:func:`named_errors`) in this module: one trace and
+    one compile per test deck and test session."""
+
+    def rules_fixture():
+        return build()
+
+    rules_fixture.__doc__ = doc
+
+    def apply_fixture(request):
+        return jax.jit(request.getfixturevalue(f"{prefix}rules").apply)
+
+    def errors_fixture(request):
+        return named_errors(request.getfixturevalue(f"{prefix}rules"))
+
+    for name, fn in (
+        ("rules", rules_fixture),
+        ("apply", apply_fixture),
+        ("errors", errors_fixture),
+    ):
+        globals()[f"{prefix}{name}"] = pytest.fixture(scope="session", name=f"{prefix}{name}")(fn)
 
 
-@pytest.fixture(scope="session")
-def apply(rules):
-    return jax.jit(rules.apply)
+def _testlib(name: str):
+    def build():
+        import pokemon_testlib
+
+        return getattr(pokemon_testlib, name)()
+
+    return build
 
 
-@pytest.fixture(scope="session")
-def errors(rules):
-    """``action_errors`` as readable names: ``errors(state)[action] -> "ok" | rule name``."""
-    return named_errors(rules)
-
-
-@pytest.fixture(scope="session")
-def cp_rules():
-    """The rules with the Chien-Pao ex deck in both seats (``pokemon_testlib.chien_pao_rules``)."""
-    from pokemon_testlib import chien_pao_rules
-
-    return chien_pao_rules()
-
-
-@pytest.fixture(scope="session")
-def cp_apply(cp_rules):
-    return jax.jit(cp_rules.apply)
-
-
-@pytest.fixture(scope="session")
-def cp_errors(cp_rules):
-    return named_errors(cp_rules)
-
-
-@pytest.fixture(scope="session")
-def st_rules():
-    """The rules with the staples test deck in both seats (``pokemon_testlib.staples_rules``)."""
-    from pokemon_testlib import staples_rules
-
-    return staples_rules()
-
-
-@pytest.fixture(scope="session")
-def st_apply(st_rules):
-    return jax.jit(st_rules.apply)
-
-
-@pytest.fixture(scope="session")
-def st_errors(st_rules):
-    return named_errors(st_rules)
-
-
-@pytest.fixture(scope="session")
-def lg_rules():
-    """The rules with the League cards' test deck in both seats (``pokemon_testlib.league_rules``)."""
-    from pokemon_testlib import league_rules
-
-    return league_rules()
-
-
-@pytest.fixture(scope="session")
-def lg_apply(lg_rules):
-    return jax.jit(lg_rules.apply)
-
-
-@pytest.fixture(scope="session")
-def lg_errors(lg_rules):
-    return named_errors(lg_rules)
-
-
-@pytest.fixture(scope="session")
-def gv_rules():
-    """The rules with the Gardevoir ex cards' test deck in both seats
-    (``pokemon_testlib.gardevoir_rules``)."""
-    from pokemon_testlib import gardevoir_rules
-
-    return gardevoir_rules()
-
-
-@pytest.fixture(scope="session")
-def gv_apply(gv_rules):
-    return jax.jit(gv_rules.apply)
-
-
-@pytest.fixture(scope="session")
-def gv_errors(gv_rules):
-    return named_errors(gv_rules)
+_deck_fixtures("", shared_rules, "The test registry's rules, the test deck in both seats.")
+_deck_fixtures(
+    "cp_",
+    _testlib("chien_pao_rules"),
+    "The rules with the Chien-Pao ex deck in both seats (``pokemon_testlib.chien_pao_rules``).",
+)
+_deck_fixtures(
+    "st_",
+    _testlib("staples_rules"),
+    "The rules with the staples test deck in both seats (``pokemon_testlib.staples_rules``).",
+)
+_deck_fixtures(
+    "lg_",
+    _testlib("league_rules"),
+    "The rules with the League cards' test deck in both seats (``pokemon_testlib.league_rules``).",
+)
+_deck_fixtures(
+    "gv_",
+    _testlib("gardevoir_rules"),
+    "The rules with the Gardevoir ex cards' test deck in both seats "
+    "(``pokemon_testlib.gardevoir_rules``).",
+)
