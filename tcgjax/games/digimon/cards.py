@@ -49,7 +49,8 @@ min_level, play_costs}``:
 * ``condition`` (:data:`CONDITIONS`) with ``condition_value``.
 * ``op`` (:data:`OPS`), the primitive, with its arguments ``target`` (:data:`TARGETS`), ``amount``,
   ``amount_per`` (``fixed`` or ``per_two_sources``: amount × ⌊digivolution cards / 2⌋), ``count``,
-  ``max_dp`` / ``max_level`` (-1 = no bound), ``cannot`` (``attack``, ``block``), ``duration``
+  ``max_dp`` / ``max_level`` (-1 = no bound), ``cannot`` (``attack``, ``block``,
+  ``attack_player``, ``be_blocked``; a continuous ``restrict`` row on ``self`` too), ``duration``
   (:data:`DURATIONS`) and the card filter of ``reveal_add``, ``play_free``, ``trash_to_hand`` and
   ``play_from_trash``: ``kinds`` (the card kinds they may choose; empty = any), ``colors`` (a
   chosen card shares one of these colors; empty = any), ``play_costs`` (a chosen card's play
@@ -142,6 +143,11 @@ TRIGGERS = (
     # One of the controller's Digimon was deleted (in battle, by an effect or by the 0 DP rule):
     # fires the rows of every permanent of that player, once per event, with [On Deletion].
     "own_digimon_deleted",
+    # One of the opponent's Digimon was deleted (in battle, by an effect or by the 0 DP rule):
+    # fires the rows of every permanent of the deleted Digimon's opponent, once per event, except
+    # a permanent deleted in the same event (Q681, Q683; ST-7's Gigimon, Guilmon, Growlmon,
+    # WarGrowlmon).
+    "opponent_digimon_deleted",
 )
 WINDOWS = ("all_turns", "your_turn", "opponents_turn")
 # cost_suspend_self: "you may suspend this card to ...": the (optional) row resolves only while
@@ -149,6 +155,9 @@ WINDOWS = ("all_turns", "your_turn", "opponents_turn")
 # suspends it.
 # no_on_play: a Digimon the row plays does not fire its [On Play] rows. gates_next: "if you do":
 # the next row (of the same card and trigger) resolves only when this one was taken and chose.
+# else_next: "if you don't" (ST7-09 Gallantmon): the next row resolves only when this one was
+# taken and had nothing to choose (no valid target: Q689; a chosen Digimon that is not deleted
+# still counts as chosen: Q691).
 EFFECT_FLAGS = (
     "once_per_turn",
     "optional",
@@ -156,6 +165,7 @@ EFFECT_FLAGS = (
     "cost_suspend_self",
     "no_on_play",
     "gates_next",
+    "else_next",
 )
 CONDITIONS = (
     "none",
@@ -171,6 +181,16 @@ CONDITIONS = (
     # This Digimon's attack was declared against an opposing Digimon (not the player): read
     # when the row resolves ([When Attacking]: before any block), never for continuous rows.
     "attacking_a_digimon",
+    # The controller's hand holds >= / <= condition_value cards: read live by a continuous row
+    # (it applies the moment the hand reaches the count: rules 15-8-2) and when a row resolves
+    # (ST-8's Veemon line: DemiVeemon, Gabumon, Veemon, Veedramon, AeroVeedramon).
+    "own_hand_at_least",
+    "own_hand_at_most",
+    # This Digimon's attack was declared against the opponent (the player, not a Digimon): the
+    # mirror of attacking_a_digimon, read at the declaration (rules 11-2-7-6; ST7-02 Agumon).
+    "attacking_the_player",
+    # The controller's security stack holds no more cards than the opponent's (ST7-11).
+    "own_security_at_most_opponents",
 )
 OPS = (
     "dp_mod",  # DP +amount to the target(s) for the duration
@@ -220,7 +240,10 @@ TARGETS = (
     "choose_opponent_suspended_digimon",  # a suspended opposing Digimon
 )
 AMOUNT_PER = ("fixed", "per_two_sources")
-CANNOT = ("attack", "block")
+# What a restriction forbids: attacking, blocking, attacking the player (ST7-04 Biyomon: a
+# suspended Digimon may still be attacked) and being blocked (ST8-09 Slayerdramon: no blocker
+# is offered, so the block timing is skipped; Q703).
+CANNOT = ("attack", "block", "attack_player", "be_blocked")
 DURATIONS = (
     "continuous",  # while the source of the effect holds (a continuous row), or instant ops
     "this_turn",
@@ -379,12 +402,14 @@ _CHOOSE = (
     "choose_opponent_suspended_digimon",
 )
 _CONTINUOUS_OPS = {"dp_mod": ("self", "all_own_digimon", "own_security_digimon"),
-                   "security_attack_mod": ("self", "all_own_digimon")}  # fmt: skip
+                   "security_attack_mod": ("self", "all_own_digimon"),
+                   "restrict": ("self",)}  # fmt: skip
 _TRIGGERED_OPS = {
     "dp_mod": ("self", "all_own_digimon", "own_security_digimon", *_CHOOSE),
     "security_attack_mod": (
         "self",
         "all_own_digimon",
+        "choose_own_digimon",
         "choose_opponent_digimon",
         "all_opponent_digimon",
     ),
@@ -438,12 +463,18 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return f"op {op} cannot be a {trigger} row"
     if target not in table[op]:
         return f"op {op} with target {target}: expected one of {list(table[op])}"
+    if (op == "restrict") != (effect["cannot"] != 0):
+        return "restrict and what it forbids (cannot) go together"
     if trigger == "continuous" and effect["duration"] != DURATIONS.index("continuous"):
         return "a continuous row has the duration continuous"
     if trigger != "continuous" and CONDITIONS[effect["condition"]] == "battling_no_source_digimon":
         return "the condition battling_no_source_digimon holds only for continuous rows"
-    if trigger == "continuous" and CONDITIONS[effect["condition"]] == "attacking_a_digimon":
-        return "the condition attacking_a_digimon is read when a row resolves, not continuously"
+    if trigger == "continuous" and CONDITIONS[effect["condition"]] in (
+        "attacking_a_digimon",
+        "attacking_the_player",
+    ):
+        condition = CONDITIONS[effect["condition"]]
+        return f"the condition {condition} is read when a row resolves, not continuously"
     if op in _BOUNDED and not 1 <= effect["amount"] <= MAX_AMOUNT:
         return f"{op} amount {effect['amount']} outside 1..{MAX_AMOUNT}"
     if (op == "grant_keyword") != (effect["grant"] != 0):
@@ -480,8 +511,11 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return "a branch row cannot itself choose (no nested choose_one)"
     if effect["kinds"] and op not in _FILTERED:
         return f"kinds filters the cards of {list(_FILTERED)} only"
-    if effect["colors"] and op not in _FILTERED:
-        return f"colors filters the cards of {list(_FILTERED)} only"
+    if effect["colors"] and op not in _FILTERED and target not in _CHOOSE:
+        return (
+            f"colors filters the cards of {list(_FILTERED)} or the Digimon a choose_* target "
+            "chooses only"
+        )
     if effect["min_level"] >= 0 and op not in _FILTERED:
         return f"min_level bounds the Digimon cards of {list(_FILTERED)} only"
     if effect["play_costs"] and op not in _FILTERED:
@@ -502,18 +536,25 @@ def branch_problem(effects: list[dict]) -> str | None:
     have the trigger ``branch`` (and the same ``where``), and every branch row follows one; or
     the ``gates_next`` layout: the gated row follows with the same ``where`` and ``trigger``, and
     the gating row chooses (a choose_* target) so that "if you do" can be told."""
-    gates = 1 << EFFECT_FLAGS.index("gates_next")
+    gates, elses = (1 << EFFECT_FLAGS.index(f) for f in ("gates_next", "else_next"))
+    declinable = (1 << EFFECT_FLAGS.index("optional")) | (1 << EFFECT_FLAGS.index("up_to"))
     for r, effect in enumerate(effects):
-        if not effect["flags"] & gates:
+        if not effect["flags"] & (gates | elses):
             continue
+        flag = "gates_next" if effect["flags"] & gates else "else_next"
+        if effect["flags"] & gates and effect["flags"] & elses:
+            return f"row {r}: gates_next and else_next together (the next row always resolves?)"
         after = effects[r + 1] if r + 1 < len(effects) else None
         if after is None or (after["where"], after["trigger"]) != (
             effect["where"],
             effect["trigger"],
         ):
-            return f"row {r}: gates_next needs a next row with the same where and trigger"
+            return f"row {r}: {flag} needs a next row with the same where and trigger"
         if TARGETS[effect["target"]] not in _CHOOSE or OPS[effect["op"]] == "choose_one":
-            return f"row {r}: gates_next is set on a row that chooses a Digimon (choose_* target)"
+            return f"row {r}: {flag} is set on a row that chooses a Digimon (choose_* target)"
+        if flag == "else_next" and effect["flags"] & declinable:
+            # A declined choice is decided after the next row was kept or dropped.
+            return f"row {r}: else_next on a row the player may decline (optional, up_to)"
     owned = set()
     for r, effect in enumerate(effects):
         if OPS[effect["op"]] != "choose_one":

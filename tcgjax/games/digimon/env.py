@@ -73,7 +73,11 @@ class DigimonEnv(Env):
     # `trash_security_top` and `play_from_trash`, the confirm choice of an optional row that
     # chooses nothing (selection stage 3), "if you do" (`gates_next`), `play_costs`
     # 6: the state records its matchup (`deck_pair`, game.deck_pair in JSON states): `decks` may
-    # be a list of pairs, one drawn per game. A single pair plays the games of version 5.
+    # be a list of pairs, one drawn per game. A single pair plays the games of version 5. The
+    # conditions `own_hand_at_least` / `own_hand_at_most`, `attacking_the_player`,
+    # `own_security_at_most_opponents`, `colors` on choose_* targets, the flag `else_next`,
+    # continuous `restrict` on self with `attack_player` / `be_blocked` (no shipped card uses
+    # them; the rule error `cannot_attack_player` is new); the trigger `opponent_digimon_deleted`.
     version = "6"
     num_players = 2
     action_layout = A.LAYOUT

@@ -26,6 +26,9 @@ from tcgjax.games.digimon.cards import (
 from tcgjax.games.digimon.state import (
     CHOICE_CONFIRM,
     COND_ATTACKING_A_DIGIMON,
+    COND_ATTACKING_THE_PLAYER,
+    COND_HAND_AT_LEAST,
+    COND_HAND_AT_MOST,
     COND_LEVEL_AT_LEAST,
     COND_MIN_SOURCES,
     COND_NONE,
@@ -33,11 +36,13 @@ from tcgjax.games.digimon.state import (
     COND_OPP_NO_SOURCE,
     COND_SECURITY_AT_LEAST,
     COND_SECURITY_AT_MOST,
+    COND_SECURITY_AT_MOST_OPPONENTS,
     COND_TRASH_AT_LEAST,
     DURATION_CONTINUOUS,
     DURATION_OPP_NEXT,
     DURATION_THIS_TURN,
     FLAG_COST_SUSPEND_SELF,
+    FLAG_ELSE_NEXT,
     FLAG_GATES_NEXT,
     FLAG_OPT,
     FLAG_OPTIONAL,
@@ -143,13 +148,20 @@ class EffectInterpreter:
         )
 
     def _deletion_pair(self, deleted: jax.Array) -> tuple:
-        """The ``(trigger, slots)`` pair of "when one of your Digimon is deleted" for the
-        Digimon ``deleted`` (bool[2, S]): the rows of every permanent of each player who lost one
-        fire, with the [On Deletion] rows (one group). Empty when no card has the trigger."""
-        if not self._fires_on("own_digimon_deleted"):
-            return ()
+        """The ``(trigger, slots)`` pairs of "when one of your Digimon is deleted" and "when one
+        of your opponent's Digimon is deleted" for the Digimon ``deleted`` (bool[2, S]): the rows
+        of every permanent of each player who lost one, and of every permanent of that player's
+        opponent but those deleted in the same event (Q681, Q683), fire with the [On Deletion]
+        rows (one group). A trigger no card has is left out (host-known)."""
         lost = jnp.any(deleted, axis=1)
-        return (TRIGGER["own_digimon_deleted"], jnp.broadcast_to(lost[:, None], (2, NUM_SLOTS)))
+        pairs: tuple = ()
+        if self._fires_on("own_digimon_deleted"):
+            own = jnp.broadcast_to(lost[:, None], (2, NUM_SLOTS))
+            pairs += (TRIGGER["own_digimon_deleted"], own)
+        if self._fires_on("opponent_digimon_deleted"):
+            rivals = jnp.broadcast_to(lost[::-1, None], (2, NUM_SLOTS)) & ~deleted
+            pairs += (TRIGGER["opponent_digimon_deleted"], rivals)
+        return pairs
 
     def _push(self, state: DigimonState, trigger: int, slots: jax.Array, *more) -> DigimonState:
         """Queue the effect rows that fire on ``trigger`` in the permanent ``slots`` (bool[2, S]):
@@ -310,7 +322,9 @@ class EffectInterpreter:
         safe_slot = jnp.clip(slot, 0, NUM_SLOTS - 1)
         my_size = jnp.where(controller == 0, size[0], size[1])[safe_slot]
         my_security = zones.zone_count(board, zone_of("security", controller))
+        their_security = zones.zone_count(board, zone_of("security", 1 - controller))
         my_trash = zones.zone_count(board, zone_of("trash", controller))
+        my_hand = zones.zone_count(board, zone_of("hand", controller))
         # The acting permanent's level (its top card's); 0 for a row with no permanent (slot -1).
         perm_level = self._card(state, "level", tops)
         my_level = jnp.where(
@@ -319,13 +333,11 @@ class EffectInterpreter:
         # Its attack aims at an opposing Digimon (a slot, not the player): [When Attacking] rows
         # resolve at the declaration, before any block changes the target.
         target_slot = state.attack_target.astype(jnp.int32)
-        attacking_digimon = (
-            (slot >= 0)
-            & (controller == active)
-            & (state.attacker.astype(jnp.int32) == slot)
-            & (target_slot >= 0)
-            & (target_slot < A.FIELD_SLOTS)
+        own_attack = (
+            (slot >= 0) & (controller == active) & (state.attacker.astype(jnp.int32) == slot)
         )
+        attacking_digimon = own_attack & (target_slot >= 0) & (target_slot < A.FIELD_SLOTS)
+        attacking_player = own_attack & (target_slot == A.TARGET_PLAYER)
         cond_ok = (
             (condition == COND_NONE)
             | ((condition == COND_OPP_NO_SOURCE) & opp_no_source)
@@ -335,7 +347,11 @@ class EffectInterpreter:
             | ((condition == COND_OPP_DID_NOT_ATTACK) & (controller != active) & ~state.attacked)
             | ((condition == COND_LEVEL_AT_LEAST) & (my_level >= value))
             | ((condition == COND_TRASH_AT_LEAST) & (my_trash >= value))
+            | ((condition == COND_HAND_AT_LEAST) & (my_hand >= value))
+            | ((condition == COND_HAND_AT_MOST) & (my_hand <= value))
             | ((condition == COND_ATTACKING_A_DIGIMON) & attacking_digimon)
+            | ((condition == COND_ATTACKING_THE_PLAYER) & attacking_player)
+            | ((condition == COND_SECURITY_AT_MOST_OPPONENTS) & (my_security <= their_security))
         )
         window = col("window")
         mine_now = controller == active
@@ -414,6 +430,10 @@ class EffectInterpreter:
         gates = (col("flags").astype(jnp.int32) & FLAG_GATES_NEXT) != 0
         opened = state.selection.card >= 0
         state = self._drop_gated(state, gates & ~opened, card, row)
+        # "If you don't" (else_next): its next row resolves only when this row was taken and had
+        # nothing to choose; a choice opened, or the row not taken at all, drops it.
+        elses = (col("flags").astype(jnp.int32) & FLAG_ELSE_NEXT) != 0
+        state = self._drop_gated(state, elses & (opened | ~ok), card, row)
         ok &= ~chooses
         # The cost of a taken optional row that chooses nothing: its permanent is suspended (a
         # row that chooses pays when its choice is made, ``_select``).

@@ -25,6 +25,8 @@ from tcgjax.games.digimon.state import (
     _CODE_DTYPE,
     BREEDING_SLOT,
     CANNOT_ATTACK,
+    CANNOT_ATTACK_PLAYER,
+    CANNOT_BE_BLOCKED,
     CANNOT_BLOCK,
     CODES,
     KW,
@@ -312,14 +314,21 @@ class Legality:
                      "no_attacker"),
                     (take_static(mine(state.suspended), a), "attacker_suspended"),
                     (fresh & ~rush, "attacked_this_turn_entry"),
-                    (take_static(mine(self.restricted(state, CANNOT_ATTACK)), a), "cannot_attack"),
+                    (take_static(mine(self.cannot(state, perm, CANNOT_ATTACK)), a),
+                     "cannot_attack"),
                 ),
                 _first_error((~target_ok, "bad_attack_target")),
             ),
         )  # fmt: skip
-        attack = jnp.where(
-            attacker_code[:, None] != 0, attacker_code[:, None], target_code[None, :]
+        # "Cannot attack the player" (ST7-04) forbids one target of an attacker: the player.
+        no_player = take_static(mine(self.cannot(state, perm, CANNOT_ATTACK_PLAYER)), a)  # [20]
+        at_player = np.arange(A.FIELD_STRIDE) == A.TARGET_PLAYER
+        pair_code = jnp.where(
+            no_player[:, None] & at_player[None, :] & (target_code[None, :] == 0),
+            CODES["cannot_attack_player"],
+            target_code[None, :],
         )
+        attack = jnp.where(attacker_code[:, None] != 0, attacker_code[:, None], pair_code)
         blockers = materialize(self.blockers(state, perm))  # [12] of the defender
         # Block timing: ids 100-111 pick the blocker at that field index.
         block_code = jnp.concatenate(
@@ -333,14 +342,25 @@ class Legality:
     def blockers(self, state: DigimonState, perm: Permanents | None = None) -> jax.Array:
         """bool[12]: the defender's (non-active player's) Digimon that may block now."""
         perm = self.permanents(state) if perm is None else perm
-        defender = 1 - state.board.active_player.astype(jnp.int32)
+        active = state.board.active_player.astype(jnp.int32)
+        defender = 1 - active
         pick = lambda x: jnp.where(defender == 0, x[0], x[1])[: A.FIELD_SLOTS]  # noqa: E731
+        # An attacker that cannot be blocked (ST8-09) is offered no blocker (Q703).
+        attacker = state.attacker.astype(jnp.int32)
+        unblockable = jnp.where(active == 0, *self.cannot(state, perm, CANNOT_BE_BLOCKED))
+        unblockable = (attacker >= 0) & unblockable[jnp.clip(attacker, 0, A.FIELD_SLOTS - 1)]
         return (
             (pick(perm.kind) == DIGIMON)
             & pick(perm.keywords)[:, KW["blocker"]]
             & ~pick(state.suspended)
-            & ~pick(self.restricted(state, CANNOT_BLOCK))
+            & ~pick(self.cannot(state, perm, CANNOT_BLOCK))
+            & ~unblockable
         )
+
+    def cannot(self, state: DigimonState, perm: Permanents, bit: int) -> jax.Array:
+        """bool[2, S]: the permanent may not do what ``bit`` (a ``CANNOT_*``) names: a timed
+        restriction (:meth:`restricted`) or one of its own continuous ``restrict`` rows."""
+        return self.restricted(state, bit) | ((perm.cannot & bit) != 0)
 
     def decider(self, state: DigimonState) -> jax.Array:
         """The player to act: the defender during the attack timings, else the turn player."""

@@ -151,10 +151,16 @@ from tcgjax.games.digimon.legality import Legality
 from tcgjax.games.digimon.selections import Selections
 from tcgjax.games.digimon.state import *  # noqa: F403  re-exported: R.PHASE, R.DigimonState, ...
 from tcgjax.games.digimon.state import (  # used here, or public (__all__)
+    CANNOT_ATTACK,
+    CANNOT_ATTACK_PLAYER,
+    CANNOT_BE_BLOCKED,
+    CANNOT_BLOCK,
     CHOICE_MULLIGAN,
     CHOICE_ORDER,
     CODES,
     COND_BATTLING_NO_SOURCE,
+    COND_HAND_AT_LEAST,
+    COND_HAND_AT_MOST,
     COND_HAS_KEYWORD,
     COND_LEVEL_AT_LEAST,
     COND_MIN_SOURCES,
@@ -162,6 +168,7 @@ from tcgjax.games.digimon.state import (  # used here, or public (__all__)
     COND_OPP_NO_SOURCE,
     COND_SECURITY_AT_LEAST,
     COND_SECURITY_AT_MOST,
+    COND_SECURITY_AT_MOST_OPPONENTS,
     COND_TRASH_AT_LEAST,
     DIGIVOLVE_TABLE_ALL_CARDS,
     FIELD_ZONES,
@@ -178,6 +185,7 @@ from tcgjax.games.digimon.state import (  # used here, or public (__all__)
     NUM_SLOTS,
     ONGOING,
     OP_DP,
+    OP_RESTRICT,
     OP_SECURITY_ATTACK,
     PER_TWO_SOURCES,
     PHASE,
@@ -327,7 +335,9 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         self.cards_per_player = tuple(len(e) + len(m) for e, m in self.decks)
         self.num_cards = sum(self.cards_per_player)
         self.layout = build_layout(cards, self.num_cards)
-        continuous = ("where", "window", "condition", "condition_value", "amount", "amount_per")
+        continuous = (
+            "where", "window", "condition", "condition_value", "amount", "amount_per", "cannot"
+        )  # fmt: skip
         self._continuous = _row_table(cards, TRIGGER_CONTINUOUS, (*continuous, "op", "target"))
         self._triggered = {t: _row_table(cards, t, ("where",)) for t in range(len(TRIGGERS))}
         # Over every definition of a card file of moderate size, so that the compiled programs
@@ -578,8 +588,11 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         value = cont("condition_value").astype(jnp.int32)
         security = jnp.stack([zones.zone_count(board, zone_of("security", p)) for p in range(2)])
         own_security = security[jnp.clip(owner, 0, 1)][:, None]  # [C, 1]
+        their_security = security[jnp.clip(1 - owner, 0, 1)][:, None]  # [C, 1]
         trash = jnp.stack([zones.zone_count(board, zone_of("trash", p)) for p in range(2)])
         own_trash = trash[jnp.clip(owner, 0, 1)][:, None]  # [C, 1]
+        hand = jnp.stack([zones.zone_count(board, zone_of("hand", p)) for p in range(2)])
+        own_hand = hand[jnp.clip(owner, 0, 1)][:, None]  # [C, 1]
         # Each card's permanent's level: its top card's (0 off the field).
         level = jnp.where(size > 0, card("level")[jnp.maximum(top, 0)], 0)  # [2S]
         card_level = jnp.where(on_field, level[jnp.maximum(card_slot, 0)], 0).astype(jnp.int32)
@@ -593,6 +606,9 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             | ((condition == COND_HAS_KEYWORD) & (((card_bits[:, None] >> value) & 1) == 1))
             | ((condition == COND_LEVEL_AT_LEAST) & (card_level[:, None] >= value))
             | ((condition == COND_TRASH_AT_LEAST) & (own_trash >= value))
+            | ((condition == COND_HAND_AT_LEAST) & (own_hand >= value))
+            | ((condition == COND_HAND_AT_MOST) & (own_hand <= value))
+            | ((condition == COND_SECURITY_AT_MOST_OPPONENTS) & (own_security <= their_security))
         )
         row = cont("row")  # [C, Rc], -1: no continuous row there
         live_cont = (row >= 0) & placed & window_ok & cond_ok & in_battle[:, None]
@@ -628,6 +644,17 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             [sum_along(jnp.where(owner == p, to_security, 0)) for p in range(2)]
         )
         sa_bonus, _ = gather(OP_SECURITY_ATTACK)
+        # "This Digimon cannot ..." (a continuous restrict row on itself): each bit held by any
+        # card of the permanent's stack whose row is in force.
+        bits = jnp.where(
+            live_cont & (op == OP_RESTRICT) & (target == TARGET_SELF),
+            cont("cannot").astype(jnp.int32),
+            0,
+        )  # [C, Rc]
+        bit = jnp.asarray([CANNOT_ATTACK, CANNOT_BLOCK, CANNOT_ATTACK_PLAYER, CANNOT_BE_BLOCKED])
+        held = jnp.any((bits[:, :, None] & bit) != 0, axis=1).astype(jnp.int32)  # [C, 4]
+        cannot = jnp.sum(_per_slot(card_slot, held, "max") * bit, axis=1)  # [2S]
+        cannot = jnp.where(digimon_slot, cannot.reshape(2, NUM_SLOTS), 0)
         dp_bonus = dp_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_DP), 0)
         sa_bonus = sa_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_SA), 0)
         printed = jnp.where(size > 0, card("dp")[jnp.maximum(top, 0)], 0).astype(jnp.int32)
@@ -652,6 +679,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             card_opt_used=jnp.sum(opt & used, axis=1, dtype=jnp.int32),
             live_rows=live,
             security_dp=security_dp.astype(jnp.int32),
+            cannot=cannot,
         )
 
     def _definition(self, state: DigimonState, card: jax.Array) -> jax.Array:

@@ -83,6 +83,11 @@ class Selections:
         max_cost = col("max_cost").astype(jnp.int32)
         play_cost = self._card(state, "play_cost", field(perm.top)).astype(jnp.int32)
         bounds &= (max_cost < 0) | (play_cost <= max_cost)
+        # A row's colors filter the Digimon it may choose, own or opposing (ST8-11: "one of your
+        # blue Digimon"): the top card shares one of them; none listed, any color.
+        colors = col("colors").astype(jnp.int32)
+        top_colors = self._card(state, "colors", field(perm.top)).astype(jnp.int32)
+        digimon &= (colors == 0) | ((top_colors & colors) != 0)
         target, op = col("target"), col("op")
         owner = jnp.arange(2)[:, None]
         own, theirs = owner == controller, owner != controller

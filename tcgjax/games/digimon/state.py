@@ -95,6 +95,7 @@ RULE_ERRORS = (
     RuleError(
         "not_enough_sources", "<Digi-Burst N> needs N digivolution cards under the Digimon to trash"
     ),
+    RuleError("cannot_attack_player", "an effect forbids this Digimon to attack the player"),
 )
 CODES = {e.name: FIRST_GAME_CODE + i for i, e in enumerate(RULE_ERRORS)}
 # The mask's codes are computed in this dtype (``action_errors``): every code must fit.
@@ -199,7 +200,9 @@ class Permanents(NamedTuple):
     its number of once-per-turn effect rows in its current role and how many of those have been
     used this turn; ``live_rows`` bool ``[C, R]``: its continuous rows in force now;
     ``security_dp`` int32 ``[2]``: the DP each player's Security Digimon get from continuous
-    rows (a Tamer's aura on "your Security Digimon")."""
+    rows (a Tamer's aura on "your Security Digimon"); ``cannot`` int32 ``[2, S]``: the ``CANNOT_*``
+    bits its own continuous ``restrict`` rows in force set (timed restrictions:
+    ``restricted``)."""
 
     top: jax.Array
     size: jax.Array
@@ -212,6 +215,7 @@ class Permanents(NamedTuple):
     card_opt_used: jax.Array
     live_rows: jax.Array
     security_dp: jax.Array
+    cannot: jax.Array
 
 
 KW = {name: i for i, name in enumerate(KEYWORDS)}
@@ -230,13 +234,17 @@ TRIGGER_CONTINUOUS = TRIGGERS.index("continuous")
     COND_LEVEL_AT_LEAST,
     COND_TRASH_AT_LEAST,
     COND_ATTACKING_A_DIGIMON,
+    COND_HAND_AT_LEAST,
+    COND_HAND_AT_MOST,
+    COND_ATTACKING_THE_PLAYER,
+    COND_SECURITY_AT_MOST_OPPONENTS,
 ) = range(len(CONDITIONS))
 OP_DP, OP_SECURITY_ATTACK = OPS.index("dp_mod"), OPS.index("security_attack_mod")
 TARGET_SELF, TARGET_ALL_OWN = TARGETS.index("self"), TARGETS.index("all_own_digimon")
 PER_TWO_SOURCES = AMOUNT_PER.index("per_two_sources")
 FLAG_OPT = 1 << EFFECT_FLAGS.index("once_per_turn")
 LASTING_DP, LASTING_SA, LASTING_RESTRICT = 1, 2, 3
-CANNOT_ATTACK, CANNOT_BLOCK = 1, 2
+CANNOT_ATTACK, CANNOT_BLOCK, CANNOT_ATTACK_PLAYER, CANNOT_BE_BLOCKED = 1, 2, 4, 8
 OP_DELETE, OP_TRASH_SOURCES = OPS.index("delete"), OPS.index("trash_sources")
 OP_BOUNCE, OP_RESTRICT = OPS.index("bounce_to_hand"), OPS.index("restrict")
 TARGET_CHOOSE_OWN = TARGETS.index("choose_own_digimon")
@@ -258,6 +266,7 @@ OP_TRASH_SECURITY_TOP = OPS.index("trash_security_top")
 OP_PLAY_FROM_TRASH = OPS.index("play_from_trash")
 FLAG_NO_ON_PLAY = 1 << EFFECT_FLAGS.index("no_on_play")
 FLAG_GATES_NEXT = 1 << EFFECT_FLAGS.index("gates_next")
+FLAG_ELSE_NEXT = 1 << EFFECT_FLAGS.index("else_next")
 TARGET_OPPONENT = TARGETS.index("opponent")
 TARGET_SECURITY = TARGETS.index("own_security_digimon")
 TARGET_ALL_OPP = TARGETS.index("all_opponent_digimon")

@@ -21,9 +21,31 @@ ENTRIES = [
     digimon("GIVE", 3, 1000, inherited_keywords=["blocker"]),
     other("TAM", "tamer"),
     other("OPT", "option"),
-]
+    # Biyomon-like (ST7-04): [Your Turn] this Digimon cannot attack the player.
+    digimon("NO-PLAYER", 3, 3000, keywords=["blocker"],
+            effects=[{"where": "main", "trigger": "continuous", "window": "your_turn",
+                      "op": "restrict", "target": "self", "cannot": ["attack_player"]}]),
+    # Slayerdramon-like (ST8-09): [Your Turn] this Digimon cannot be blocked.
+    digimon("UNBLOCK", 3, 3000,
+            effects=[{"where": "main", "trigger": "continuous", "window": "your_turn",
+                      "op": "restrict", "target": "self", "cannot": ["be_blocked"]}]),
+]  # fmt: skip
 MAIN = [
-    n for n in ("A3K", "A5K", "A7K", "BLK", "RSH", "JAM", "GIVE", "TAM", "OPT") for _ in range(4)
+    n
+    for n in (
+        "A3K",
+        "A5K",
+        "A7K",
+        "BLK",
+        "RSH",
+        "JAM",
+        "GIVE",
+        "TAM",
+        "OPT",
+        "NO-PLAYER",
+        "UNBLOCK",
+    )
+    for _ in range(4)
 ]
 PLAYER = A.TARGET_PLAYER
 
@@ -137,6 +159,34 @@ def test_declining_the_block_and_inherited_blocker(rules, apply, errors):
     assert A.PHASES[int(s.board.phase)] == "block_timing", "<Blocker> inherited from a source"
     s, _ = step_ok(rules, apply, errors, s, A.encode("pass"))  # decline
     assert zone_cards(rules, s, "trash", 1) == ["TAM"] and not bool(s.suspended[1, 0])
+
+
+def test_a_digimon_that_cannot_attack_the_player_may_still_attack_a_digimon(rules, apply, errors):
+    me = {"field": [["NO-PLAYER"], ["A3K"]]}
+    s = situation(rules, me, {"field": [["A5K"]], "suspended": [0], "security": ["TAM"]})
+    codes = errors(s)
+    assert code_name(codes[A.encode("attack", 0, PLAYER)]) == "cannot_attack_player"
+    assert code_name(codes[A.encode("attack", 0, 0)]) == "ok"  # the suspended A5K
+    assert code_name(codes[A.encode("attack", 1, PLAYER)]) == "ok"  # another Digimon may
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, 0))
+    assert stack(rules, s, 0, 0) == [] and stack(rules, s, 1, 0) == ["A5K"]  # 3000 < 5000
+    # In the opponent's turn its [Your Turn] row is out of its window; it blocks as a <Blocker>.
+    theirs = situation(rules, {"field": [["A3K"]], "security": ["TAM"]}, me, active=0)
+    theirs, _ = step_ok(rules, apply, errors, theirs, A.encode("attack", 0, PLAYER))
+    assert A.PHASES[int(theirs.board.phase)] == "block_timing"
+
+
+def test_an_attacker_that_cannot_be_blocked_skips_the_block_timing(rules, apply, errors):
+    """With a ready <Blocker> on the other side, an ordinary attacker meets the block timing;
+    one that cannot be blocked does not, and checks the security card (Q703)."""
+    them = {"field": [["BLK"]], "security": ["TAM"]}
+    s = situation(rules, {"field": [["A3K"]]}, them)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, PLAYER))
+    assert A.PHASES[int(s.board.phase)] == "block_timing"
+    s = situation(rules, {"field": [["UNBLOCK"]]}, them)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, PLAYER))
+    assert A.PHASES[int(s.board.phase)] == "main"
+    assert zone_cards(rules, s, "trash", 1) == ["TAM"] and stack(rules, s, 1, 0) == ["BLK"]
 
 
 def test_no_block_timing_without_a_ready_blocker(rules, apply, errors):

@@ -53,6 +53,40 @@ ENTRIES = [
                      inherited(trigger="when_attacking", condition="own_trash_at_least",
                                condition_value=3, op="memory", target="player", amount=2)]),
     digimon("WALL3", 3, 1000, digivolve=R2),
+    # Agumon-like (ST7-02): inherited [When Attacking] +2000 DP for the turn if the attack was
+    # declared against the opponent, not a Digimon.
+    digimon("AT-PLAYER", 3, 2000, digivolve=R2,
+            effects=[inherited(trigger="when_attacking", condition="attacking_the_player",
+                               op="dp_mod", target="self", amount=2000, duration="this_turn")]),
+    # Lightning Joust-like (ST7-11's second clause): one of your Digimon gets <Security A. +1> for
+    # the turn if your security stack holds no more cards than the opponent's.
+    other("SA-IF-BEHIND", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main",
+                    "condition": "own_security_at_most_opponents", "op": "security_attack_mod",
+                    "target": "choose_own_digimon", "count": 1, "amount": 1,
+                    "duration": "this_turn"}]),
+    # Victory Sword-like (ST8-11, with green for blue): unsuspend one of your green Digimon.
+    other("WAKE-GREEN", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main", "op": "unsuspend",
+                    "target": "choose_own_digimon", "count": 1, "colors": ["green"]}]),
+    # The same condition on a continuous row: inherited +1000 DP while your security stack holds
+    # no more cards than the opponent's.
+    digimon("DP-IF-BEHIND", 3, 2000, digivolve=R2,
+            effects=[inherited(trigger="continuous", condition="own_security_at_most_opponents",
+                               op="dp_mod", amount=1000)]),
+    # DemiVeemon-like (ST8-01), on a Digimon: inherited [Your Turn] +1000 DP while your hand holds
+    # 8 or more cards.
+    digimon("HAND8", 3, 2000, digivolve=R2,
+            effects=[inherited(trigger="continuous", window="your_turn",
+                               condition="own_hand_at_least", condition_value=8, op="dp_mod",
+                               amount=1000)]),
+    # Veemon- and Veedramon-like (ST8-04, ST8-05): inherited [When Attacking] <Draw 1> if your hand
+    # holds 7 or fewer cards, then +1 memory if it holds 8 or more (the draw counts: Q698).
+    digimon("AT-HAND", 3, 2000, digivolve=R2,
+            effects=[inherited(trigger="when_attacking", condition="own_hand_at_most",
+                               condition_value=7, op="draw", target="player", amount=1),
+                     inherited(trigger="when_attacking", condition="own_hand_at_least",
+                               condition_value=8, op="memory", target="player", amount=1)]),
     digimon("GREEN3", 3, 2000, colors=("green",), digivolve=R2),
     digimon("PURPLE3", 3, 2000, colors=("purple",), digivolve=R2),
     digimon("RED-GREEN3", 3, 2000, colors=("red", "green"), digivolve=R2),
@@ -82,10 +116,11 @@ ENTRIES = [
           effects=[{"where": "main", "trigger": "main", "op": "trash_to_hand", "target": "player",
                     "count": 1, "play_costs": [0, 2]}]),
 ]  # fmt: skip
-MAIN = ["LV4", "LV5", "LV6", "TRASH5", "AT-DIGI", "AT-MEM", "WALL3"] * 4 + [
+# 49 cards: make_rules adds one filler, FILL0 (a 4-cost card the play_costs test needs).
+MAIN = ["LV4", "LV5", "LV6", "TRASH5", "AT-DIGI", "WALL3"] * 4 + ["AT-MEM", "WAKE-GREEN"] + [
     "GREEN3", "PURPLE3", "RED-GREEN3", "GREEN-T", "PEEK-GREEN", "SEEK-LV6", "RAISE-PURPLE",
     "RAISE-COST-0-2",
-] * 2 + ["MILL2", "SHOCK"]  # fmt: skip
+] * 2 + ["MILL2", "SHOCK", "HAND8", "AT-HAND", "AT-PLAYER", "SA-IF-BEHIND", "DP-IF-BEHIND"]  # fmt: skip
 EGGS = ["EGG-LV6"] * 4
 
 
@@ -160,7 +195,137 @@ def test_level_and_trash_conditions_when_a_row_resolves(rules, apply, errors, st
     assert int(s.attacker) == -1 and int(s.memory) == 3 + gained
 
 
+# -- the controller's hand size (ST-8) ----------------------------------------------------------------
+
+HAND = ["WALL3"] * 4 + ["LV6"] * 4  # 8 cards a player may hold besides the stacks below
+
+
+@pytest.mark.parametrize(
+    "mine, theirs, active, expected",
+    [
+        (8, 0, 0, 5000 + 1000),  # 8 cards in the controller's hand: on the edge
+        (7, 0, 0, 5000),  # 7: one below
+        (7, 8, 0, 5000),  # the opponent's hand does not count
+        (8, 0, 1, 5000),  # [Your Turn]: not in the opponent's turn
+    ],
+    ids=["own hand 8", "own hand 7", "opponent's hand", "opponent's turn"],
+)
+def test_own_hand_at_least_is_read_live_by_a_continuous_row(rules, perm, mine, theirs, active,
+                                                            expected):  # fmt: skip
+    me = {"field": [["EGG-LV6", "HAND8", "LV4"]], "hand": HAND[:mine]}
+    opponent = {"hand": HAND[:theirs]}
+    s = situation(rules, me, opponent, active=active, turn=2 + active)
+    assert dp(perm, s) == expected
+
+
+@pytest.mark.parametrize(
+    "hand, drawn, gained",
+    [
+        (6, 1, 0),  # 6 <= 7: draw 1 (7 cards), then 7 < 8: no memory
+        (7, 1, 1),  # 7 <= 7: draw 1 (8 cards), then 8 >= 8: +1 (the draw counts, Q698)
+        (8, 0, 1),  # 8 > 7: no draw; 8 >= 8: +1
+    ],
+    ids=["hand 6", "hand 7", "hand 8"],
+)
+def test_hand_conditions_when_rows_resolve_read_the_hand_as_it_is_then(
+    rules, apply, errors, hand, drawn, gained
+):
+    me = {"field": [["EGG-LV6", "AT-HAND", "LV4"]], "hand": HAND[:hand], "deck": ["LV5"]}
+    s = situation(rules, me, {"security": ["WALL3"]}, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, PLAYER))
+    assert int(s.attacker) == -1
+    assert len(zone_cards(rules, s, "hand", 0)) == hand + drawn
+    assert int(s.memory) == 3 + gained
+
+
+# -- the attack's target and the security stacks compared (ST-7) ---------------------------------------
+
+
+def test_attacking_the_player_holds_for_an_attack_on_the_player_not_a_digimon(
+    rules, apply, errors, perm
+):
+    """The mirror of ``attacking_a_digimon``: +2000 DP for the turn when the attack is declared
+    on the player (it lasts past the check), nothing when it is declared on a Digimon."""
+    me = {"field": [["EGG-LV6", "AT-PLAYER", "LV4"]]}
+    on_player = situation(rules, me, {"security": ["WALL3"]})
+    s, _ = step_ok(rules, apply, errors, on_player, A.encode("attack", 0, PLAYER))
+    assert int(s.attacker) == -1 and int(s.winner) == -1
+    assert dp(perm, s) == 5000 + 2000
+    on_digimon = situation(rules, me, {"field": [["WALL3"]], "suspended": [0]})
+    s, _ = step_ok(rules, apply, errors, on_digimon, A.encode("attack", 0, 0))
+    assert int(s.attacker) == -1 and dp(perm, s) == 5000
+
+
+def test_the_attack_conditions_are_refused_on_a_continuous_row():
+    from tcgjax.core.cards import CardRegistry
+    from tcgjax.core.errors import CardDataError
+    from tcgjax.games.digimon import cards as C
+
+    for condition in ("attacking_the_player", "attacking_a_digimon"):
+        card = digimon("BAD", 3, 2000, effects=[inherited(trigger="continuous",
+                                                          condition=condition, op="dp_mod",
+                                                          amount=1000)])  # fmt: skip
+        with pytest.raises(CardDataError, match=f"the condition {condition} is read when a row"):
+            C.check_card_rules(CardRegistry(C.SCHEMA, [card], source="bad.yaml"))
+
+
+@pytest.mark.parametrize(
+    "mine, theirs, chosen",
+    [(2, 2, True), (1, 2, True), (3, 2, False)],
+    ids=["as many", "fewer", "one more"],
+)
+def test_own_security_at_most_opponents_when_a_row_resolves(
+    rules, apply, errors, perm, mine, theirs, chosen
+):
+    """The Option's row resolves only when the controller's security stack holds no more cards
+    than the opponent's: then the chosen Digimon has <Security A. +1> for the turn; else the row
+    does nothing and no choice opens."""
+    me = {"hand": ["SA-IF-BEHIND"], "field": [RED, ["LV4"]], "security": ["WALL3"] * mine}
+    s = situation(rules, me, {"security": ["LV5"] * theirs}, memory=2)
+    before = np.asarray(perm(s).security_attack)[0, :2].tolist()
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    if not chosen:
+        assert phase(s) == "main" and np.asarray(perm(s).security_attack)[0, :2].tolist() == before
+        return
+    assert phase(s) == "select_target"
+    s, _ = step_ok(rules, apply, errors, s, 101)  # SelectTarget: your field slot 1 (LV4)
+    assert phase(s) == "main"
+    assert np.asarray(perm(s).security_attack)[0, :2].tolist() == [before[0], before[1] + 1]
+
+
+@pytest.mark.parametrize(
+    "mine, theirs, expected",
+    [(2, 2, 5000 + 1000), (3, 2, 5000), (0, 0, 5000 + 1000)],
+    ids=["as many", "one more", "both empty"],
+)
+def test_own_security_at_most_opponents_in_a_continuous_row(rules, perm, mine, theirs, expected):
+    me = {"field": [["EGG-LV6", "DP-IF-BEHIND", "LV4"]], "security": ["WALL3"] * mine}
+    s = situation(rules, me, {"security": ["LV5"] * theirs})
+    assert dp(perm, s) == expected
+    # The opponent's view of the same row: it reads its controller's stacks, not the turn's.
+    assert dp(perm, situation(rules, me, {"security": ["LV5"] * theirs}, active=1, turn=3)) == (
+        expected
+    )
+
+
 # -- card filters -----------------------------------------------------------------------------------
+
+
+def test_colors_filter_the_digimon_a_chosen_target_may_be(rules, apply, errors):
+    """Only a suspended Digimon whose top card is green (alone or among its colors) may be
+    chosen; with none, the Option's row fizzles and no choice opens."""
+    me = {"hand": ["WAKE-GREEN"], "field": [RED, ["GREEN3"], ["WALL3"], ["RED-GREEN3"]],
+          "suspended": [0, 1, 2, 3]}  # fmt: skip
+    s = situation(rules, me, {}, memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert phase(s) == "select_target"
+    assert legal(errors, s) == [101, 103]  # GREEN3 and RED-GREEN3, not the red ones
+    s, _ = step_ok(rules, apply, errors, s, 101)
+    assert np.asarray(s.suspended)[0, :4].tolist() == [True, False, True, True]
+    none_green = {"hand": ["WAKE-GREEN"], "field": [RED, ["WALL3"]], "suspended": [0, 1]}
+    s, _ = step_ok(rules, apply, errors, situation(rules, none_green, {}, memory=2),
+                   A.encode("play", 0))  # fmt: skip
+    assert phase(s) == "main" and np.asarray(s.suspended)[0, :2].tolist() == [True, True]
 
 
 RED = ["EGG-LV6", "AT-DIGI"]  # a red Digimon in play: the (red) test Options may be used

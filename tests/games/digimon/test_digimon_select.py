@@ -46,6 +46,12 @@ ENTRIES = [
                                        "op": "trash_sources", "target": "choose_opponent_digimon",
                                        "amount": 1, "max_level": 4}]),
     digimon("BLK1K", 3, 1000, keywords=["blocker"]),
+    # Gallantmon-like (ST7-09's two clauses on an Option): delete 1 opponent Digimon with 4000 DP
+    # or less; if you don't (none could be chosen), +2 memory.
+    other("FORCE-ELSE", "option", cost=1, effects=[
+        main_row("main", op="delete", target="choose_opponent_digimon", count=1, max_dp=4000,
+                 flags=["else_next"]),
+        main_row("main", op="memory", target="player", amount=2)]),
 ]  # fmt: skip
 MAIN = [e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(4)]
 OWN, THEIRS = 100, 112
@@ -87,6 +93,29 @@ def test_exact_count_cannot_be_declined_and_no_target_fizzles(rules, apply, erro
         "FORCE",
         "FORCE",
     ]
+
+
+@pytest.mark.parametrize(
+    "theirs, chosen, memory",
+    [
+        (["P3"], True, 5 - 1),  # a 3000 DP Digimon may be chosen: it is deleted, no memory
+        (["P5"], False, 5 - 1 + 2),  # 5000 DP only: nothing to choose, the else row: +2
+        ([], False, 5 - 1 + 2),  # no Digimon at all: the same
+    ],
+    ids=["a target", "none below 4000", "no Digimon"],
+)
+def test_else_next_resolves_the_next_row_only_when_nothing_could_be_chosen(
+    rules, apply, errors, theirs, chosen, memory
+):
+    s = build_state(rules, [{"hand": ["FORCE-ELSE"], "field": [["P3"]]},
+                            {"field": [theirs] if theirs else []}], memory=5)  # fmt: skip
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    if chosen:
+        assert legal(errors, s) == [THEIRS + 0]
+        s, _ = step_ok(rules, apply, errors, s, THEIRS + 0)
+        assert stack(rules, s, 1, 0) == []
+    assert A.PHASES[int(s.board.phase)] == "main" and int(s.memory) == memory
+    assert zone_cards(rules, s, "trash", 0) == ["FORCE-ELSE"]
 
 
 def test_return_to_hand_trashes_the_sources(rules, apply, errors):
