@@ -281,6 +281,10 @@ EFFECT_ROW = RowsField(
         FlagsField("colors", COLORS, dtype="int8"),
         IntField("min_level", -1, 7, dtype="int8"),
         FlagsField("play_costs", PLAY_COSTS, dtype="int32"),
+        # The card's name includes this text (rules 2-3-1-3, "[Dramon] in its name": letter case
+        # aside, so Coredramon matches and Dracomon does not; ST8-03). Host-side text: the rules
+        # build a table of the distinct texts against every card's name.
+        TextField("name_has"),
     ),
     defaults={
         "window": "all_turns",
@@ -302,6 +306,7 @@ EFFECT_ROW = RowsField(
         "colors": [],
         "min_level": -1,
         "play_costs": [],
+        "name_has": "",
     },
 )
 
@@ -518,6 +523,8 @@ def row_problem(kind: str, effect: dict) -> str | None:
         )
     if effect["min_level"] >= 0 and op not in _FILTERED:
         return f"min_level bounds the Digimon cards of {list(_FILTERED)} only"
+    if effect.get("name_has") and op not in _FILTERED:
+        return f"name_has filters the cards of {list(_FILTERED)} only"
     if effect["play_costs"] and op not in _FILTERED:
         return f"play_costs filters the cards of {list(_FILTERED)} only"
     if effect["flags"] & 1 << EFFECT_FLAGS.index("no_on_play") and op not in _PLAYS:

@@ -77,7 +77,8 @@ class DigimonEnv(Env):
     # conditions `own_hand_at_least` / `own_hand_at_most`, `attacking_the_player`,
     # `own_security_at_most_opponents`, `colors` on choose_* targets, the flag `else_next`,
     # continuous `restrict` on self with `attack_player` / `be_blocked` (no shipped card uses
-    # them; the rule error `cannot_attack_player` is new); the trigger `opponent_digimon_deleted`.
+    # them; the rule error `cannot_attack_player` is new); the trigger `opponent_digimon_deleted`;
+    # the card filter `name_has`.
     version = "6"
     num_players = 2
     action_layout = A.LAYOUT

@@ -209,6 +209,7 @@ from tcgjax.games.digimon.state import (  # used here, or public (__all__)
     _in_window,
     _keywords_per_slot,
     _membership,
+    _name_filter_tables,
     _per_slot,
     _row_table,
     build_layout,
@@ -349,6 +350,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         else:
             used = sorted({0} | {cards.index(n) for e, m in self.pool for n in (*e, *m)})
         self._compact, self._digivolve_cost = _digivolve_cost_table(cards, used)
+        self._name_filter, self._name_match = _name_filter_tables(cards)
         self._initial_board = self._initial()
         # The 0 DP rule can only find a Digimon at 0 DP when something lowers DP (a timed -DP
         # modifier, checked per state) or, for the card file as a whole, a continuous row that

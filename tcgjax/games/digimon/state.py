@@ -416,6 +416,28 @@ def _keywords_per_slot(card_slot: jax.Array, card_bits: jax.Array) -> jax.Array:
     return jnp.stack(found, axis=-1)
 
 
+def _name_filter_tables(cards: CardRegistry) -> tuple[np.ndarray, np.ndarray]:
+    """Host-side tables of the rows' ``name_has`` filters: ``index`` int16 ``[D, R]`` (the row's
+    text among the distinct ones, 1-based; 0 = no filter) and ``match`` bool ``[T + 1, D]``: the
+    definition's name includes text ``t`` with letter case aside (rules 2-3-1-3; row 0 matches
+    every card). A table of texts against names, so the device never sees a string."""
+    num_rows = cards.numpy["effects.where"].shape[-1]
+    index = np.zeros((len(cards.ids), num_rows), np.int16)
+    texts: list[str] = []
+    for d, cid in enumerate(cards.ids[1:], start=1):
+        for r, effect in enumerate(cards.definition(cid)["effects"]):
+            text = effect.get("name_has", "")
+            if text:
+                if text not in texts:
+                    texts.append(text)
+                index[d, r] = texts.index(text) + 1
+    names = [""] + [cards.definition(cid)["name"].casefold() for cid in cards.ids[1:]]
+    match = np.ones((len(texts) + 1, len(cards.ids)), bool)
+    for t, text in enumerate(texts, start=1):
+        match[t] = [text.casefold() in name for name in names]
+    return index, match
+
+
 def _row_table(cards: CardRegistry, trigger: int, columns: Sequence[str]) -> dict[str, np.ndarray]:
     """Host-side table of every definition's effect rows of one ``trigger``, ``[D, Rt]`` per
     column (``row``: the row's index, -1 for padding; the named ``columns`` as in ``effects.*``),

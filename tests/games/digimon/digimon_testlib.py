@@ -37,7 +37,7 @@ SHARED_POOL_MODULES = (
     "test_digimon_conditions",
     "test_digimon_continuous",
     "test_digimon_keywords",
-    "test_digimon_opponent_deleted",
+    "test_digimon_st7_st8_primitives",
     "test_digimon_select",
     "test_digimon_selections",
     "test_digimon_tensor",

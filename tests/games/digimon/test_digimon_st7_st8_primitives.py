@@ -1,11 +1,19 @@
-"""The trigger "when one of your opponent's Digimon is deleted" (``opponent_digimon_deleted``,
-the ST-7 Gallantmon line: Gigimon, Guilmon, Growlmon, WarGrowlmon), on test-only cards, from
-explicit situations: it fires on a deletion in battle, by an effect and by the 0 DP rule; once per
-event; within its window and its [Once Per Turn]; and not for a permanent deleted in the same
-event (official Q&A Q681, Q683)."""
+"""Primitives the ST-7 and ST-8 starter decks need, on test-only cards, from explicit situations
+(the conditions, ``colors`` on chosen targets, ``else_next`` and the continuous restrictions are
+tested with their kin in ``test_digimon_conditions``, ``test_digimon_select`` and
+``test_digimon_attack``).
 
+The trigger "when one of your opponent's Digimon is deleted" (``opponent_digimon_deleted``, the
+ST-7 Gallantmon line: Gigimon, Guilmon, Growlmon, WarGrowlmon): it fires on a deletion in battle,
+by an effect and by the 0 DP rule; once per event; within its window and its [Once Per Turn]; and
+not for a permanent deleted in the same event (official Q&A Q681, Q683).
+
+The card filter ``name_has`` ("a card with [Dramon] in its name", ST8-03 Veemon's reveal): the
+name includes the text, letter case aside (rules 2-3-1-3)."""
+
+import numpy as np
 import pytest
-from digimon_testlib import digimon, make_rules, other, situation, stack, step_ok
+from digimon_testlib import digimon, make_rules, other, situation, stack, step_ok, zone_cards
 
 from tcgjax.games.digimon import actions as A
 
@@ -30,6 +38,14 @@ ENTRIES = [
     other("OD-KILL", "option", cost=0,
           effects=[{"where": "main", "trigger": "main", "op": "delete",
                     "target": "choose_opponent_digimon", "count": 1}]),
+    # Names for the name filter: two that include "dramon" (letter case aside), one that does not.
+    digimon("T-Coredramon", 4, 5000, digivolve=R2),
+    digimon("T-ZUDRAMON", 4, 5000, digivolve=R2),
+    digimon("T-Dracomon", 3, 2000, digivolve=R2),
+    # ST8-03-like: reveal the top 3 cards of your deck; add 1 card with [Dramon] in its name.
+    other("DRAMON-SEEK", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main", "op": "reveal_add", "target": "player",
+                    "amount": 3, "count": 1, "name_has": "Dramon"}]),
     # -3000 DP to 1 of the opponent's Digimon for the turn (the 0 DP rule deletes a 2000 one).
     other("OD-SAP", "option", cost=0,
           effects=[{"where": "main", "trigger": "main", "op": "dp_mod",
@@ -97,3 +113,31 @@ def test_losing_a_digimon_of_your_own_does_not_fire_it(rules, apply, errors):
     s = situation(rules, me, {"field": [["OD-BIG"]]}, active=1, turn=3, memory=3)
     s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, 1))  # BIG deletes SMALL
     assert stack(rules, s, 0, 1) == [] and int(s.memory) == 3
+
+
+# -- name_has: "[Dramon] in its name" (ST8-03) -------------------------------------------------------
+
+
+def test_name_has_takes_only_cards_whose_name_includes_the_text(rules, apply, errors):
+    deck = ["T-ZUDRAMON", "T-Coredramon", "T-Dracomon"]  # bottom first: revealed top first
+    me = {"hand": ["DRAMON-SEEK"], "deck": deck, "field": [["OD-SMALL"]]}
+    s = situation(rules, me, {}, memory=2)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert A.PHASES[int(s.board.phase)] == "select_reveal"
+    assert zone_cards(rules, s, "revealed") == deck[::-1]
+    legal = [int(i) for i in np.flatnonzero(np.asarray(errors(s)) == 0)]
+    assert legal == [31, 32], "Coredramon and ZUDRAMON, not Dracomon"
+    s, _ = step_ok(rules, apply, errors, s, 32)
+    assert zone_cards(rules, s, "hand", 0) == ["T-ZUDRAMON"]
+
+
+def test_name_has_is_refused_where_no_card_filter_is_read():
+    from tcgjax.core.cards import CardRegistry
+    from tcgjax.core.errors import CardDataError
+    from tcgjax.games.digimon import cards as C
+
+    bad = other("BAD", "option", effects=[{"where": "main", "trigger": "main", "op": "draw",
+                                           "target": "player", "amount": 1,
+                                           "name_has": "Dramon"}])  # fmt: skip
+    with pytest.raises(CardDataError, match="name_has filters the cards of"):
+        C.check_card_rules(CardRegistry(C.SCHEMA, [bad], source="bad.yaml"))
