@@ -52,6 +52,7 @@ __all__ = [
     "change_owner",
     "set_visibility",
     "set_turn",
+    "draw_matchup",
 ]
 
 
@@ -292,3 +293,19 @@ def set_turn(board: Board, *, active_player=None, turn_number=None, phase=None) 
     if phase is not None:
         new = new.replace(phase=jnp.asarray(phase, jnp.int8))
     return new.replace(version=new.version + 1)
+
+
+def draw_matchup(
+    board: Board, pair_definitions: np.ndarray, key: jax.Array
+) -> tuple[Board, jax.Array, jax.Array]:
+    """Draw a game's matchup in ``init``: with more than one row of ``pair_definitions``
+    (``[P, C]``: the card instances' definitions per matchup), a uniform index ``pair`` and the
+    board's ``definition`` set to its row; with one row nothing is drawn and ``key`` is returned
+    unsplit (the games of a single matchup do not change). Returns ``(board, pair int32[],
+    key)``, the key to go on with."""
+    if len(pair_definitions) == 1:  # static
+        return board, jnp.int32(0), key
+    key, key_pair = jax.random.split(key)
+    pair = jax.random.randint(key_pair, (), 0, len(pair_definitions))
+    definitions = jnp.asarray(pair_definitions)[pair].astype(board.definition.dtype)
+    return board.replace(definition=definitions), pair, key

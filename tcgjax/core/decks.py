@@ -28,6 +28,7 @@ from tcgjax.core.files import DuplicateKeyError, yaml_loads
 __all__ = [
     "Matchups",
     "parse_matchups",
+    "check_pairs",
     "read_deck",
     "deck_section",
     "check_deck_keys",
@@ -384,3 +385,18 @@ def parse_matchups(game: str, decks: Any) -> Matchups:
         specs, pairs = specs * 2, [(0, 1)]
     option = [_plain(d) for d in decks] if single else [[_plain(d) for d in p] for p in pair_list]
     return Matchups(tuple(specs), tuple(pairs), option)
+
+
+def check_pairs(game: str, pairs: Sequence[Sequence[int]] | None, num_decks: int) -> tuple:
+    """A rules object's matchups, checked: ``((0, 1),)`` for ``None``, else each pair two deck
+    indices in ``[0, num_decks)``, 1 to :data:`MAX_MATCHUPS` of them (a game's index is an int8).
+    Raises ``ConfigError`` naming the game and the pair."""
+    checked = ((0, 1),) if pairs is None else tuple(tuple(map(int, p)) for p in pairs)
+    if not 1 <= len(checked) <= MAX_MATCHUPS:
+        raise ConfigError(f"{game}: pairs: 1 to {MAX_MATCHUPS} matchups, got {len(checked)}")
+    for i, pair in enumerate(checked):
+        if len(pair) != 2 or not all(0 <= d < num_decks for d in pair):
+            raise ConfigError(
+                f"{game}: pairs[{i}] = {pair!r}: two deck indices in [0, {num_decks})"
+            )
+    return checked

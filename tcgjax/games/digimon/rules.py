@@ -118,8 +118,9 @@ import numpy as np
 
 from tcgjax.core import zones
 from tcgjax.core.arrays import sum_along
-from tcgjax.core.board import Board, new_board
+from tcgjax.core.board import Board, draw_matchup, new_board
 from tcgjax.core.cards import CardRegistry
+from tcgjax.core.decks import check_pairs
 from tcgjax.core.effects import Selection
 from tcgjax.core.errors import ConfigError
 from tcgjax.core.invariants import InvariantTable
@@ -283,14 +284,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             raise ConfigError(
                 f"digimon: expected 2 decks (a larger pool needs pairs), got {len(decks)}"
             )
-        self.pairs = ((0, 1),) if pairs is None else tuple(tuple(map(int, p)) for p in pairs)
-        if not 1 <= len(self.pairs) <= np.iinfo(np.int8).max:
-            raise ConfigError(f"digimon: pairs: 1 to 127 matchups, got {len(self.pairs)}")
-        for i, pair in enumerate(self.pairs):
-            if len(pair) != 2 or not all(0 <= d < len(decks) for d in pair):
-                raise ConfigError(
-                    f"digimon: pairs[{i}] = {pair!r}: two deck indices in [0, {len(decks)})"
-                )
+        self.pairs = check_pairs("digimon", pairs, len(decks))
         self.cards = cards
         kind = np.asarray(cards.numpy["kind"])
         self.pool = []
@@ -395,13 +389,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         each of the 5 rounds (the card 2k from the top becomes security card k, the next one
         hand card k)."""
         board = self._initial_board
-        if len(self.pairs) > 1:  # static: one matchup draws nothing (its games are unchanged)
-            key, key_pair = jax.random.split(key)
-            pair = jax.random.randint(key_pair, (), 0, len(self.pairs))
-            definitions = jnp.asarray(self.pair_definitions)[pair]
-            board = board.replace(definition=definitions.astype(board.definition.dtype))
-        else:
-            pair = jnp.int32(0)
+        board, pair, key = draw_matchup(board, self.pair_definitions, key)
         k_first, *k_zones = jax.random.split(key, 5)
         zone, position = board.zone, board.position
         start = 0

@@ -81,8 +81,9 @@ from flax import struct
 
 from tcgjax.core import zones
 from tcgjax.core.actions import ActionLayout
-from tcgjax.core.board import Board, BoardLayout, new_board, set_turn
+from tcgjax.core.board import Board, BoardLayout, draw_matchup, new_board, set_turn
 from tcgjax.core.cards import CardRegistry
+from tcgjax.core.decks import check_pairs
 from tcgjax.core.effects import EffectQueue, Selection
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, RuleError
 from tcgjax.core.invariants import Invariant, InvariantTable
@@ -468,14 +469,7 @@ class PokemonRules(Interpreter):
             raise ConfigError(
                 f"decks: a pool of decks of {DECK_SIZE} cards each, got {self.decks!r}"
             )
-        self.pairs = ((0, 1),) if pairs is None else tuple(tuple(map(int, p)) for p in pairs)
-        for i, pair in enumerate(self.pairs):
-            if len(pair) != 2 or not all(0 <= d < len(self.decks) for d in pair):
-                raise ConfigError(
-                    f"pairs[{i}] = {pair!r}: two deck indices in [0, {len(self.decks)})"
-                )
-        if not 1 <= len(self.pairs) <= np.iinfo(np.int8).max:
-            raise ConfigError(f"pairs: 1 to 127 matchups, got {len(self.pairs)}")
+        self.pairs = check_pairs("pokemon", pairs, len(self.decks))
         # pair_definitions[k]: the 120 cards' definitions of matchup k (seat 0's deck first, each
         # deck sorted), the board's `definition` at the start of a game of that matchup.
         self.pair_definitions = np.asarray(
@@ -791,13 +785,7 @@ class PokemonRules(Interpreter):
             for i, d in enumerate(self.card_definitions)
         ]
         board = new_board(layout, cards, phase=PHASE["setup_active"])
-        if len(self.pairs) > 1:  # static: one matchup draws nothing (its games are unchanged)
-            key, key_pair = jax.random.split(key)
-            pair = jax.random.randint(key_pair, (), 0, len(self.pairs))
-            definitions = jnp.asarray(self.pair_definitions)[pair]
-            board = board.replace(definition=definitions.astype(board.definition.dtype))
-        else:
-            pair = jnp.int32(0)
+        board, pair, key = draw_matchup(board, self.pair_definitions, key)
         key_first, key_deal = jax.random.split(key)
         first = jax.random.bernoulli(key_first).astype(jnp.int32)
 
