@@ -636,15 +636,20 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         sa_bonus, _ = gather(OP_SECURITY_ATTACK)
         # "This Digimon cannot ..." (a continuous restrict row on itself): each bit held by any
         # card of the permanent's stack whose row is in force.
-        bits = jnp.where(
-            live_cont & (op == OP_RESTRICT) & (target == TARGET_SELF),
-            cont("cannot").astype(jnp.int32),
-            0,
-        )  # [C, Rc]
-        bit = jnp.asarray([CANNOT_ATTACK, CANNOT_BLOCK, CANNOT_ATTACK_PLAYER, CANNOT_BE_BLOCKED])
-        held = jnp.any((bits[:, :, None] & bit) != 0, axis=1).astype(jnp.int32)  # [C, 4]
-        cannot = jnp.sum(_per_slot(card_slot, held, "max") * bit, axis=1)  # [2S]
-        cannot = jnp.where(digimon_slot, cannot.reshape(2, NUM_SLOTS), 0)
+        # Host-known: without such a row in the card file every permanent's bits are 0.
+        cannot = jnp.zeros((2, NUM_SLOTS), jnp.int32)
+        if np.any((self._continuous["op"] == OP_RESTRICT) & (self._continuous["row"] >= 0)):
+            bits = jnp.where(
+                live_cont & (op == OP_RESTRICT) & (target == TARGET_SELF),
+                cont("cannot").astype(jnp.int32),
+                0,
+            )  # [C, Rc]
+            bit = jnp.asarray(
+                [CANNOT_ATTACK, CANNOT_BLOCK, CANNOT_ATTACK_PLAYER, CANNOT_BE_BLOCKED]
+            )
+            held = jnp.any((bits[:, :, None] & bit) != 0, axis=1).astype(jnp.int32)  # [C, 4]
+            per_slot = jnp.sum(_per_slot(card_slot, held, "max") * bit, axis=1)  # [2S]
+            cannot = jnp.where(digimon_slot, per_slot.reshape(2, NUM_SLOTS), 0)
         dp_bonus = dp_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_DP), 0)
         sa_bonus = sa_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_SA), 0)
         printed = jnp.where(size > 0, card("dp")[jnp.maximum(top, 0)], 0).astype(jnp.int32)

@@ -230,12 +230,14 @@ class Selections:
         level_ok = (kind != DIGIMON) | (
             ((max_level < 0) | (level <= max_level)) & ((min_level < 0) | (level >= min_level))
         )
+        ok = (cards >= 0) & kind_ok & color_ok & level_ok
+        if len(self._name_match) == 1:  # host-known: no row of the card file filters by name
+            return ok
         # "[text] in its name" (name_has): a host table of the row's text against every name.
         card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
         row = jnp.maximum(state.selection.row.astype(jnp.int32), 0)
         text = jnp.asarray(self._name_filter)[state.board.definition[card], row]
-        name_ok = jnp.asarray(self._name_match)[text, self._definition(state, cards)]
-        return (cards >= 0) & kind_ok & color_ok & level_ok & name_ok
+        return ok & jnp.asarray(self._name_match)[text, self._definition(state, cards)]
 
     def _selecting(self, state: DigimonState, phase: str) -> jax.Array:
         return (state.board.phase == PHASE[phase]) & (state.selection.card >= 0)
