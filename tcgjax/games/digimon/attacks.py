@@ -276,11 +276,22 @@ class Attacks:
             finished = self._delete(state, me, a, lost)
             trash = zone_of("trash", opp)
             trashed = zones.move_card(self.layout, finished.board, card, trash).board
-            return finished.replace(
+            out = finished.replace(
                 board=tree_where(still, trashed, finished.board),
                 checks_left=jnp.maximum(state.checks_left - 1, 0).astype(jnp.int8),
                 checking=jnp.int16(-1),
             )
+            if not self._after_battle.any():  # host-known: no card plays itself after battle
+                return out
+            # "At the end of the battle, play this card" (play_self_after_battle; rules 14-2-5):
+            # a card that battled enters its owner's battle area free, win or lose (Q685,
+            # Q699), when there is room (else the trash, rules 13-1-8); its [On Play] rows
+            # queue, so they resolve before the next check (Q686, Q701).
+            definition = state.board.definition[card]
+            plays = battles & jnp.asarray(self._after_battle)[definition]
+            plays &= self._has_room(finished, opp)
+            # From where ``out`` left it (the trash) into the lowest free slot.
+            return when_any(plays, lambda s: self._put_into_play(s, card, opp), out)
 
         checking = state.checking >= 0
         can_flip = (state.checks_left > 0) & (zones.zone_count(state.board, security) > 0)

@@ -191,6 +191,9 @@ CONDITIONS = (
     "attacking_the_player",
     # The controller's security stack holds no more cards than the opponent's (ST7-11).
     "own_security_at_most_opponents",
+    # The controller's opponent has a Digimon of level >= condition_value in their battle area
+    # (ST7-03 Guilmon, ST8-04 Veemon: "while your opponent has a level 6 Digimon").
+    "opponent_has_level_at_least",
 )
 OPS = (
     "dp_mod",  # DP +amount to the target(s) for the duration
@@ -226,6 +229,14 @@ OPS = (
     # Play count matching Digimon / Tamer cards from your trash without paying the cost
     # (SelectTrash, ids 130-179).
     "play_from_trash",
+    # A continuous row of a Digimon's own text: it may digivolve into a hand card named exactly
+    # ``name_is`` for ``amount`` memory, ignoring the printed requirements (rules 8-1-2-2; ST7-03
+    # Guilmon into [Gallantmon], ST8-04 Veemon into [UlforceVeedramon]).
+    "digivolve_into",
+    # A checked Digimon card battles as a Security Digimon, then, whatever the result, enters
+    # its owner's battle area for free instead of the trash (rules 13-1-8, 14-2-5; ST7-06,
+    # ST8-06; Q684-Q687, Q699-Q701); its [On Play] rows resolve before the next check.
+    "play_self_after_battle",
 )
 TARGETS = (
     "self",  # this Digimon (or this card)
@@ -285,6 +296,12 @@ EFFECT_ROW = RowsField(
         # aside, so Coredramon matches and Dracomon does not; ST8-03). Host-side text: the rules
         # build a table of the distinct texts against every card's name.
         TextField("name_has"),
+        # The exact card name a ``digivolve_into`` row names (rules 2-3-1-2, "[Gallantmon]").
+        TextField("name_is"),
+        # ``delete`` on a choose_* target: the player picks Digimon one at a time while the sum
+        # of their DP (read when picked) stays <= this, at least one when any can be picked
+        # (rules 1-3-6), then all of them are deleted together (ST7-12 Atomic Blaster; Q692-Q694).
+        IntField("max_total_dp", -1, 30000),
     ),
     defaults={
         "window": "all_turns",
@@ -307,6 +324,8 @@ EFFECT_ROW = RowsField(
         "min_level": -1,
         "play_costs": [],
         "name_has": "",
+        "name_is": "",
+        "max_total_dp": -1,
     },
 )
 
@@ -393,6 +412,8 @@ def check_card_rules(registry: CardRegistry) -> None:
             problem = row_problem(kind, effect)
             if problem:
                 fail("effects", f"row {r}: {problem}")
+        if sum(OPS[e["op"]] == "digivolve_into" for e in row["effects"]) > 1:
+            fail("effects", "one digivolve_into row per card")
         problem = branch_problem(row["effects"])
         if problem:
             fail("effects", problem)
@@ -408,7 +429,8 @@ _CHOOSE = (
 )
 _CONTINUOUS_OPS = {"dp_mod": ("self", "all_own_digimon", "own_security_digimon"),
                    "security_attack_mod": ("self", "all_own_digimon"),
-                   "restrict": ("self",)}  # fmt: skip
+                   "restrict": ("self",),
+                   "digivolve_into": ("self",)}  # fmt: skip
 _TRIGGERED_OPS = {
     "dp_mod": ("self", "all_own_digimon", "own_security_digimon", *_CHOOSE),
     "security_attack_mod": (
@@ -443,6 +465,7 @@ _TRIGGERED_OPS = {
     "mill": ("player",),
     "trash_security_top": ("player", "opponent"),
     "play_from_trash": ("player",),
+    "play_self_after_battle": ("self",),
 }
 MAX_AMOUNT = 3  # <Draw N>, <Recovery +N>, cards trashed by one row: the interpreter's loop bound
 MAX_REVEAL = 5  # cards one reveal_add row reveals at most (its loop bound)
@@ -508,6 +531,21 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return "add_self_to_hand moves a checked security card (a security row)"
     if op == "play_self" and kind not in ("digimon", "tamer"):
         return "only a Digimon or Tamer plays itself"
+    if op == "play_self_after_battle" and (where != "security" or kind != "digimon"):
+        return "play_self_after_battle is a Digimon card's security row"
+    if (op == "digivolve_into") != bool(effect.get("name_is")):
+        return "digivolve_into and the card name it digivolves into (name_is) go together"
+    if op == "digivolve_into" and effect["window"] != WINDOWS.index("your_turn"):
+        return "digivolve_into is in force in your turn only (window: your_turn)"
+    if op == "digivolve_into" and (where != "main" or kind != "digimon"):
+        return "digivolve_into is a Digimon's own continuous row (where: main)"
+    if op == "digivolve_into" and not 0 <= effect["amount"] <= 20:
+        return "digivolve_into: amount is the memory cost, 0..20"
+    budget = effect.get("max_total_dp", -1)
+    if budget >= 0 and (op != "delete" or target not in _CHOOSE):
+        return "max_total_dp bounds the Digimon a delete row chooses (a choose_* target)"
+    if budget >= 0 and not effect["flags"] & 1 << EFFECT_FLAGS.index("up_to"):
+        return "max_total_dp picks any number of Digimon: it needs the flag up_to"
     if op == "reveal_add" and not 1 <= effect["count"] <= effect["amount"] <= MAX_REVEAL:
         return f"reveal_add needs 1 <= count <= amount <= {MAX_REVEAL}"
     if op == "choose_one" and not 2 <= effect["count"] <= MAX_BRANCHES:

@@ -33,6 +33,7 @@ from tcgjax.games.digimon.state import (
     COND_MIN_SOURCES,
     COND_NONE,
     COND_OPP_DID_NOT_ATTACK,
+    COND_OPP_LEVEL_AT_LEAST,
     COND_OPP_NO_SOURCE,
     COND_SECURITY_AT_LEAST,
     COND_SECURITY_AT_MOST,
@@ -319,6 +320,17 @@ class EffectInterpreter:
             & IN_BATTLE_AREA
         )
         condition, value = col("condition"), col("condition_value").astype(jnp.int32)
+        # The highest level among the opponent's battle-area Digimon (0 with none).
+        perm_level_all = self._card(state, "level", tops).astype(jnp.int32)
+        opp_level = jnp.max(
+            jnp.where(
+                (jnp.where(opp == 0, perm_kind[0], perm_kind[1]) == DIGIMON)
+                & (jnp.where(opp == 0, size[0], size[1]) > 0)
+                & IN_BATTLE_AREA,
+                jnp.where(opp == 0, perm_level_all[0], perm_level_all[1]),
+                0,
+            )
+        )
         safe_slot = jnp.clip(slot, 0, NUM_SLOTS - 1)
         my_size = jnp.where(controller == 0, size[0], size[1])[safe_slot]
         my_security = zones.zone_count(board, zone_of("security", controller))
@@ -326,7 +338,7 @@ class EffectInterpreter:
         my_trash = zones.zone_count(board, zone_of("trash", controller))
         my_hand = zones.zone_count(board, zone_of("hand", controller))
         # The acting permanent's level (its top card's); 0 for a row with no permanent (slot -1).
-        perm_level = self._card(state, "level", tops)
+        perm_level = perm_level_all
         my_level = jnp.where(
             slot >= 0, jnp.where(controller == 0, perm_level[0], perm_level[1])[safe_slot], 0
         ).astype(jnp.int32)
@@ -352,6 +364,7 @@ class EffectInterpreter:
             | ((condition == COND_ATTACKING_A_DIGIMON) & attacking_digimon)
             | ((condition == COND_ATTACKING_THE_PLAYER) & attacking_player)
             | ((condition == COND_SECURITY_AT_MOST_OPPONENTS) & (my_security <= their_security))
+            | ((condition == COND_OPP_LEVEL_AT_LEAST) & (opp_level >= value))
         )
         window = col("window")
         mine_now = controller == active

@@ -395,8 +395,25 @@ def _check_selection_pending(f: Facts):
         return f"slot {int(sel.slot)} outside [-1, {BREEDING_SLOT}]"
     if int(sel.resume) not in _RESUME_PHASES:
         return f"resumes phase {int(sel.resume)}, not start, breeding or main"
-    if int(sel.picked) != -1:
-        return f"picked {int(sel.picked)} (unused: -1)"
+    picked = int(sel.picked)
+    if picked == -1:
+        return None
+    # A max_total_dp row (ST7-12) marks its picks: opposing battle slots holding a Digimon, their
+    # DP within the budget (read now).
+    definition = int(f.b.definition[int(sel.card)])
+    budget = int(np.asarray(f.rules.cards.numpy["effects.max_total_dp"])[definition, int(sel.row)])
+    if budget < 0 or f.phase != "select_target":
+        return f"picked {picked} (unused: -1, but for a max_total_dp row's picks)"
+    if not 0 < picked < 1 << A.FIELD_SLOTS:
+        return f"picked {picked}: not a set of battle slots 0-{A.FIELD_SLOTS - 1}"
+    owner = 1 - int(f.b.owner[int(sel.card)])
+    slots = [i for i in range(A.FIELD_SLOTS) if picked >> i & 1]
+    perm = f.rules.permanents(f.s)
+    if any(int(perm.kind[owner, i]) != DIGIMON for i in slots):
+        return f"picked {picked}: a picked slot of player{owner + 1} holds no Digimon"
+    spent = sum(int(perm.dp[owner, i]) for i in slots)
+    if spent > budget:
+        return f"picked {picked}: their DP {spent} over the row's max_total_dp {budget}"
     return None
 
 
@@ -755,7 +772,8 @@ def build_invariants(rules: DigimonRules) -> InvariantTable:
              "with no selection pending every field is Selection.none()'s", _check_selection_none),
         _row("selection.card selection.left selection.slot selection.resume selection.picked",
              "game.selection", "a pending selection: a card, left >= 1, slot in [-1, 12], "
-             "resume start/breeding/main, picked -1", _check_selection_pending),
+             "resume start/breeding/main, picked -1 (a max_total_dp row: its picks)",
+             _check_selection_pending),
         _row("selection.stage", "game.selection.stage",
              "the stage is a SELECTION_STAGES value; trigger orders and the mulligan when and "
              "only as the options allow", _check_selection_stage),

@@ -190,7 +190,8 @@ class Legality:
         whole = isinstance(digivolve_at, np.ndarray)
         cards = at_hand(np.arange(A.HAND_SLOTS) if whole else digivolve_at)  # [n]
         kind = self._card(state, "kind", cards)
-        cost = self.digivolve_costs(state, cards, my_top)  # [n, S], -1 = no requirement matches
+        perm = self.permanents(state)
+        cost = self.digivolve_costs(state, cards, my_top, perm)  # [n, S], -1: no way to digivolve
         target_kind = self._card(state, "kind", my_top)  # [S]
         card_code = _first_error(
             (~main, "wrong_phase"),
@@ -239,7 +240,7 @@ class Legality:
             "move": move,
             "pass": _first_error((~(main | breeding | block), "wrong_phase")),
             "dna": self._dna_errors(state, at_hand(dna_at), main, afford, my_top),
-            "attack": self._attack_errors(state, main, block).reshape(-1),
+            "attack": self._attack_errors(state, main, block, perm).reshape(-1),
             "activate": self._activate_errors(state, main, my_top, activate_at, my_size),
             "blast": self.blast_errors(state, blast_at),
         }
@@ -256,7 +257,9 @@ class Legality:
         top, size = self.stacks(state)
         their_top = jnp.where(defender == 0, top[0], top[1])
         their_size = jnp.where(defender == 0, size[0], size[1])
-        cost = self.digivolve_costs(state, hand, their_top)  # [n, S]
+        # <Blast Digivolve> is in the opponent's turn: a digivolve_into row ([Your Turn] only,
+        # the loader's rule) is never in force then.
+        cost = self.digivolve_costs(state, hand, their_top, special=False)  # [n, S]
         bit = 1 << KW["blast_digivolve"]
         blast = (self._card(state, "keywords", hand).astype(jnp.int32) & bit) != 0
         field = jnp.arange(A.FIELD_STRIDE)
@@ -284,11 +287,10 @@ class Legality:
         need = self._card(state, "colors", cards).astype(jnp.int32)
         return (need & ~have) == 0
 
-    def _attack_errors(self, state: DigimonState, main, block) -> jax.Array:
+    def _attack_errors(self, state: DigimonState, main, block, perm: Permanents) -> jax.Array:
         """Codes of the attack range ``[20, 15]``: attacks in Main, blocker choices (ids 100-111)
         in BlockTiming."""
         me = state.board.active_player.astype(jnp.int32)
-        perm = self.permanents(state)
         mine = lambda x: jnp.where(me == 0, x[0], x[1])  # noqa: E731
         theirs = lambda x: jnp.where(me == 0, x[1], x[0])  # noqa: E731
         attacker_in_range = np.arange(20) < A.FIELD_SLOTS
@@ -373,17 +375,42 @@ class Legality:
             jnp.int32
         )
 
-    def digivolve_costs(self, state: DigimonState, hand: jax.Array, tops: jax.Array) -> jax.Array:
+    def digivolve_costs(
+        self,
+        state: DigimonState,
+        hand: jax.Array,
+        tops: jax.Array,
+        perm: Permanents | None = None,
+        special: bool = True,
+    ) -> jax.Array:
         """Cheapest digivolve cost of each hand card onto each permanent: int32[H, S], -1 when no
         requirement matches (level equal, color among the top card's colors) or either card is
-        missing (-1). One lookup in the host-built table of the decks' definitions."""
+        missing (-1). One lookup in the host-built table of the decks' definitions; with
+        ``special``, a ``digivolve_into`` row in force on a top card adds its named cards at its
+        cost (``perm``: the state's :meth:`permanents`, when the caller has them)."""
         # Each card's table row / column worked out once (``materialize``: not redone, through
         # three gathers, for each of the H x S entries).
         compact = lambda cards: materialize(  # noqa: E731
             jnp.where(cards >= 0, jnp.asarray(self._compact)[self._definition(state, cards)], 0)
         ).astype(jnp.int32)
         table = jnp.asarray(self._digivolve_cost)
-        return table[compact(hand)[:, None], compact(tops)[None, :]].astype(jnp.int32)
+        cost = table[compact(hand)[:, None], compact(tops)[None, :]].astype(jnp.int32)
+        if not special or not np.any(self._special_cost >= 0):  # host-known: none applies
+            return cost
+        # "May digivolve into [Name] for N, ignoring requirements" (digivolve_into, rules
+        # 8-1-2-2): the top card's row, while it is in force (its window and condition, read
+        # from the live continuous rows like any other), opens the named cards at their cost;
+        # the cheaper way is taken when the printed requirements also hold.
+        special = jnp.asarray(self._special_cost)[compact(hand)[:, None], compact(tops)[None, :]]
+        row = jnp.asarray(self._special_row)[self._definition(state, tops)].astype(jnp.int32)
+        perm = self.permanents(state) if perm is None else perm
+        live = perm.live_rows[jnp.maximum(tops, 0), jnp.maximum(row, 0)]
+        live &= (tops >= 0) & (row >= 0)  # [S]
+        special = jnp.where(live[None, :], special.astype(jnp.int32), -1)
+        both = jnp.minimum(
+            jnp.where(cost >= 0, cost, special), jnp.where(special >= 0, special, cost)
+        )
+        return jnp.where((cost >= 0) | (special >= 0), both, -1)
 
     def legal_action_mask(self, state: DigimonState) -> jax.Array:
         """bool[2120]; never all False before the game ends (pass is legal in Breeding and Main)."""

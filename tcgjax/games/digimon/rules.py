@@ -166,6 +166,7 @@ from tcgjax.games.digimon.state import (  # used here, or public (__all__)
     COND_LEVEL_AT_LEAST,
     COND_MIN_SOURCES,
     COND_NONE,
+    COND_OPP_LEVEL_AT_LEAST,
     COND_OPP_NO_SOURCE,
     COND_SECURITY_AT_LEAST,
     COND_SECURITY_AT_MOST,
@@ -186,6 +187,7 @@ from tcgjax.games.digimon.state import (  # used here, or public (__all__)
     NUM_SLOTS,
     ONGOING,
     OP_DP,
+    OP_PLAY_AFTER_BATTLE,
     OP_RESTRICT,
     OP_SECURITY_ATTACK,
     PER_TWO_SOURCES,
@@ -213,6 +215,7 @@ from tcgjax.games.digimon.state import (  # used here, or public (__all__)
     _name_filter_tables,
     _per_slot,
     _row_table,
+    _special_digivolve_table,
     build_layout,
     empty_effects,
     zone_of,
@@ -344,7 +347,17 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         else:
             used = sorted({0} | {cards.index(n) for e, m in self.pool for n in (*e, *m)})
         self._compact, self._digivolve_cost = _digivolve_cost_table(cards, used)
+        self._special_row, self._special_cost = _special_digivolve_table(cards, used, self._compact)
         self._name_filter, self._name_match = _name_filter_tables(cards)
+        # Some row deletes under a total-DP budget (``max_total_dp``): its picks are marked.
+        self._budget_rows = bool(np.any(np.asarray(cards.numpy["effects.max_total_dp"]) >= 0))
+        # Definitions whose [Security] row plays the card after its battle (a printed fact).
+        ops = np.asarray(cards.numpy["effects.op"])
+        self._after_battle = np.any(
+            (ops == OP_PLAY_AFTER_BATTLE)
+            & (np.arange(ops.shape[1]) < np.asarray(cards.numpy["effects.num_rows"])[:, None]),
+            axis=1,
+        )
         self._initial_board = self._initial()
         # The 0 DP rule can only find a Digimon at 0 DP when something lowers DP (a timed -DP
         # modifier, checked per state) or, for the card file as a whole, a continuous row that
@@ -586,6 +599,11 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         # Each card's permanent's level: its top card's (0 off the field).
         level = jnp.where(size > 0, card("level")[jnp.maximum(top, 0)], 0)  # [2S]
         card_level = jnp.where(on_field, level[jnp.maximum(card_slot, 0)], 0).astype(jnp.int32)
+        # The highest level among each player's battle-area Digimon (0 with none).
+        top_level = jnp.max(
+            jnp.where(digimon_slot & IN_BATTLE_AREA, level.reshape(2, NUM_SLOTS), 0), axis=1
+        ).astype(jnp.int32)  # [2]
+        opp_level = top_level[jnp.clip(1 - owner, 0, 1)][:, None]  # [C, 1]
         cond_ok = (
             (condition == COND_NONE)
             | ((condition == COND_MIN_SOURCES) & (sources[:, None] >= value))
@@ -599,6 +617,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             | ((condition == COND_HAND_AT_LEAST) & (own_hand >= value))
             | ((condition == COND_HAND_AT_MOST) & (own_hand <= value))
             | ((condition == COND_SECURITY_AT_MOST_OPPONENTS) & (own_security <= their_security))
+            | ((condition == COND_OPP_LEVEL_AT_LEAST) & (opp_level >= value))
         )
         row = cont("row")  # [C, Rc], -1: no continuous row there
         live_cont = (row >= 0) & placed & window_ok & cond_ok & in_battle[:, None]

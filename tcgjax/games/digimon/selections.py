@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from tcgjax.core import zones
 from tcgjax.core.arrays import any_along
 from tcgjax.core.effects import Selection
-from tcgjax.core.tree import tree_where
+from tcgjax.core.tree import tree_where, when_any
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.cards import (
     DIGIMON,
@@ -53,6 +53,7 @@ from tcgjax.games.digimon.state import (
     TARGET_CHOOSE_OWN,
     TARGET_PLAYER,
     TRASH_SLOTS,
+    TRIGGER,
     DigimonState,
     _membership,
     slot_zone,
@@ -111,8 +112,35 @@ class Selections:
         which &= (op != OP_DE_DIGIVOLVE) | ((sources > 0) & (level > 3))
         which &= (op != OP_SUSPEND) | ~field(state.suspended)
         which &= (op != OP_UNSUSPEND) | field(state.suspended)
+        if self._budget_rows:  # host-known: some row deletes under a total-DP budget
+            # ``max_total_dp`` (ST7-12): a Digimon not yet picked whose DP fits what the ones
+            # picked (their DP read now: nothing changes between picks, Q692-Q694) left.
+            budget = col("max_total_dp").astype(jnp.int32)
+            picked = theirs & self._picked_slots(state)[None, :]  # [2, 12]
+            spent = jnp.sum(jnp.where(picked, field(perm.dp), 0))
+            which &= (budget < 0) | (~picked & (field(perm.dp) + spent <= budget))
         selecting = state.board.phase == PHASE["select_target"]
         return which & (state.selection.card >= 0) & selecting
+
+    @staticmethod
+    def _picked_slots(state: DigimonState) -> jax.Array:
+        """bool[12]: the opposing battle slots a ``max_total_dp`` row has picked so far (bits of
+        ``selection.picked``; -1, the unused value, is none)."""
+        picked = jnp.maximum(state.selection.picked.astype(jnp.int32), 0)
+        return ((picked >> jnp.arange(A.FIELD_SLOTS)) & 1) == 1
+
+    def _delete_picked(self, state: DigimonState, player, picked: jax.Array) -> DigimonState:
+        """The Digimon a ``max_total_dp`` row picked (``picked`` bool[12], slots of ``player``)
+        are deleted together: one event, so their [On Deletion] rows and the "when a Digimon is
+        deleted" triggers fire once, as one group (rules 1-3-6 example, Q692-Q694)."""
+        gone = (jnp.arange(2)[:, None] == player) & jnp.pad(picked, (0, NUM_SLOTS - A.FIELD_SLOTS))
+        state = self._push(state, TRIGGER["on_deletion"], gone, *self._deletion_pair(gone))
+        return jax.lax.fori_loop(
+            0,
+            A.FIELD_SLOTS,
+            lambda i, s: self._delete(s, player, i, picked[i], deleted=False),
+            state,
+        )
 
     def source_choices(self, state: DigimonState) -> jax.Array:
         """bool[12, 10] in SelectSource (``play_from_sources``): the Digimon cards among the
@@ -147,6 +175,10 @@ class Selections:
         flags = self._sel_col(state, "flags").astype(jnp.int32)
         may_decline = (flags & (FLAG_OPTIONAL | FLAG_UP_TO)) != 0
         may_decline &= state.board.phase != PHASE["select_material"]
+        if self._budget_rows:
+            # A budget row picks at least one (rules 1-3-6); 62 then ends the picking.
+            budget = self._sel_col(state, "max_total_dp") >= 0
+            may_decline &= ~budget | jnp.any(self._picked_slots(state))
         # The order of triggers and the mulligan are decisions, not an effect to decline; an
         # optional row that chooses nothing is declined in its confirm choice.
         may_decline &= (state.selection.stage == CHOICE_ROW) | (
@@ -372,7 +404,18 @@ class Selections:
         player = jnp.where(theirs, 1 - controller, controller)
         slot = jnp.clip(jnp.where(theirs, action - 112, action - 100), 0, A.FIELD_SLOTS - 1)
         op, amount = self._sel_col(state, "op"), self._sel_col(state, "amount").astype(jnp.int32)
-        applied = self._apply_to(state, op, amount, player, slot)
+        # A max_total_dp row marks its picks (``selection.picked``) and deletes them together
+        # when the picking ends (below); any other row applies to each pick at once.
+        budget = jnp.bool_(False)
+        if self._budget_rows:
+            budget = (self._sel_col(state, "max_total_dp") >= 0) & in_phase("select_target")
+        applied = self._apply_to(state, jnp.where(budget, -1, op), amount, player, slot)
+        marks = jnp.maximum(state.selection.picked.astype(jnp.int32), 0) | (1 << slot)
+        applied = tree_where(
+            budget,
+            state.replace(selection=state.selection.replace(picked=marks.astype(jnp.int16))),
+            applied,
+        )
         board = state.board
         # A card moves (SelectHand trashing, SelectReveal / SelectTrash to the hand,
         # SelectSecurity to the trash) or is played free (SelectHand play_free, SelectSource).
@@ -473,4 +516,10 @@ class Selections:
         done = self._put_back_revealed(
             done, op == OP_REVEAL_ADD, sel.card, sel.row, sel.slot, sel.resume
         )
+        if self._budget_rows:
+            done = when_any(
+                budget,
+                lambda s: self._delete_picked(s, 1 - controller, self._picked_slots(state)),
+                done,
+            )
         return tree_where((left <= 0) | ~more, done, state)

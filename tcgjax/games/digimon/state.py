@@ -238,6 +238,7 @@ TRIGGER_CONTINUOUS = TRIGGERS.index("continuous")
     COND_HAND_AT_MOST,
     COND_ATTACKING_THE_PLAYER,
     COND_SECURITY_AT_MOST_OPPONENTS,
+    COND_OPP_LEVEL_AT_LEAST,
 ) = range(len(CONDITIONS))
 OP_DP, OP_SECURITY_ATTACK = OPS.index("dp_mod"), OPS.index("security_attack_mod")
 TARGET_SELF, TARGET_ALL_OWN = TARGETS.index("self"), TARGETS.index("all_own_digimon")
@@ -264,6 +265,7 @@ OP_RECOVERY, OP_DE_DIGIVOLVE = OPS.index("recovery"), OPS.index("de_digivolve")
 OP_MILL = OPS.index("mill")
 OP_TRASH_SECURITY_TOP = OPS.index("trash_security_top")
 OP_PLAY_FROM_TRASH = OPS.index("play_from_trash")
+OP_PLAY_AFTER_BATTLE = OPS.index("play_self_after_battle")
 FLAG_NO_ON_PLAY = 1 << EFFECT_FLAGS.index("no_on_play")
 FLAG_GATES_NEXT = 1 << EFFECT_FLAGS.index("gates_next")
 FLAG_ELSE_NEXT = 1 << EFFECT_FLAGS.index("else_next")
@@ -489,6 +491,34 @@ def _digivolve_cost_table(
     cost[:, 0] = cost[0, :] = -1  # the padding definition: no card
     assert cost.max() < 128, "digivolve costs fit int8"
     return compact, cost.astype(np.int8)
+
+
+def _special_digivolve_table(
+    cards: CardRegistry, used: Sequence[int], compact: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Host-side tables of the ``digivolve_into`` rows ("this Digimon may digivolve into a
+    [Name] in your hand for N memory, ignoring digivolution requirements": rules 8-1-2-2):
+    ``row`` (int8 ``[D]``: the definition's such row, -1 when none; one per card, as printed)
+    and ``cost`` (int8 ``[U, U]`` over the used definitions, hand card then top card as in
+    :func:`_digivolve_cost_table`: the row's cost when the hand card's name is exactly the name
+    the top card's row gives (rules 2-3-1-2), -1 otherwise). Whether the row is in force (its
+    window and condition) is the state's: the rules read it from the live continuous rows."""
+    op = np.asarray(cards.numpy["effects.op"])
+    num_rows = np.asarray(cards.numpy["effects.num_rows"])
+    here = (op == OPS.index("digivolve_into")) & (
+        np.arange(op.shape[1])[None, :] < num_rows[:, None]
+    )
+    row = np.where(here.any(axis=1), np.argmax(here, axis=1), -1).astype(np.int8)
+    cost = np.full((len(used), len(used)), -1, np.int8)
+    names = {d: cards.definition(cards.ids[d])["name"] for d in used if d > 0}
+    for d in np.flatnonzero(row >= 0):
+        if d not in names:
+            continue
+        effect = cards.definition(cards.ids[d])["effects"][row[d]]
+        for h, name in names.items():
+            if name == effect["name_is"]:
+                cost[compact[h], compact[d]] = effect["amount"]
+    return row, cost
 
 
 def _in_window(window, mine):

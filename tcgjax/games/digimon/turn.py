@@ -399,6 +399,7 @@ class TurnLoop:
         hand = self.hand(state, me)
         top, _ = self.stacks(state)
         my_top = jnp.where(me == 0, top[0], top[1])
+        # The counter timing's <Blast Digivolve> is free; a special cost is the turn player's.
         cost = self.digivolve_costs(state, hand, my_top)[h, jnp.minimum(slot, NUM_SLOTS - 1)]
         card = jnp.maximum(hand[h], 0)
         board = zones.move_card(self.layout, state.board, card, slot_zone(me, slot)).board

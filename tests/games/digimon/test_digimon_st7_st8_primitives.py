@@ -9,11 +9,28 @@ by an effect and by the 0 DP rule; once per event; within its window and its [On
 not for a permanent deleted in the same event (official Q&A Q681, Q683).
 
 The card filter ``name_has`` ("a card with [Dramon] in its name", ST8-03 Veemon's reveal): the
-name includes the text, letter case aside (rules 2-3-1-3)."""
+name includes the text, letter case aside (rules 2-3-1-3).
+
+The special digivolution ``digivolve_into`` with the condition ``opponent_has_level_at_least``
+(ST7-03 Guilmon, ST8-04 Veemon: "while your opponent has a level 6 Digimon, this Digimon may
+digivolve into [Name] in your hand for 4, ignoring digivolution requirements"; rules 8-1-2-2,
+2-3-1-2). A Security Digimon that plays itself after its battle (``play_self_after_battle``,
+ST7-06, ST8-06; rules 14-2-5, Q684-Q687, Q699-Q701). A deletion under a total-DP budget
+(``max_total_dp``, ST7-12 Atomic Blaster; rules 1-3-6, Q692-Q694)."""
 
 import numpy as np
 import pytest
-from digimon_testlib import digimon, make_rules, other, situation, stack, step_ok, zone_cards
+from digimon_testlib import (
+    code_name,
+    digimon,
+    legal,
+    make_rules,
+    other,
+    situation,
+    stack,
+    step_ok,
+    zone_cards,
+)
 
 from tcgjax.games.digimon import actions as A
 
@@ -51,8 +68,46 @@ ENTRIES = [
           effects=[{"where": "main", "trigger": "main", "op": "dp_mod",
                     "target": "choose_opponent_digimon", "count": 1, "amount": -3000,
                     "duration": "this_turn"}]),
+    # ST7-03-like: may digivolve into [SP-TARGET] for 4 while the opponent has a level 6+.
+    digimon("SP-ROOKIE", 3, 2000, digivolve=R2,
+            effects=[{"where": "main", "trigger": "continuous", "window": "your_turn",
+                      "condition": "opponent_has_level_at_least", "condition_value": 6,
+                      "op": "digivolve_into", "name_is": "SP-TARGET", "amount": 4}]),
+    # Its named card: printed to digivolve from a level 5 only; [When Digivolving] +1 memory.
+    digimon("SP-TARGET", 6, 11000, digivolve=[{"color": "red", "level": 5, "cost": 3}],
+            effects=[{"where": "main", "trigger": "when_digivolving", "op": "memory",
+                      "target": "player", "amount": 1}]),
+    # A name that includes the named one, not it (rules 2-3-1-2: the exact name).
+    digimon("SP-TARGET-ALT", 6, 11000, digivolve=[{"color": "red", "level": 5, "cost": 3}]),
+    digimon("SP-LV6", 6, 12000, digivolve=[{"color": "red", "level": 5, "cost": 3}]),
+    digimon("SP-LV5", 5, 7000, digivolve=[{"color": "red", "level": 4, "cost": 3}]),
+    # The resolution-time reading of the condition: draw 1 while the opponent has a level 6+.
+    other("LV-DRAW", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main", "condition": "opponent_has_level_at_least",
+                    "condition_value": 6, "op": "draw", "target": "player", "amount": 1}]),
+    # ST7-06-like: battles as a Security Digimon, then plays itself; [On Play] delete 1 opposing
+    # Digimon of 4000 DP or less.
+    digimon("PAB", 4, 5000, digivolve=R2,
+            effects=[{"where": "security", "trigger": "security", "op": "play_self_after_battle"},
+                     {"where": "main", "trigger": "on_play", "op": "delete",
+                      "target": "choose_opponent_digimon", "count": 1, "max_dp": 4000}]),
+    # An attacker with <Security A. +1> (two checks) and 6000 DP.
+    digimon("SA-6K", 4, 6000, digivolve=R2, keywords=[],
+            effects=[{"where": "main", "trigger": "continuous", "op": "security_attack_mod",
+                      "amount": 1}]),
+    digimon("B-3K", 3, 3000, digivolve=R2),
+    digimon("B-9K", 5, 9000, digivolve=R2),
+    # ST7-12-like: delete any number of opposing Digimon whose DP add up to 8000 at most.
+    other("BUDGET", "option", cost=0,
+          effects=[{"where": "main", "trigger": "main", "op": "delete",
+                    "target": "choose_opponent_digimon", "count": 10, "flags": ["up_to"],
+                    "max_total_dp": 8000}]),
 ]  # fmt: skip
-MAIN = [e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(4)]
+# 50 cards: 4 of the Digimon that fill a battle area, 2 of every other card.
+FOUR = ("OD-BIG", "OD-SMALL", "SP-LV5", "B-9K")
+MAIN = [
+    e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(4 if e["id"] in FOUR else 2)
+]
 THEIRS = 112
 
 
@@ -141,3 +196,157 @@ def test_name_has_is_refused_where_no_card_filter_is_read():
                                            "name_has": "Dramon"}])  # fmt: skip
     with pytest.raises(CardDataError, match="name_has filters the cards of"):
         C.check_card_rules(CardRegistry(C.SCHEMA, [bad], source="bad.yaml"))
+
+
+# -- digivolve_into: the special digivolution (ST7-03, ST8-04) ----------------------------------------
+
+SPECIAL = A.encode("digivolve", 0, 0)  # hand card 0 onto battle slot 0
+
+
+def test_the_named_card_digivolves_for_its_cost_while_the_opponent_has_a_level_6(
+    rules, apply, errors
+):
+    """Level 3 into level 6, requirements ignored: 4 memory paid, the digivolution draw, and
+    the new top card's [When Digivolving] (+1 memory): 5 - 4 + 1 = 2."""
+    me = {"hand": ["SP-TARGET"], "deck": ["OD-SMALL"], "field": [["SP-ROOKIE"]]}
+    s = situation(rules, me, {"field": [["SP-LV6"]]}, memory=5)
+    s, _ = step_ok(rules, apply, errors, s, SPECIAL)
+    assert stack(rules, s, 0, 0) == ["SP-ROOKIE", "SP-TARGET"]
+    assert zone_cards(rules, s, "hand", 0) == ["OD-SMALL"] and int(s.memory) == 2
+
+
+def test_no_special_digivolution_without_an_opposing_level_6(rules, errors):
+    """A level 5 is not enough, nor a level 6 in the breeding area (not in play there for
+    effects: the battle area only); the printed requirement (level 5) is not met either."""
+    me = {"hand": ["SP-TARGET"], "field": [["SP-ROOKIE"]]}
+    for opponent in ({"field": [["SP-LV5"]]}, {"breeding": ["EGG", "SP-LV6"]}, {}):
+        s = situation(rules, me, opponent, memory=5)
+        assert code_name(errors(s)[SPECIAL]) == "requirement_not_met", opponent
+
+
+def test_only_the_exact_name_and_only_from_the_top_card(rules, errors):
+    """[SP-TARGET] is an exact name (rules 2-3-1-2): SP-TARGET-ALT is refused. The row is the
+    top card's own text: under another card it grants nothing."""
+    s = situation(rules, {"hand": ["SP-TARGET-ALT"], "field": [["SP-ROOKIE"]]},
+                  {"field": [["SP-LV6"]]}, memory=5)  # fmt: skip
+    assert code_name(errors(s)[SPECIAL]) == "requirement_not_met"
+    s = situation(rules, {"hand": ["SP-TARGET"], "field": [["SP-ROOKIE", "OD-SMALL"]]},
+                  {"field": [["SP-LV6"]]}, memory=5)  # fmt: skip
+    assert code_name(errors(s)[SPECIAL]) == "requirement_not_met"
+
+
+def test_the_special_cost_must_be_affordable(rules, errors):
+    """The special cost (4) is paid like any other: within the gauge's reach (memory may go
+    down to -10, G1), so at -6 it is legal and at -7 it is not."""
+    s = situation(rules, {"hand": ["SP-TARGET"], "field": [["SP-ROOKIE"]]},
+                  {"field": [["SP-LV6"]]}, memory=-7)  # fmt: skip
+    assert code_name(errors(s)[SPECIAL]) == "not_enough_memory"
+    s = situation(rules, {"hand": ["SP-TARGET"], "field": [["SP-ROOKIE"]]},
+                  {"field": [["SP-LV6"]]}, memory=-6)  # fmt: skip
+    assert code_name(errors(s)[SPECIAL]) == "ok"
+
+
+def test_the_condition_read_when_a_row_resolves(rules, apply, errors):
+    """opponent_has_level_at_least on a [Main] row: it draws with a level 6 opposing Digimon in
+    play, not with a level 5."""
+    for opponent, drawn in (({"field": [["SP-LV6"]]}, 1), ({"field": [["SP-LV5"]]}, 0)):
+        me = {"hand": ["LV-DRAW"], "deck": ["OD-SMALL"], "field": [["OD-BIG"]]}
+        s = situation(rules, me, opponent, memory=3)
+        s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+        assert len(zone_cards(rules, s, "hand", 0)) == drawn, opponent
+
+
+# -- play_self_after_battle: a Security Digimon that plays itself (ST7-06, ST8-06) ---------------------
+
+
+def test_a_security_digimon_that_loses_its_battle_still_enters_play(rules, apply, errors):
+    """SA-6K (6000, two checks) checks PAB (5000): PAB loses the battle, then enters the
+    defender's battle area free (Q685), and its [On Play] (delete 1 opposing Digimon of 4000 DP
+    or less) is the defender's choice before the second check (Q686): the second security card
+    is still there."""
+    me = {"field": [["SA-6K"], ["B-3K"]]}
+    s = situation(rules, me, {"security": ["OD-SMALL", "PAB"]}, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, PLAYER))
+    assert stack(rules, s, 1, 0) == ["PAB"] and stack(rules, s, 0, 0) == ["SA-6K"]
+    assert A.PHASES[int(s.board.phase)] == "select_target"
+    assert zone_cards(rules, s, "security", 1) == ["OD-SMALL"], "the next check waits"
+    assert legal(errors, s) == [THEIRS + 1], "B-3K (3000); SA-6K has 6000 DP"
+    s, _ = step_ok(rules, apply, errors, s, THEIRS + 1)  # PAB's owner deletes B-3K
+    assert stack(rules, s, 0, 1) == [] and zone_cards(rules, s, "security", 1) == []
+    assert zone_cards(rules, s, "trash", 1) == ["OD-SMALL"], "the second check: trashed"
+
+
+def test_a_security_digimon_that_wins_its_battle_enters_play_too(rules, apply, errors):
+    """OD-SMALL (2000) attacks; PAB (5000) deletes it in battle, then enters play (Q685). Its
+    [On Play] has no target left (no opposing Digimon of 4000 or less)."""
+    s = situation(rules, {"field": [["OD-SMALL"]]}, {"security": ["PAB"]}, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, PLAYER))
+    assert stack(rules, s, 0, 0) == [] and stack(rules, s, 1, 0) == ["PAB"]
+    assert zone_cards(rules, s, "trash", 1) == [] and A.PHASES[int(s.board.phase)] == "main"
+
+
+def test_with_a_full_battle_area_it_goes_to_the_trash(rules, apply, errors):
+    """No free battle slot: the card cannot be played and is trashed (rules 13-1-8)."""
+    field = [["SP-LV5"]] * 4 + [["B-9K"]] * 4 + [["OD-BIG"]] * 4
+    s = situation(rules, {"field": [["SA-6K"]]}, {"field": field, "security": ["PAB"]}, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, PLAYER))
+    assert zone_cards(rules, s, "trash", 1) == ["PAB"]
+    assert [stack(rules, s, 1, i) for i in range(12)] == field
+
+
+# -- max_total_dp: delete Digimon whose DP add up to a budget (ST7-12) ---------------------------------
+
+
+def test_budget_picks_while_the_sum_fits_and_deletes_them_together(rules, apply, errors):
+    """Opposing 5000, 3000, 5000, 2000 (slots 0-3): after the 5000 only the 3000 and the 2000
+    fit; after the 3000 (8000 spent) nothing does, and both are deleted together: one event, so
+    GAIN-ALWAYS ("when an opposing Digimon is deleted") gains 1 memory, not 2."""
+    them = {"field": [["OD-BIG"], ["B-3K"], ["OD-BIG"], ["OD-SMALL"]]}
+    s = situation(rules, {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"]]}, them, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert legal(errors, s) == [THEIRS + i for i in range(4)], "at least one: no 62 yet"
+    s, _ = step_ok(rules, apply, errors, s, THEIRS + 0)
+    assert stack(rules, s, 1, 0) == ["OD-BIG"], "marked, not yet deleted"
+    assert legal(errors, s) == [A.LAYOUT.start("pass"), THEIRS + 1, THEIRS + 3]
+    s, _ = step_ok(rules, apply, errors, s, THEIRS + 1)
+    assert A.PHASES[int(s.board.phase)] == "main"
+    assert stack(rules, s, 1, 0) == [] and stack(rules, s, 1, 1) == []
+    assert stack(rules, s, 1, 2) == ["OD-BIG"] and stack(rules, s, 1, 3) == ["OD-SMALL"]
+    assert int(s.memory) == 3 + 1
+
+
+def test_budget_ends_when_the_player_passes(rules, apply, errors):
+    them = {"field": [["OD-SMALL"], ["B-3K"]]}
+    s = situation(rules, {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"]]}, them, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    s, _ = step_ok(rules, apply, errors, s, THEIRS + 1)
+    s, _ = step_ok(rules, apply, errors, s, A.LAYOUT.start("pass"))
+    assert stack(rules, s, 1, 0) == ["OD-SMALL"] and stack(rules, s, 1, 1) == []
+    assert A.PHASES[int(s.board.phase)] == "main" and int(s.selection.picked) == -1
+
+
+def test_budget_with_nothing_that_fits_does_nothing(rules, apply, errors):
+    me = {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"]]}  # a red Digimon: the Option's color
+    s = situation(rules, me, {"field": [["B-9K"]]}, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert A.PHASES[int(s.board.phase)] == "main" and stack(rules, s, 1, 0) == ["B-9K"]
+
+
+def test_budget_rows_are_refused_on_other_ops_and_without_up_to():
+    from tcgjax.core.cards import CardRegistry
+    from tcgjax.core.errors import CardDataError
+    from tcgjax.games.digimon import cards as C
+
+    row = {"where": "main", "trigger": "main", "op": "delete", "count": 10,
+           "target": "choose_opponent_digimon", "max_total_dp": 8000}  # fmt: skip
+    for effect, message in (
+        (row, "it needs the flag up_to"),
+        (dict(row, op="bounce_to_hand", flags=["up_to"]), "max_total_dp bounds"),
+        ({"where": "main", "trigger": "continuous", "op": "digivolve_into", "amount": 4},
+         "digivolve_into and the card name"),
+        ({"where": "main", "trigger": "main", "op": "play_self_after_battle"},
+         "play_self_after_battle is a Digimon card's security row"),
+    ):  # fmt: skip
+        bad = other("BAD", "option", effects=[effect])
+        with pytest.raises(CardDataError, match=message):
+            C.check_card_rules(CardRegistry(C.SCHEMA, [bad], source="bad.yaml"))
