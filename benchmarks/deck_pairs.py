@@ -14,6 +14,7 @@ Games that reach the env's step limit count as truncated (not an error). Usage::
     python benchmarks/deck_pairs.py                       # both card games, 256 games a pair
     python benchmarks/deck_pairs.py --games 64 --env pokemon
     python benchmarks/deck_pairs.py --results benchmarks/RESULTS.md   # append the table there
+    python benchmarks/deck_pairs.py --env digimon --involving st7 st8  # new decks vs the pool
 
 A pair that fails raises (naming the game, the pair, the step and the error or invariant), so the
 script exits non-zero.
@@ -122,10 +123,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--validate-every", type=int, default=10, help="steps between validates")
     parser.add_argument("--results", metavar="FILE", help="append the table to FILE")
+    parser.add_argument(
+        "--involving",
+        nargs="*",
+        metavar="DECK",
+        help="only the pairs with one of these decks in a seat (new decks against the pool)",
+    )
     args = parser.parse_args(argv)
     rows = []
     for game in args.env:
         for pair in itertools.product(shipped_decks(game), repeat=2):
+            if args.involving and not set(pair) & set(args.involving):
+                continue
             rows.append(play_pair(game, pair, args.games, args.seed, args.validate_every))
             print(table(rows[-1:]).splitlines()[-1], flush=True)
     text = table(rows)

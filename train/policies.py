@@ -92,9 +92,16 @@ def _template(network, env: Env, config: PPOConfig) -> Any:
     return jax.eval_shape(network.init, jax.random.key(0), *args)
 
 
+# The card ids a baseline's card-embedding rows stand for, in row order (optional): with it the
+# rows follow their cards when the game's card file grows anywhere in its sorted ids (a reprint
+# numbered BT1-... sorts before ST1-...), not only at its end. Covered by the digest.
+CARD_IDS_FILE = "card_ids.json"
+
+
 def _digest(folder: str) -> dict[str, str]:
     out = {}
-    for name in _BASELINE_FILES:
+    optional = (CARD_IDS_FILE,) if os.path.exists(os.path.join(folder, CARD_IDS_FILE)) else ()
+    for name in _BASELINE_FILES + optional:
         with open(os.path.join(folder, name), "rb") as fh:
             out[name] = hashlib.sha256(fh.read()).hexdigest()
     return out
@@ -137,7 +144,9 @@ def _from_baseline(env_id: str) -> tuple[Any, Any, PPOConfig, Env]:
         expected = json.load(fh)
     found = _digest(folder)
     if found != expected:
-        bad = sorted(name for name in _BASELINE_FILES if found[name] != expected.get(name))
+        bad = sorted(
+            name for name in set(found) | set(expected) if found.get(name) != expected.get(name)
+        )
         raise ConfigError(f"{folder}: {bad} do not match digest.json (altered or damaged)")
     config = load_config(os.path.join(folder, "config.yaml"))
     env = tcgjax.make(config.env_id, **config.env_options)
@@ -149,7 +158,13 @@ def _from_baseline(env_id: str) -> tuple[Any, Any, PPOConfig, Env]:
         params = flax.serialization.from_state_dict(template, stored)
     except (ValueError, KeyError) as exc:
         raise ConfigError(f"{folder}/params.msgpack does not fit its config: {exc}") from None
-    params = _grown_card_tables(template, params)
+    ids_path = os.path.join(folder, CARD_IDS_FILE)
+    if os.path.exists(ids_path):
+        with open(ids_path, encoding="utf-8") as fh:
+            trained_ids = json.load(fh)
+        params = _card_tables_by_id(template, params, trained_ids, env, ids_path)
+    else:
+        params = _grown_card_tables(template, params)
     for (path, want), got in zip(
         jax.tree_util.tree_leaves_with_path(template), jax.tree.leaves(params), strict=True
     ):
@@ -161,6 +176,38 @@ def _from_baseline(env_id: str) -> tuple[Any, Any, PPOConfig, Env]:
             )
     params = jax.tree.map(jnp.asarray, params)
     return network, params, config, env
+
+
+def _card_tables_by_id(template, params, trained_ids, env: Env, source: str):
+    """``params`` with each card-embedding table's rows moved to the env's card ids: row ``k``
+    was trained for card ``trained_ids[k]`` (``source``, the baseline's ``card_ids.json``); it
+    goes to that card's index in the env's registry. Cards the baseline never saw get zero rows
+    (as :func:`_grown_card_tables` gives them); a trained card no longer in the registry is
+    dropped.
+
+    Raises:
+      ConfigError: the file is not a list of card ids, or does not match a table's rows.
+    """
+    if not (isinstance(trained_ids, list) and all(isinstance(c, str) for c in trained_ids)):
+        raise ConfigError(f"{source}: expected a JSON list of card ids, the embedding's row order")
+    index = {cid: i for i, cid in enumerate(env.rules.cards.ids)}
+
+    def move(path, want, got):
+        names = [str(getattr(k, "key", k)) for k in path]
+        got = np.asarray(got)
+        if "card_embedding" not in names or got.ndim != 2:
+            return got
+        if got.shape[0] != len(trained_ids) or got.shape[1] != want.shape[1]:
+            raise ConfigError(
+                f"{source}: {len(trained_ids)} card ids for a card embedding of {list(got.shape)}"
+            )
+        out = np.zeros(want.shape, got.dtype)
+        for k, cid in enumerate(trained_ids):
+            if cid in index:
+                out[index[cid]] = got[k]
+        return out
+
+    return jax.tree_util.tree_map_with_path(move, template, params)
 
 
 def _grown_card_tables(template, params):

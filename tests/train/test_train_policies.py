@@ -111,16 +111,51 @@ def test_gymnasium_takes_a_baseline_or_a_run_directory_as_opponent(run_dir):
 
 
 def test_the_digest_lists_exactly_the_baseline_files():
+    """The three files, plus ``card_ids.json`` where a baseline has one (the digest covers it)."""
     for env_id in policies.baselines():
         folder = os.path.join(policies.BASELINE_DIR, env_id)
+        ids = ["card_ids.json"] if os.path.exists(os.path.join(folder, "card_ids.json")) else []
         with open(os.path.join(folder, "digest.json")) as fh:
-            assert sorted(json.load(fh)) == ["config.yaml", "eval.txt", "params.msgpack"]
-        assert sorted(os.listdir(folder)) == [
-            "config.yaml",
-            "digest.json",
-            "eval.txt",
-            "params.msgpack",
-        ]
+            assert sorted(json.load(fh)) == sorted(
+                ["config.yaml", "eval.txt", "params.msgpack", *ids]
+            )
+        assert sorted(os.listdir(folder)) == sorted(
+            ["config.yaml", "digest.json", "eval.txt", "params.msgpack", *ids]
+        )
+
+
+def test_card_embedding_rows_follow_their_card_ids_when_the_pool_grows():
+    """The Digimon baseline's card embedding was trained on ST-1 and ST-2 (its ``card_ids.json``);
+    the card file has since grown, with reprints (BT1-...) that sort before ST1-01. Each trained
+    row lands at its card's index in today's registry; every other card gets a zero row."""
+    import flax.serialization
+
+    folder = os.path.join(policies.BASELINE_DIR, "digimon")
+    with open(os.path.join(folder, "card_ids.json")) as fh:
+        trained = json.load(fh)
+    with open(os.path.join(folder, "params.msgpack"), "rb") as fh:
+        stored = flax.serialization.msgpack_restore(fh.read())["params"]["card_embedding"]
+    _, params, _, env = policies._from_baseline("digimon")
+    table = np.asarray(params["params"]["card_embedding"]["embedding"])
+    ids = env.rules.cards.ids
+    assert ids.index("ST1-01") != trained.index("ST1-01"), "the ids moved: the case under test"
+    assert table.shape[0] == len(ids) > len(trained)
+    for k, cid in enumerate(trained):
+        np.testing.assert_array_equal(table[ids.index(cid)], stored["embedding"][k])
+    unseen = [i for i, cid in enumerate(ids) if cid not in trained]
+    assert unseen and not np.any(table[unseen])
+
+
+def test_a_card_ids_file_that_does_not_fit_is_refused(tmp_path):
+    env = tcgjax.make("digimon")
+    template = {
+        "params": {"card_embedding": {"embedding": np.zeros((len(env.rules.cards.ids), 4))}}
+    }
+    params = {"params": {"card_embedding": {"embedding": np.ones((3, 4))}}}
+    with pytest.raises(ConfigError, match="2 card ids for a card embedding of"):
+        policies._card_tables_by_id(template, params, ["", "ST1-01"], env, "card_ids.json")
+    with pytest.raises(ConfigError, match="expected a JSON list of card ids"):
+        policies._card_tables_by_id(template, params, {"a": 1}, env, "card_ids.json")
 
 
 def test_a_run_s_checkpoints_are_rated_against_the_scripted_players(run_dir, capsys):

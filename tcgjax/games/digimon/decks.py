@@ -5,7 +5,8 @@ Official deck rules (the official Digimon Card Game General Rules): a main deck
 of exactly 50 cards, a Digi-Egg deck of 0 to 5 Digi-Eggs, at most 4 copies of one card number
 (both decks together), Digi-Eggs only in the Digi-Egg deck. Shipped: ``st1`` (ST-1 Gaia Red),
 ``st2`` (ST-2 Cocytus Blue), ``st3`` (ST-3 Heaven's Yellow), ``st4`` (ST-4 Giga Green), ``st5``
-(ST-5 Machine Black) and ``st6`` (ST-6 Venomous Violet), as sold (decision G6; design decisions
+(ST-5 Machine Black), ``st6`` (ST-6 Venomous Violet), ``st7`` (ST-7 Gallantmon) and ``st8``
+(ST-8 UlforceVeedramon), as sold (decision G6; design decisions
 are in ``docs/decisions.md``).
 
 A deck list (a ``.txt`` file or a string of lines) has one card a line, ``4 Agumon ST1-03`` (or
@@ -40,7 +41,7 @@ from tcgjax.core.errors import ConfigError
 __all__ = ["Deck", "DECKS_DIR", "SHIPPED_DECKS", "load_deck", "deck_problems", "deck_list_format"]
 
 DECKS_DIR = os.path.join(os.path.dirname(__file__), "decks")
-SHIPPED_DECKS = ("st1", "st2", "st3", "st4", "st5", "st6")
+SHIPPED_DECKS = ("st1", "st2", "st3", "st4", "st5", "st6", "st7", "st8")
 MAIN_SIZE, MAX_EGGS, MAX_COPIES = 50, 5, 4
 
 

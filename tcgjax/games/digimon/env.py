@@ -78,8 +78,12 @@ class DigimonEnv(Env):
     # `own_security_at_most_opponents`, `colors` on choose_* targets, the flag `else_next`,
     # continuous `restrict` on self with `attack_player` / `be_blocked` (no shipped card uses
     # them; the rule error `cannot_attack_player` is new); the trigger `opponent_digimon_deleted`;
-    # the card filter `name_has`.
-    version = "6"
+    # the card filter `name_has`. 7: the ST-7 and ST-8 cards (their BT-1 reprints sort first:
+    # card ids 1-6, the older cards move up by 6, ST-7 and ST-8 at 103-126), the condition
+    # `opponent_has_level_at_least`, the ops `digivolve_into` (special digivolution) and
+    # `play_self_after_battle`, `delete` under a total-DP budget (`max_total_dp`, its picks in
+    # `selection.picked`).
+    version = "7"
     num_players = 2
     action_layout = A.LAYOUT
     observation_layout = O.LAYOUT

@@ -1,5 +1,6 @@
-"""The shipped ST-1, ST-2, ST-3 and ST-5 card database and starter decks: every card's printed facts (a golden
-table written out here), every card's effect rows, the deck files and their validation."""
+"""The shipped ST-1 to ST-8 card database (with the BT-1 reprints of ST-7 and ST-8) and starter
+decks: every card's printed facts (a golden table written out here), every card's effect rows, the
+deck files and their validation."""
 
 import pytest
 
@@ -115,6 +116,36 @@ STATS = [
     ("ST6-14", "Matt Ishida", "tamer", "purple", 0, 2, 0, (), ()),
     ("ST6-15", "Death Claw", "option", "purple", 0, 1, 0, (), ()),
     ("ST6-16", "Nail Bone", "option", "purple", 0, 7, 0, (), ()),
+    ("ST7-01", "Gigimon", "digi_egg", "red", 2, -1, 0, (), ()),
+    ("ST7-02", "Agumon", "digimon", "red", 3, 3, 2000, (("red", 2, 0),), ()),
+    ("ST7-03", "Guilmon", "digimon", "red", 3, 3, 2000, (("red", 2, 0),), ()),
+    ("ST7-04", "Biyomon", "digimon", "red", 3, 4, 3000, (("red", 2, 0),), ("blocker",)),
+    ("ST7-05", "Growlmon", "digimon", "red", 4, 4, 5000, (("red", 3, 2),), ()),
+    ("ST7-06", "GeoGreymon", "digimon", "red", 4, 6, 5000, (("red", 3, 2),), ()),
+    ("ST7-07", "RizeGreymon", "digimon", "red", 5, 7, 7000, (("red", 4, 3),), ()),
+    ("ST7-08", "WarGrowlmon", "digimon", "red", 5, 8, 8000, (("red", 4, 3),), ()),
+    ("ST7-09", "Gallantmon", "digimon", "red", 6, 11, 11000, (("red", 5, 3),), ()),
+    ("ST7-10", "ShineGreymon", "digimon", "red", 6, 12, 12000, (("red", 5, 4),), ("piercing",)),
+    ("ST7-11", "Lightning Joust", "option", "red", 0, 1, 0, (), ()),
+    ("ST7-12", "Atomic Blaster", "option", "red", 0, 5, 0, (), ()),
+    ("BT1-009", "Monodramon", "digimon", "red", 3, 2, 3000, (("red", 2, 0),), ()),
+    ("BT1-019", "DarkTyrannomon", "digimon", "red", 4, 6, 6000, (("red", 3, 1),), ()),
+    ("BT1-020", "Groundramon", "digimon", "red", 5, 5, 6000, (("red", 4, 2),), ()),
+    ("ST8-01", "DemiVeemon", "digi_egg", "blue", 2, -1, 0, (), ()),
+    ("ST8-02", "Gabumon", "digimon", "blue", 3, 3, 2000, (("blue", 2, 0),), ()),
+    ("ST8-03", "Dracomon", "digimon", "blue", 3, 3, 2000, (("blue", 2, 0),), ()),
+    ("ST8-04", "Veemon", "digimon", "blue", 3, 3, 2000, (("blue", 2, 0),), ()),
+    ("ST8-05", "Veedramon", "digimon", "blue", 4, 4, 5000, (("blue", 3, 2),), ()),
+    ("ST8-06", "Coredramon", "digimon", "blue", 4, 6, 5000, (("blue", 3, 2),), ()),
+    ("ST8-07", "Wingdramon", "digimon", "blue", 5, 7, 7000, (("blue", 4, 3),), ("blocker",)),
+    ("ST8-08", "AeroVeedramon", "digimon", "blue", 5, 7, 7000, (("blue", 4, 3),), ("jamming",)),
+    ("ST8-09", "Slayerdramon", "digimon", "blue", 6, 11, 11000, (("blue", 5, 3),), ()),
+    ("ST8-10", "UlforceVeedramon", "digimon", "blue", 6, 12, 12000, (("blue", 5, 4),), ()),
+    ("ST8-11", "Victory Sword", "option", "blue", 0, 3, 0, (), ()),
+    ("ST8-12", "V-Wing Blade", "option", "blue", 0, 6, 0, (), ()),
+    ("BT1-028", "Elecmon", "digimon", "blue", 3, 2, 3000, (("blue", 2, 0),), ()),
+    ("BT1-037", "Gorillamon", "digimon", "blue", 4, 6, 6000, (("blue", 3, 1),), ()),
+    ("BT1-038", "Monzaemon", "digimon", "blue", 5, 5, 6000, (("blue", 4, 2),), ()),
 ]
 
 # Each card's effect rows as (where, trigger, op, target, amount): the encoding of the reference's
@@ -223,9 +254,46 @@ EFFECTS = {
     "ST6-16": [("main", "main", "play_from_trash", "player", 0),
                ("main", "main", "play_from_trash", "player", 0),
                ("security", "security", "play_from_trash", "player", 0)],
+    "ST7-01": [("inherited", "opponent_digimon_deleted", "dp_mod", "self", 2000)],
+    "ST7-02": [("inherited", "when_attacking", "dp_mod", "self", 2000)],
+    "ST7-03": [("main", "continuous", "digivolve_into", "self", 4),
+               ("inherited", "opponent_digimon_deleted", "draw", "player", 1)],
+    "ST7-04": [("main", "continuous", "restrict", "self", 0)],
+    "ST7-05": [("inherited", "opponent_digimon_deleted", "memory", "player", 1)],
+    "ST7-06": [("main", "on_play", "delete", "choose_opponent_digimon", 0),
+               ("security", "security", "play_self_after_battle", "self", 0)],
+    "ST7-07": [("main", "on_play", "delete", "choose_opponent_digimon", 0)],
+    "ST7-08": [("main", "when_attacking", "delete", "choose_opponent_digimon", 0),
+               ("inherited", "opponent_digimon_deleted", "security_attack_mod", "self", 1)],
+    "ST7-09": [("main", "continuous", "security_attack_mod", "self", 1),
+               ("main", "when_attacking", "delete", "choose_opponent_digimon", 0),
+               ("main", "when_attacking", "dp_mod", "self", 3000)],
+    "ST7-10": [("main", "continuous", "security_attack_mod", "self", 1)],
+    "ST7-11": [("main", "main", "dp_mod", "choose_own_digimon", 2000),
+               ("main", "main", "security_attack_mod", "choose_own_digimon", 1),
+               ("security", "security", "add_self_to_hand", "self", 0)],
+    "ST7-12": [("main", "main", "delete", "choose_opponent_digimon", 0),
+               ("security", "security", "activate_main", "self", 0)],
+    "ST8-01": [("inherited", "continuous", "dp_mod", "self", 1000)],
+    "ST8-02": [("inherited", "continuous", "dp_mod", "self", 1000)],
+    "ST8-03": [("main", "on_play", "reveal_add", "player", 3)],
+    "ST8-04": [("main", "continuous", "digivolve_into", "self", 4),
+               ("inherited", "when_attacking", "draw", "player", 1)],
+    "ST8-05": [("inherited", "when_attacking", "bounce_to_hand", "choose_opponent_digimon", 0)],
+    "ST8-06": [("main", "on_play", "draw", "player", 2),
+               ("security", "security", "play_self_after_battle", "self", 0)],
+    "ST8-08": [("inherited", "continuous", "security_attack_mod", "self", 1)],
+    "ST8-09": [("main", "when_digivolving", "security_attack_mod", "self", 1),
+               ("main", "continuous", "restrict", "self", 0)],
+    "ST8-10": [("main", "when_digivolving", "bounce_to_hand", "choose_opponent_digimon", 0),
+               ("main", "when_attacking", "unsuspend", "self", 0)],
+    "ST8-11": [("main", "main", "unsuspend", "choose_own_digimon", 0),
+               ("security", "security", "add_self_to_hand", "self", 0)],
+    "ST8-12": [("main", "main", "bounce_to_hand", "choose_opponent_digimon", 0),
+               ("security", "security", "activate_main", "self", 0)],
 }  # fmt: skip
 # Keyword-only cards: a paraphrase, no effect row.
-KEYWORD_ONLY = ("ST5-03", "ST5-11")
+KEYWORD_ONLY = ("ST5-03", "ST5-11", "ST8-07")
 
 
 @pytest.fixture(scope="module")
@@ -235,9 +303,12 @@ def registry():
 
 def test_indices_follow_the_sorted_card_numbers(registry):
     assert registry.ids == ("",) + tuple(sorted(row[0] for row in STATS))  # G3, 0 = padding
-    # The ids the shipped baseline was trained with (ST-1, ST-2) never move: new cards sort after
-    # them (tcgjax.train.policies pads its card table for them).
-    assert registry.ids[1:33] == tuple(f"ST{s}-{i:02d}" for s in (1, 2) for i in range(1, 17))
+    # The BT-1 reprints of ST-7 and ST-8 sort before ST1-01, so every ST card moved up by 6 when
+    # they shipped: the shipped baseline's card embedding follows its cards by id
+    # (train/baselines/digimon/card_ids.json), not by index.
+    reprints = ("BT1-009", "BT1-019", "BT1-020", "BT1-028", "BT1-037", "BT1-038")
+    assert registry.ids[1:7] == reprints
+    assert registry.ids[7:39] == tuple(f"ST{s}-{i:02d}" for s in (1, 2) for i in range(1, 17))
 
 
 @pytest.mark.parametrize("row", STATS, ids=[r[0] for r in STATS])
@@ -334,6 +405,49 @@ def test_row_details_the_table_above_does_not_show(registry):
     )
 
 
+def test_row_details_of_st7_and_st8(registry):
+    """The ST-7 / ST-8 rows' fields the effect table does not show (conditions, flags, windows,
+    bounds, the name fields and the DP budget)."""
+    row = lambda number, i=0: registry.definition(number)["effects"][i]  # noqa: E731
+    flag = lambda *names: sum(1 << C.EFFECT_FLAGS.index(n) for n in names)  # noqa: E731
+    cond = lambda number, i=0: (C.CONDITIONS[row(number, i)["condition"]],  # noqa: E731
+                                row(number, i)["condition_value"])  # fmt: skip
+    window = lambda number, i=0: C.WINDOWS[row(number, i)["window"]]  # noqa: E731
+    # The Gallantmon line's "when one of your opponent's Digimon is deleted": [Your Turn], once.
+    for number, i in (("ST7-01", 0), ("ST7-03", 1), ("ST7-05", 0), ("ST7-08", 1)):
+        assert row(number, i)["flags"] == flag("once_per_turn"), number
+        assert window(number, i) == "your_turn", number
+    for number in ("ST7-01", "ST7-08"):
+        assert C.DURATIONS[row(number, 0 if number == "ST7-01" else 1)["duration"]] == "this_turn"
+    assert cond("ST7-02") == ("attacking_the_player", 0)
+    # The special digivolutions: exact names, 4 memory, while the opponent has a level 6+.
+    for number, into in (("ST7-03", "Gallantmon"), ("ST8-04", "UlforceVeedramon")):
+        assert cond(number) == ("opponent_has_level_at_least", 6) and window(number) == "your_turn"
+        assert (row(number)["name_is"], row(number)["amount"]) == (into, 4)
+        assert into in [registry.definition(n)["name"] for n in registry.ids[1:]]
+    attack_player, be_blocked = (1 << C.CANNOT.index(c) for c in ("attack_player", "be_blocked"))
+    assert (row("ST7-04")["cannot"], window("ST7-04")) == (attack_player, "your_turn")
+    assert (row("ST8-09", 1)["cannot"], window("ST8-09", 1)) == (be_blocked, "your_turn")
+    assert [row(n)["max_dp"] for n in ("ST7-06", "ST7-07", "ST7-08")] == [4000, 5000, 3000]
+    assert (row("ST7-09", 1)["max_dp"], row("ST7-09", 1)["flags"]) == (4000, flag("else_next"))
+    assert C.DURATIONS[row("ST7-09", 2)["duration"]] == "this_turn"
+    assert cond("ST7-11", 1) == ("own_security_at_most_opponents", 0)
+    assert (row("ST7-12")["max_total_dp"], row("ST7-12")["count"]) == (8000, 10)
+    assert row("ST7-12")["flags"] == flag("up_to") and row("ST7-12")["max_dp"] == -1
+    # The Veemon line's hand conditions.
+    assert (cond("ST8-01"), window("ST8-01")) == (("own_hand_at_least", 8), "your_turn")
+    assert (cond("ST8-02"), window("ST8-02")) == (("own_hand_at_least", 8), "all_turns")
+    assert cond("ST8-04", 1) == ("own_hand_at_most", 7)
+    assert (cond("ST8-05"), row("ST8-05")["max_level"]) == (("own_hand_at_least", 8), 3)
+    assert (cond("ST8-08"), window("ST8-08")) == (("own_hand_at_least", 8), "your_turn")
+    assert (cond("ST8-10", 1), row("ST8-10", 1)["flags"]) == (("own_hand_at_least", 8),
+                                                               flag("once_per_turn"))  # fmt: skip
+    assert row("ST8-10")["max_level"] == 4 and row("ST8-12")["max_level"] == 6
+    assert (row("ST8-03")["name_has"], row("ST8-03")["count"]) == ("Dramon", 1)
+    assert row("ST8-03")["kinds"] == 1 << C.KINDS.index("digimon")
+    assert row("ST8-11")["colors"] == 1 << C.COLORS.index("blue")
+
+
 @pytest.mark.parametrize(
     ("deck", "name", "egg", "counts"),
     [
@@ -349,6 +463,12 @@ def test_row_details_the_table_above_does_not_show(registry):
                                                    "ST6-14": 4, "ST6-16": 2}),
         ("st5", "ST-5 Machine Black", "ST5-01", {"ST5-08": 2, "ST5-11": 2, "ST5-12": 2,
                                                  "ST5-13": 2, "ST5-14": 4, "ST5-16": 2}),
+        ("st7", "ST-7 Gallantmon", "ST7-01", {"ST7-02": 4, "ST7-03": 2, "ST7-05": 2, "ST7-09": 2,
+                                               "ST7-11": 2, "ST7-12": 4, "BT1-009": 4,
+                                               "BT1-019": 4, "BT1-020": 2, "ST1-16": 4}),
+        ("st8", "ST-8 UlforceVeedramon", "ST8-01", {"ST8-03": 4, "ST8-04": 2, "ST8-05": 2,
+                                                     "ST8-10": 2, "ST8-12": 4, "BT1-028": 4,
+                                                     "BT1-037": 4, "BT1-038": 2, "ST2-13": 2}),
     ],
 )  # fmt: skip
 def test_starter_decks_as_sold(registry, deck, name, egg, counts):
