@@ -191,7 +191,8 @@ class Legality:
         cards = at_hand(np.arange(A.HAND_SLOTS) if whole else digivolve_at)  # [n]
         kind = self._card(state, "kind", cards)
         perm = self.permanents(state)
-        cost = self.digivolve_costs(state, cards, my_top, perm)  # [n, S], -1: no way to digivolve
+        special = jnp.where(me == 0, perm.digivolve_into[0], perm.digivolve_into[1])
+        cost = self.digivolve_costs(state, cards, my_top, special)  # [n, S], -1: no way
         target_kind = self._card(state, "kind", my_top)  # [S]
         card_code = _first_error(
             (~main, "wrong_phase"),
@@ -259,7 +260,7 @@ class Legality:
         their_size = jnp.where(defender == 0, size[0], size[1])
         # <Blast Digivolve> is in the opponent's turn: a digivolve_into row ([Your Turn] only,
         # the loader's rule) is never in force then.
-        cost = self.digivolve_costs(state, hand, their_top, special=False)  # [n, S]
+        cost = self.digivolve_costs(state, hand, their_top)  # [n, S]
         bit = 1 << KW["blast_digivolve"]
         blast = (self._card(state, "keywords", hand).astype(jnp.int32) & bit) != 0
         field = jnp.arange(A.FIELD_STRIDE)
@@ -376,41 +377,26 @@ class Legality:
         )
 
     def digivolve_costs(
-        self,
-        state: DigimonState,
-        hand: jax.Array,
-        tops: jax.Array,
-        perm: Permanents | None = None,
-        special: bool = True,
+        self, state: DigimonState, hand: jax.Array, tops: jax.Array, special=None
     ) -> jax.Array:
         """Cheapest digivolve cost of each hand card onto each permanent: int32[H, S], -1 when no
         requirement matches (level equal, color among the top card's colors) or either card is
-        missing (-1). One lookup in the host-built table of the decks' definitions; with
-        ``special``, a ``digivolve_into`` row in force on a top card adds its named cards at its
-        cost (``perm``: the state's :meth:`permanents`, when the caller has them)."""
+        missing (-1). One lookup in the host-built table of the decks' definitions. ``special``
+        (bool[S], optional): the top card's ``digivolve_into`` row is in force
+        (``Permanents.digivolve_into``), so the named cards digivolve onto it at the row's cost,
+        ignoring the printed requirements (rules 8-1-2-2), the cheaper way where both apply;
+        the same lookup, in the table's second layer."""
         # Each card's table row / column worked out once (``materialize``: not redone, through
         # three gathers, for each of the H x S entries).
         compact = lambda cards: materialize(  # noqa: E731
             jnp.where(cards >= 0, jnp.asarray(self._compact)[self._definition(state, cards)], 0)
         ).astype(jnp.int32)
-        table = jnp.asarray(self._digivolve_cost)
-        cost = table[compact(hand)[:, None], compact(tops)[None, :]].astype(jnp.int32)
-        if not special or not np.any(self._special_cost >= 0):  # host-known: none applies
-            return cost
-        # "May digivolve into [Name] for N, ignoring requirements" (digivolve_into, rules
-        # 8-1-2-2): the top card's row, while it is in force (its window and condition, read
-        # from the live continuous rows like any other), opens the named cards at their cost;
-        # the cheaper way is taken when the printed requirements also hold.
-        special = jnp.asarray(self._special_cost)[compact(hand)[:, None], compact(tops)[None, :]]
-        row = jnp.asarray(self._special_row)[self._definition(state, tops)].astype(jnp.int32)
-        perm = self.permanents(state) if perm is None else perm
-        live = perm.live_rows[jnp.maximum(tops, 0), jnp.maximum(row, 0)]
-        live &= (tops >= 0) & (row >= 0)  # [S]
-        special = jnp.where(live[None, :], special.astype(jnp.int32), -1)
-        both = jnp.minimum(
-            jnp.where(cost >= 0, cost, special), jnp.where(special >= 0, special, cost)
-        )
-        return jnp.where((cost >= 0) | (special >= 0), both, -1)
+        if special is None or not self._has_special:  # host-known
+            table = jnp.asarray(self._digivolve_cost)
+            return table[compact(hand)[:, None], compact(tops)[None, :]].astype(jnp.int32)
+        table = jnp.asarray(self._digivolve_costs_by_live)
+        layer = materialize(special.astype(jnp.int32))[None, :]
+        return table[layer, compact(hand)[:, None], compact(tops)[None, :]].astype(jnp.int32)
 
     def legal_action_mask(self, state: DigimonState) -> jax.Array:
         """bool[2120]; never all False before the game ends (pass is legal in Breeding and Main)."""

@@ -186,6 +186,7 @@ from tcgjax.games.digimon.state import (  # used here, or public (__all__)
     MEMORY_RULES,
     NUM_SLOTS,
     ONGOING,
+    OP_DIGIVOLVE_INTO,
     OP_DP,
     OP_PLAY_AFTER_BATTLE,
     OP_RESTRICT,
@@ -347,7 +348,15 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         else:
             used = sorted({0} | {cards.index(n) for e, m in self.pool for n in (*e, *m)})
         self._compact, self._digivolve_cost = _digivolve_cost_table(cards, used)
-        self._special_row, self._special_cost = _special_digivolve_table(cards, used, self._compact)
+        special = _special_digivolve_table(cards, used, self._compact)
+        self._has_special = bool(np.any(special >= 0))
+        # [2, U, U]: the costs without, then with, a digivolve_into row in force on the top card
+        # (the cheaper way where both apply): one lookup, indexed by the row's liveness.
+        normal = self._digivolve_cost
+        both = np.where(
+            (normal >= 0) & (special >= 0), np.minimum(normal, special), np.maximum(normal, special)
+        )
+        self._digivolve_costs_by_live = np.stack([normal, both]).astype(np.int8)
         self._name_filter, self._name_match = _name_filter_tables(cards)
         # Some row deletes under a total-DP budget (``max_total_dp``): its picks are marked.
         self._budget_rows = bool(np.any(np.asarray(cards.numpy["effects.max_total_dp"]) >= 0))
@@ -669,6 +678,12 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             held = jnp.any((bits[:, :, None] & bit) != 0, axis=1).astype(jnp.int32)  # [C, 4]
             per_slot = jnp.sum(_per_slot(card_slot, held, "max") * bit, axis=1)  # [2S]
             cannot = jnp.where(digimon_slot, per_slot.reshape(2, NUM_SLOTS), 0)
+        # "May digivolve into [Name]" (digivolve_into) in force on a top card: host-known, only
+        # when the card file has such a row.
+        special = jnp.zeros((2, NUM_SLOTS), jnp.bool_)
+        if self._has_special:
+            on = jnp.any(live_cont & (op == OP_DIGIVOLVE_INTO), axis=1) & is_top  # [C]
+            special = _per_slot(card_slot, on.astype(jnp.int32), "max").reshape(2, NUM_SLOTS) > 0
         dp_bonus = dp_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_DP), 0)
         sa_bonus = sa_bonus + jnp.where(digimon_slot, self._lasting(state, LASTING_SA), 0)
         printed = jnp.where(size > 0, card("dp")[jnp.maximum(top, 0)], 0).astype(jnp.int32)
@@ -694,6 +709,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             live_rows=live,
             security_dp=security_dp.astype(jnp.int32),
             cannot=cannot,
+            digivolve_into=special,
         )
 
     def _definition(self, state: DigimonState, card: jax.Array) -> jax.Array:

@@ -202,7 +202,8 @@ class Permanents(NamedTuple):
     ``security_dp`` int32 ``[2]``: the DP each player's Security Digimon get from continuous
     rows (a Tamer's aura on "your Security Digimon"); ``cannot`` int32 ``[2, S]``: the ``CANNOT_*``
     bits its own continuous ``restrict`` rows in force set (timed restrictions:
-    ``restricted``)."""
+    ``restricted``); ``digivolve_into`` bool ``[2, S]``: its top card's ``digivolve_into`` row
+    is in force (the special digivolution its cost table opens)."""
 
     top: jax.Array
     size: jax.Array
@@ -216,6 +217,7 @@ class Permanents(NamedTuple):
     live_rows: jax.Array
     security_dp: jax.Array
     cannot: jax.Array
+    digivolve_into: jax.Array
 
 
 KW = {name: i for i, name in enumerate(KEYWORDS)}
@@ -266,6 +268,7 @@ OP_MILL = OPS.index("mill")
 OP_TRASH_SECURITY_TOP = OPS.index("trash_security_top")
 OP_PLAY_FROM_TRASH = OPS.index("play_from_trash")
 OP_PLAY_AFTER_BATTLE = OPS.index("play_self_after_battle")
+OP_DIGIVOLVE_INTO = OPS.index("digivolve_into")
 FLAG_NO_ON_PLAY = 1 << EFFECT_FLAGS.index("no_on_play")
 FLAG_GATES_NEXT = 1 << EFFECT_FLAGS.index("gates_next")
 FLAG_ELSE_NEXT = 1 << EFFECT_FLAGS.index("else_next")
@@ -495,30 +498,29 @@ def _digivolve_cost_table(
 
 def _special_digivolve_table(
     cards: CardRegistry, used: Sequence[int], compact: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Host-side tables of the ``digivolve_into`` rows ("this Digimon may digivolve into a
-    [Name] in your hand for N memory, ignoring digivolution requirements": rules 8-1-2-2):
-    ``row`` (int8 ``[D]``: the definition's such row, -1 when none; one per card, as printed)
-    and ``cost`` (int8 ``[U, U]`` over the used definitions, hand card then top card as in
+) -> np.ndarray:
+    """Host-side costs of the ``digivolve_into`` rows ("this Digimon may digivolve into a [Name]
+    in your hand for N memory, ignoring digivolution requirements": rules 8-1-2-2): int8
+    ``[U, U]`` over the used definitions, hand card then top card as in
     :func:`_digivolve_cost_table`: the row's cost when the hand card's name is exactly the name
-    the top card's row gives (rules 2-3-1-2), -1 otherwise). Whether the row is in force (its
-    window and condition) is the state's: the rules read it from the live continuous rows."""
+    the top card's row gives (rules 2-3-1-2), -1 otherwise (one such row per card: the loader's
+    rule). Whether the row is in force (its window and condition) is the state's:
+    ``Permanents.digivolve_into``."""
     op = np.asarray(cards.numpy["effects.op"])
     num_rows = np.asarray(cards.numpy["effects.num_rows"])
     here = (op == OPS.index("digivolve_into")) & (
         np.arange(op.shape[1])[None, :] < num_rows[:, None]
     )
-    row = np.where(here.any(axis=1), np.argmax(here, axis=1), -1).astype(np.int8)
     cost = np.full((len(used), len(used)), -1, np.int8)
     names = {d: cards.definition(cards.ids[d])["name"] for d in used if d > 0}
-    for d in np.flatnonzero(row >= 0):
+    for d in np.flatnonzero(here.any(axis=1)):
         if d not in names:
             continue
-        effect = cards.definition(cards.ids[d])["effects"][row[d]]
+        effect = cards.definition(cards.ids[d])["effects"][int(np.argmax(here[d]))]
         for h, name in names.items():
             if name == effect["name_is"]:
                 cost[compact[h], compact[d]] = effect["amount"]
-    return row, cost
+    return cost
 
 
 def _in_window(window, mine):

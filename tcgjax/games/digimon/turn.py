@@ -399,8 +399,14 @@ class TurnLoop:
         hand = self.hand(state, me)
         top, _ = self.stacks(state)
         my_top = jnp.where(me == 0, top[0], top[1])
-        # The counter timing's <Blast Digivolve> is free; a special cost is the turn player's.
-        cost = self.digivolve_costs(state, hand, my_top)[h, jnp.minimum(slot, NUM_SLOTS - 1)]
+        # The counter timing's <Blast Digivolve> is free; a special digivolution (a
+        # digivolve_into row in force) costs what its row says.
+        special = None
+        if self._has_special:
+            live = self.permanents(state).digivolve_into
+            special = jnp.where(me == 0, live[0], live[1])
+        cost = self.digivolve_costs(state, hand, my_top, special)
+        cost = cost[h, jnp.minimum(slot, NUM_SLOTS - 1)]
         card = jnp.maximum(hand[h], 0)
         board = zones.move_card(self.layout, state.board, card, slot_zone(me, slot)).board
         state = self._pay(state.replace(board=board), jnp.where(counter, 0, cost))
