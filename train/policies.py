@@ -159,12 +159,11 @@ def _from_baseline(env_id: str) -> tuple[Any, Any, PPOConfig, Env]:
     except (ValueError, KeyError) as exc:
         raise ConfigError(f"{folder}/params.msgpack does not fit its config: {exc}") from None
     ids_path = os.path.join(folder, CARD_IDS_FILE)
+    trained_ids = None
     if os.path.exists(ids_path):
         with open(ids_path, encoding="utf-8") as fh:
             trained_ids = json.load(fh)
-        params = _card_tables_by_id(template, params, trained_ids, env, ids_path)
-    else:
-        params = _grown_card_tables(template, params)
+    params = _card_tables_by_id(template, params, trained_ids, env, ids_path)
     for (path, want), got in zip(
         jax.tree_util.tree_leaves_with_path(template), jax.tree.leaves(params), strict=True
     ):
@@ -181,58 +180,44 @@ def _from_baseline(env_id: str) -> tuple[Any, Any, PPOConfig, Env]:
 def _card_tables_by_id(template, params, trained_ids, env: Env, source: str):
     """``params`` with each card-embedding table's rows moved to the env's card ids: row ``k``
     was trained for card ``trained_ids[k]`` (``source``, the baseline's ``card_ids.json``); it
-    goes to that card's index in the env's registry. Cards the baseline never saw get zero rows
-    (as :func:`_grown_card_tables` gives them); a trained card no longer in the registry is
-    dropped.
+    goes to that card's index in the env's registry. Cards the baseline never saw get zero rows;
+    a trained card no longer in the registry is dropped. Without ``trained_ids`` (a baseline
+    with no ``card_ids.json``) a table with fewer rows than the registry stands for its first
+    rows (a card file grown by appending); any other shape difference is left for the caller's
+    check to refuse.
 
     Raises:
       ConfigError: the file is not a list of card ids, or does not match a table's rows.
     """
-    if not (isinstance(trained_ids, list) and all(isinstance(c, str) for c in trained_ids)):
+    # Only an env with a card-embedding network (a card registry) reaches the lookups below.
+    registry_ids = list(getattr(getattr(env.rules, "cards", None), "ids", ()))
+    if trained_ids is not None and not (
+        isinstance(trained_ids, list) and all(isinstance(c, str) for c in trained_ids)
+    ):
         raise ConfigError(f"{source}: expected a JSON list of card ids, the embedding's row order")
-    index = {cid: i for i, cid in enumerate(env.rules.cards.ids)}
+    index = {cid: i for i, cid in enumerate(registry_ids)}
 
     def move(path, want, got):
         names = [str(getattr(k, "key", k)) for k in path]
         got = np.asarray(got)
-        if "card_embedding" not in names or got.ndim != 2:
+        if "card_embedding" not in names or got.ndim != 2 or len(want.shape) != 2:
             return got
-        if got.shape[0] != len(trained_ids) or got.shape[1] != want.shape[1]:
+        ids = trained_ids
+        if ids is None:
+            if got.shape[1] != want.shape[1] or not got.shape[0] < want.shape[0]:
+                return got
+            ids = registry_ids[: got.shape[0]]
+        elif got.shape[0] != len(ids) or got.shape[1] != want.shape[1]:
             raise ConfigError(
-                f"{source}: {len(trained_ids)} card ids for a card embedding of {list(got.shape)}"
+                f"{source}: {len(ids)} card ids for a card embedding of {list(got.shape)}"
             )
         out = np.zeros(want.shape, got.dtype)
-        for k, cid in enumerate(trained_ids):
+        for k, cid in enumerate(ids):
             if cid in index:
                 out[index[cid]] = got[k]
         return out
 
     return jax.tree_util.tree_map_with_path(move, template, params)
-
-
-def _grown_card_tables(template, params):
-    """``params`` with each card-embedding table trained on a smaller card pool padded with zero
-    rows for the cards it never saw: a game's card file only grows by appending (the ids of the
-    cards a baseline was trained with never change; tests/games/digimon/test_digimon_cards.py), so
-    a shipped baseline keeps playing when new decks ship. Any other shape difference is left for
-    the caller's check to refuse."""
-
-    def pad(path, want, got):
-        names = [str(getattr(k, "key", k)) for k in path]
-        got = np.asarray(got)
-        grown = (
-            "card_embedding" in names
-            and got.ndim == len(want.shape) == 2
-            and got.shape[1] == want.shape[1]
-            and got.shape[0] < want.shape[0]
-        )
-        if not grown:
-            return got
-        return np.concatenate(
-            [got, np.zeros((want.shape[0] - got.shape[0], got.shape[1]), got.dtype)]
-        )
-
-    return jax.tree_util.tree_map_with_path(pad, template, params)
 
 
 def opponent_policy(env: Env, opponent: Any) -> Any:

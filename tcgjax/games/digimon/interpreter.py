@@ -98,6 +98,7 @@ from tcgjax.games.digimon.state import (
     DigimonState,
     Permanents,
     _first_error,
+    _highest_battle_level,
     _in_window,
     _membership,
     slot_zone,
@@ -320,17 +321,8 @@ class EffectInterpreter:
             & IN_BATTLE_AREA
         )
         condition, value = col("condition"), col("condition_value").astype(jnp.int32)
-        # The highest level among the opponent's battle-area Digimon (0 with none).
         perm_level_all = self._card(state, "level", tops).astype(jnp.int32)
-        opp_level = jnp.max(
-            jnp.where(
-                (jnp.where(opp == 0, perm_kind[0], perm_kind[1]) == DIGIMON)
-                & (jnp.where(opp == 0, size[0], size[1]) > 0)
-                & IN_BATTLE_AREA,
-                jnp.where(opp == 0, perm_level_all[0], perm_level_all[1]),
-                0,
-            )
-        )
+        opp_level = _highest_battle_level(perm_kind, size, perm_level_all)[opp]
         safe_slot = jnp.clip(slot, 0, NUM_SLOTS - 1)
         my_size = jnp.where(controller == 0, size[0], size[1])[safe_slot]
         my_security = zones.zone_count(board, zone_of("security", controller))

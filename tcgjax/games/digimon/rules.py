@@ -210,6 +210,7 @@ from tcgjax.games.digimon.state import (  # used here, or public (__all__)
     DigimonState,
     Permanents,
     _digivolve_cost_table,
+    _highest_battle_level,
     _in_window,
     _keywords_per_slot,
     _membership,
@@ -608,10 +609,9 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         # Each card's permanent's level: its top card's (0 off the field).
         level = jnp.where(size > 0, card("level")[jnp.maximum(top, 0)], 0)  # [2S]
         card_level = jnp.where(on_field, level[jnp.maximum(card_slot, 0)], 0).astype(jnp.int32)
-        # The highest level among each player's battle-area Digimon (0 with none).
-        top_level = jnp.max(
-            jnp.where(digimon_slot & IN_BATTLE_AREA, level.reshape(2, NUM_SLOTS), 0), axis=1
-        ).astype(jnp.int32)  # [2]
+        top_level = _highest_battle_level(
+            kind.reshape(2, NUM_SLOTS), size.reshape(2, NUM_SLOTS), level.reshape(2, NUM_SLOTS)
+        )  # [2]
         opp_level = top_level[jnp.clip(1 - owner, 0, 1)][:, None]  # [C, 1]
         cond_ok = (
             (condition == COND_NONE)

@@ -409,7 +409,7 @@ class Selections:
         budget = jnp.bool_(False)
         if self._budget_rows:
             budget = (self._sel_col(state, "max_total_dp") >= 0) & in_phase("select_target")
-        applied = self._apply_to(state, jnp.where(budget, -1, op), amount, player, slot)
+        applied = self._apply_to(state, op, amount, player, slot)
         marks = jnp.maximum(state.selection.picked.astype(jnp.int32), 0) | (1 << slot)
         applied = tree_where(
             budget,

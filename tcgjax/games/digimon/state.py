@@ -23,6 +23,7 @@ from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.cards import (
     AMOUNT_PER,
     CONDITIONS,
+    DIGIMON,
     EFFECT_FLAGS,
     KEYWORDS,
     MAX_AMOUNT,
@@ -521,6 +522,13 @@ def _special_digivolve_table(
             if name == effect["name_is"]:
                 cost[compact[h], compact[d]] = effect["amount"]
     return cost
+
+
+def _highest_battle_level(kind: jax.Array, size: jax.Array, level: jax.Array) -> jax.Array:
+    """int32[2]: the highest level among each player's battle-area Digimon (0 with none), from
+    the permanents' top-card ``kind``, stack ``size`` and top-card ``level`` (each ``[2, S]``)."""
+    digimon = (kind == DIGIMON) & (size > 0) & IN_BATTLE_AREA
+    return jnp.max(jnp.where(digimon, level, 0), axis=1).astype(jnp.int32)
 
 
 def _in_window(window, mine):

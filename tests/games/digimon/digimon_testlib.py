@@ -139,3 +139,13 @@ def legal(errors, state) -> list[int]:
 
 def printed_dp(rules, number) -> int:
     return int(rules.cards.numpy["dp"][rules.cards.index(number)])
+
+
+def dp(perm, state, player=0, slot=0) -> int:
+    """The DP of ``player``'s permanent in ``slot`` (``perm``: the jitted ``permanents``)."""
+    return int(perm(state).dp[player, slot])
+
+
+def checks(perm, state, player=0, slot=0) -> int:
+    """<Security A.>: the number of extra cards the permanent checks."""
+    return int(perm(state).security_attack[player, slot])

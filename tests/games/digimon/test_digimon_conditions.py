@@ -11,7 +11,7 @@ The ``mill`` op (ST6-01 Pagumon: the top cards of your deck into your trash) and
 
 import numpy as np
 import pytest
-from digimon_testlib import digimon, make_rules, other, situation, step_ok, zone_cards
+from digimon_testlib import digimon, dp, make_rules, other, situation, step_ok, zone_cards
 
 from tcgjax.games.digimon import actions as A
 
@@ -127,10 +127,6 @@ EGGS = ["EGG-LV6"] * 4
 @pytest.fixture(scope="module")
 def rules():
     return make_rules(ENTRIES, MAIN, EGGS)
-
-
-def dp(perm, state, player=0, slot=0) -> int:
-    return int(np.asarray(perm(state).dp)[player, slot])
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,9 @@ player's own decks); the helpers take the two players' descriptions in that orde
 
 import pytest
 from digimon_testlib import (
+    checks,
     code_name,
+    dp,
     legal,
     phase,
     printed_dp,
@@ -46,15 +48,6 @@ def red(rules, st7, st8, **kw):
 def blue(rules, st7, st8, **kw):
     """Player 2 (ST-8) to act (turn 3)."""
     return build_state(rules, [st7, st8], active=1, turn=3, memory=kw.pop("memory", 3), **kw)
-
-
-def dp(perm, s, player=0, slot=0) -> int:
-    return int(perm(s).dp[player, slot])
-
-
-def checks(perm, s, player=0, slot=0) -> int:
-    """<Security A.>: the number of extra cards the permanent checks."""
-    return int(perm(s).security_attack[player, slot])
 
 
 # -- stats only: BT1-009, BT1-019, BT1-020 --------------------------------------------------------

@@ -14,7 +14,9 @@ import functools
 import jax
 import pytest
 from digimon_testlib import (
+    checks,
     code_name,
+    dp,
     jit_apply,
     legal,
     phase,
@@ -52,15 +54,6 @@ def blue(rules, st8, st7, **kw):
 def red(rules, st8, st7, **kw):
     """Player 2 (ST-7) to act (turn 3)."""
     return build_state(rules, [st8, st7], active=1, turn=3, memory=kw.pop("memory", 3), **kw)
-
-
-def dp(perm, s, player=0, slot=0) -> int:
-    return int(perm(s).dp[player, slot])
-
-
-def checks(perm, s, player=0, slot=0) -> int:
-    """<Security A.>: the number of extra cards the permanent checks."""
-    return int(perm(s).security_attack[player, slot])
 
 
 # -- stats only: BT1-028, BT1-037, BT1-038 --------------------------------------------------------
