@@ -116,6 +116,7 @@ TARGETS = (
     Target("tcgjax/core/checked.py", ("tests/core/test_checked_actions.py", *_CORE_API)),
     Target("tcgjax/core/env.py", ("tests/core/test_env_conventions.py", *_CORE_API)),
     Target("tcgjax/core/effects.py", ("tests/core/test_core_effects.py", *_CORE)),
+    Target("tcgjax/core/primitives.py", ("tests/core/test_core_primitives.py", *_CORE)),
     Target("tcgjax/core/errors.py", ("tests/core/test_core_errors.py", *_CORE)),
     Target("tcgjax/core/files.py", ("tests/core/test_files.py", *_CORE)),
     Target("tcgjax/core/observation.py", ("tests/core/test_core_layouts.py", *_CORE)),

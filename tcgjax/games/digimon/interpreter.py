@@ -16,6 +16,7 @@ import numpy as np
 from tcgjax.core import zones
 from tcgjax.core.arrays import materialize, min_along, take, take_static
 from tcgjax.core.effects import EffectQueue, Selection
+from tcgjax.core.primitives import in_force, last_turn
 from tcgjax.core.tree import tree_where, when_any
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.cards import (
@@ -40,8 +41,6 @@ from tcgjax.games.digimon.state import (
     COND_SECURITY_AT_MOST_OPPONENTS,
     COND_TRASH_AT_LEAST,
     DURATION_CONTINUOUS,
-    DURATION_OPP_NEXT,
-    DURATION_THIS_TURN,
     FLAG_COST_SUSPEND_SELF,
     FLAG_ELSE_NEXT,
     FLAG_GATES_NEXT,
@@ -49,6 +48,7 @@ from tcgjax.games.digimon.state import (
     FLAG_OPTIONAL,
     IN_BATTLE_AREA,
     LASTING_DP,
+    LASTING_DURATION,
     LASTING_KEYWORD,
     LASTING_RESTRICT,
     LASTING_SA,
@@ -474,13 +474,13 @@ class EffectInterpreter:
             hand,
         )
 
-        def draw_one(i, board):
-            drawn = zones.draw(self.layout, board, deck, to_zone).board
-            return tree_where(i < amount, drawn, board)
-
         def draw(state):
+            # The top N cards in one move, as N draws would (``zones.draw_n``).
+            n = jnp.minimum(jnp.clip(amount, 0, MAX_DRAW), zones.zone_count(state.board, deck))
             before = zones.zone_count(state.board, zone_of("security", controller))
-            state = state.replace(board=jax.lax.fori_loop(0, MAX_DRAW, draw_one, state.board))
+            state = state.replace(
+                board=zones.draw_n(self.layout, state.board, deck, to_zone, n).board
+            )
             added = zones.zone_count(state.board, zone_of("security", controller)) > before
             return tree_where(
                 added,
@@ -559,7 +559,7 @@ class EffectInterpreter:
 
     def _expire(self, state: DigimonState, ended_turn) -> DigimonState:
         """Timed modifiers whose last turn has ended are removed."""
-        gone = (state.lasting_kind != 0) & (state.lasting_expires <= ended_turn)
+        gone = (state.lasting_kind != 0) & ~in_force(state.lasting_expires, ended_turn + 1)
         return state.replace(lasting_kind=jnp.where(gone, 0, state.lasting_kind).astype(jnp.int8))
 
     # -- activated [Main] effects of permanents (1000 + permanent * 10 + effect) -------------------
@@ -705,11 +705,7 @@ class EffectInterpreter:
         """Put a timed modifier in the first free row of the table (the first row when full)."""
         turn = state.board.turn_number.astype(jnp.int32)
         mine_now = controller == state.board.active_player.astype(jnp.int32)
-        expires = jnp.select(
-            [duration == DURATION_THIS_TURN, duration == DURATION_OPP_NEXT],
-            [turn, turn + jnp.where(mine_now, 1, 2)],
-            turn + jnp.where(mine_now, 2, 1),
-        )
+        expires = last_turn(jnp.asarray(LASTING_DURATION)[duration], turn, mine_now)
         free = state.lasting_kind == 0
         at = jnp.where(jnp.any(free), jnp.argmax(free), 0)
         put = lambda arr, value: arr.at[at].set(jnp.where(doit, value, arr[at]).astype(arr.dtype))  # noqa: E731

@@ -124,6 +124,7 @@ from tcgjax.core.decks import check_pairs
 from tcgjax.core.effects import Selection
 from tcgjax.core.errors import ConfigError
 from tcgjax.core.invariants import InvariantTable
+from tcgjax.core.primitives import for_each
 from tcgjax.core.tree import tree_where, when_some
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.attacks import Attacks
@@ -209,12 +210,12 @@ from tcgjax.games.digimon.state import (  # used here, or public (__all__)
     WHERE_MAIN,
     DigimonState,
     Permanents,
+    _card_filters,
     _digivolve_cost_table,
     _highest_battle_level,
     _in_window,
     _keywords_per_slot,
     _membership,
-    _name_filter_tables,
     _per_slot,
     _row_table,
     _special_digivolve_table,
@@ -358,7 +359,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             (normal >= 0) & (special >= 0), np.minimum(normal, special), np.maximum(normal, special)
         )
         self._digivolve_costs_by_live = np.stack([normal, both]).astype(np.int8)
-        self._name_filter, self._name_match = _name_filter_tables(cards)
+        self._card_filters = _card_filters(cards)
         # Some row deletes under a total-DP budget (``max_total_dp``): its picks are marked.
         self._budget_rows = bool(np.any(np.asarray(cards.numpy["effects.max_total_dp"]) >= 0))
         # Definitions whose [Security] row plays the card after its battle (a printed fact).
@@ -632,7 +633,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         live_cont = (row >= 0) & placed & window_ok & cond_ok & in_battle[:, None]
         amount = cont("amount").astype(jnp.int32)
         amount = jnp.where(
-            cont("amount_per") == PER_TWO_SOURCES, amount * (sources[:, None] // 2), amount
+            cont("amount_per") == PER_TWO_SOURCES, for_each(amount, sources[:, None], 2), amount
         )
         op, target = cont("op"), cont("target")
         num_rows = self.cards["effects.where"].shape[-1]

@@ -243,33 +243,14 @@ class Selections:
         return self.cards[f"effects.{name}"][state.board.definition[card], row]
 
     def _sel_matches(self, state: DigimonState, cards: jax.Array) -> jax.Array:
-        """bool[...]: ``cards`` (instances, -1 = none) pass the pending row's filter: a kind
-        among ``kinds`` (empty = any), a color among ``colors`` (empty = any; a card of several
-        colors matches with one), a play cost among ``play_costs`` (empty = any) and, for a
-        Digimon, ``min_level`` <= level <= ``max_level`` (-1 = no bound)."""
-        kinds = self._sel_col(state, "kinds").astype(jnp.int32)
-        colors = self._sel_col(state, "colors").astype(jnp.int32)
-        max_level = self._sel_col(state, "max_level").astype(jnp.int32)
-        min_level = self._sel_col(state, "min_level").astype(jnp.int32)
-        kind = self._card(state, "kind", cards).astype(jnp.int32)
-        level = self._card(state, "level", cards).astype(jnp.int32)
-        card_colors = self._card(state, "colors", cards).astype(jnp.int32)
-        costs = self._sel_col(state, "play_costs").astype(jnp.int32)
-        cost = jnp.clip(self._card(state, "play_cost", cards).astype(jnp.int32), 0, 31)
-        kind_ok = (kinds == 0) | (((kinds >> kind) & 1) == 1)
-        kind_ok &= (costs == 0) | (((costs >> cost) & 1) == 1)
-        color_ok = (colors == 0) | ((card_colors & colors) != 0)
-        level_ok = (kind != DIGIMON) | (
-            ((max_level < 0) | (level <= max_level)) & ((min_level < 0) | (level >= min_level))
-        )
-        ok = (cards >= 0) & kind_ok & color_ok & level_ok
-        if len(self._name_match) == 1:  # host-known: no row of the card file filters by name
-            return ok
-        # "[text] in its name" (name_has): a host table of the row's text against every name.
+        """bool[...]: ``cards`` (instances, -1 = none) pass the pending row's card filter (its
+        kinds, colors, play costs, level bounds and name text: the host table of
+        :func:`~tcgjax.games.digimon.state._card_filters`, one lookup per card)."""
         card = jnp.maximum(state.selection.card.astype(jnp.int32), 0)
         row = jnp.maximum(state.selection.row.astype(jnp.int32), 0)
-        text = jnp.asarray(self._name_filter)[state.board.definition[card], row]
-        return ok & jnp.asarray(self._name_match)[text, self._definition(state, cards)]
+        source = state.board.definition[card].astype(jnp.int32)
+        passes = self._card_filters.matches(source, row, self._definition(state, cards))
+        return (cards >= 0) & passes
 
     def _selecting(self, state: DigimonState, phase: str) -> jax.Array:
         return (state.board.phase == PHASE[phase]) & (state.selection.card >= 0)
@@ -339,15 +320,12 @@ class Selections:
         return (jnp.arange(QUEUE_SIZE) < count) & self._selecting(state, "select_effect_choice")
 
     def _reveal(self, state: DigimonState, player, n) -> DigimonState:
-        """The top ``n`` cards of ``player``'s deck go to ``revealed`` (fewer when it runs out)."""
-
-        def reveal_one(i, board):
-            shown = zones.draw(
-                self.layout, board, zone_of("deck", player), self.layout.zone_index("revealed")
-            ).board
-            return tree_where(i < n, shown, board)
-
-        return state.replace(board=jax.lax.fori_loop(0, MAX_REVEAL, reveal_one, state.board))
+        """The top ``n`` cards of ``player``'s deck go to ``revealed`` (fewer when it runs out),
+        the first revealed lowest, in one move (``zones.draw_n``)."""
+        deck = zone_of("deck", player)
+        n = jnp.minimum(jnp.clip(n, 0, MAX_REVEAL), zones.zone_count(state.board, deck))
+        revealed = self.layout.zone_index("revealed")
+        return state.replace(board=zones.draw_n(self.layout, state.board, deck, revealed, n).board)
 
     def _put_back_revealed(self, state: DigimonState, doit, card, row, slot, resume):
         """When ``doit``, the cards a reveal_add row (``row`` of card instance ``card``, acting

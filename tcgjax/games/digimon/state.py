@@ -19,6 +19,12 @@ from tcgjax.core.board import Board, BoardLayout
 from tcgjax.core.cards import CardRegistry
 from tcgjax.core.effects import EffectQueue, Selection
 from tcgjax.core.errors import FIRST_GAME_CODE, RuleError
+from tcgjax.core.primitives import (
+    CONTROLLERS_NEXT_TURN,
+    OPPONENTS_NEXT_TURN,
+    THIS_TURN,
+    CardFilters,
+)
 from tcgjax.games.digimon import actions as A
 from tcgjax.games.digimon.cards import (
     AMOUNT_PER,
@@ -260,6 +266,12 @@ FLAG_UP_TO = 1 << EFFECT_FLAGS.index("up_to")
 MAX_TRASHED_SOURCES = MAX_AMOUNT
 OP_MEMORY, OP_DRAW, OP_UNSUSPEND = OPS.index("memory"), OPS.index("draw"), OPS.index("unsuspend")
 DURATION_CONTINUOUS, DURATION_THIS_TURN, DURATION_OPP_NEXT, DURATION_YOUR_NEXT = range(4)
+# A timed modifier's duration as the core's (tcgjax.core.primitives), by DURATIONS. A continuous
+# row adds no timed modifier (its ops are gated off); it maps to the controller's next turn only so
+# that the lookup stays in range.
+LASTING_DURATION = np.asarray(
+    [CONTROLLERS_NEXT_TURN, THIS_TURN, OPPONENTS_NEXT_TURN, CONTROLLERS_NEXT_TURN], np.int32
+)
 TRIGGER = {name: i for i, name in enumerate(TRIGGERS)}
 WHERE_SECURITY = WHERE.index("security")
 OP_SUSPEND, OP_PLAY_SELF = OPS.index("suspend"), OPS.index("play_self")
@@ -422,26 +434,44 @@ def _keywords_per_slot(card_slot: jax.Array, card_bits: jax.Array) -> jax.Array:
     return jnp.stack(found, axis=-1)
 
 
-def _name_filter_tables(cards: CardRegistry) -> tuple[np.ndarray, np.ndarray]:
-    """Host-side tables of the rows' ``name_has`` filters: ``index`` int16 ``[D, R]`` (the row's
-    text among the distinct ones, 1-based; 0 = no filter) and ``match`` bool ``[T + 1, D]``: the
-    definition's name includes text ``t`` with letter case aside (rules 2-3-1-3; row 0 matches
-    every card). A table of texts against names, so the device never sees a string."""
-    num_rows = cards.numpy["effects.where"].shape[-1]
-    index = np.zeros((len(cards.ids), num_rows), np.int16)
-    texts: list[str] = []
-    for d, cid in enumerate(cards.ids[1:], start=1):
-        for r, effect in enumerate(cards.definition(cid)["effects"]):
-            text = effect.get("name_has", "")
-            if text:
-                if text not in texts:
-                    texts.append(text)
-                index[d, r] = texts.index(text) + 1
+def _card_filters(cards: CardRegistry) -> CardFilters:
+    """Host-side tables of the rows' card filters (:class:`~tcgjax.core.primitives.CardFilters`):
+    which definitions each row that chooses cards (``reveal_add``, ``play_free``,
+    ``trash_to_hand``, ``play_from_trash``, ...) may take. A row's filter is its ``kinds``
+    (empty = any), ``colors`` (a card of several colors matches with one; empty = any),
+    ``play_costs`` (empty = any), ``min_level`` <= level <= ``max_level`` for a Digimon (-1 = no
+    bound), and ``name_has``: the text is in the card's name, letter case aside (rules 2-3-1-3).
+    All of them are printed facts, so the device reads one table entry per candidate card and
+    never sees a string."""
+    c = cards.numpy
+    num_rows = c["effects.where"].shape[-1]
+    kind = np.asarray(c["kind"]).astype(np.int64)
+    level = np.asarray(c["level"]).astype(np.int64)
+    colors = np.asarray(c["colors"]).astype(np.int64)
+    cost = np.clip(np.asarray(c["play_cost"]).astype(np.int64), 0, 31)
     names = [""] + [cards.definition(cid)["name"].casefold() for cid in cards.ids[1:]]
-    match = np.ones((len(texts) + 1, len(cards.ids)), bool)
-    for t, text in enumerate(texts, start=1):
-        match[t] = [text.casefold() in name for name in names]
-    return index, match
+    columns = ("kinds", "colors", "play_costs", "min_level", "max_level")
+    table = {name: np.asarray(c[f"effects.{name}"]).astype(np.int64) for name in columns}
+    keys: list[list] = [[]]  # the padding definition has no rows
+    for d, cid in enumerate(cards.ids[1:], start=1):
+        row_keys = []
+        for r, effect in enumerate(cards.definition(cid)["effects"]):
+            key = tuple(int(table[name][d, r]) for name in columns)
+            key += (effect.get("name_has", "").casefold(),)
+            row_keys.append(None if key == (0, 0, 0, -1, -1, "") else key)
+        keys.append(row_keys)
+
+    def passes(key) -> np.ndarray:
+        kinds, want_colors, costs, min_level, max_level, text = key
+        ok = (kinds == 0) | (((kinds >> kind) & 1) == 1)
+        ok &= (costs == 0) | (((costs >> cost) & 1) == 1)
+        ok &= (want_colors == 0) | ((colors & want_colors) != 0)
+        ok &= (kind != DIGIMON) | (
+            ((max_level < 0) | (level <= max_level)) & ((min_level < 0) | (level >= min_level))
+        )
+        return ok & np.asarray([text in name for name in names])
+
+    return CardFilters.build(keys, num_rows, passes)
 
 
 def _row_table(cards: CardRegistry, trigger: int, columns: Sequence[str]) -> dict[str, np.ndarray]:

@@ -60,6 +60,14 @@ import numpy as np
 from tcgjax.core import zones
 from tcgjax.core.board import set_turn
 from tcgjax.core.effects import EffectQueue, Selection
+from tcgjax.core.primitives import (
+    CONTROLLERS_NEXT_TURN,
+    OPPONENTS_NEXT_TURN,
+    CardFilters,
+    for_each,
+    in_force,
+    last_turn,
+)
 from tcgjax.core.tree import tree_where, when_any, when_some
 from tcgjax.games.pokemon.cards import (
     CARD_FILTERS,
@@ -243,6 +251,25 @@ class Interpreter:
             [np.ones((1, n), bool), (provides.T & energy[None, :]) | (typed & pokemon[None, :])]
         )
         self.type_match = jnp.asarray(type_match)  # [12, N]
+        # What each row's search may take (its card filter, Energy type and HP bound; a card
+        # taken from a Pokémon is any Energy there): the core's filter table, one lookup per card.
+        hp = c["hp"].astype(np.int64)
+        attached = _SOURCE[c["effects.op"].astype(np.int64)] == SOURCES.index("attached")
+        card_filter = np.where(attached, CARD_FILTERS.index("energy"), c["effects.card_filter"])
+        keys = [
+            [
+                (int(card_filter[d, r]), int(c["effects.energy_type"][d, r]),
+                 int(c["effects.max_hp"][d, r]))
+                for r in range(int(c["effects.num_rows"][d]))
+            ]
+            for d in range(n)
+        ]  # fmt: skip
+        named = np.stack([filters[f] for f in CARD_FILTERS])
+        self.search_filters = CardFilters.build(
+            keys,
+            MAX_EFFECTS,
+            lambda key: named[key[0]] & type_match[key[1]] & ((key[2] == 0) | (hp <= key[2])),
+        )
         self.is_supporter = jnp.asarray(kind == KINDS.index("supporter"))
         activation = c["abilities.activation"][:, 0]
         has_ability = c["abilities.num_rows"] > 0
@@ -435,7 +462,7 @@ class Interpreter:
         (Charmeleon's Flare Veil)."""
         turn = state.board.turn_number.astype(jnp.int16)
         view = self.slot_view(state)
-        return (state.protected_turn >= turn) | (
+        return in_force(state.protected_turn, turn) | (
             view["occupied"] & self.always_protected[view["definition"]]
         )
 
@@ -541,12 +568,12 @@ class Interpreter:
         zone = self._source_zone(player, source, from_slot.astype(jnp.int32))
         board = state.board
         stage = sel.stage.astype(jnp.int32)
-        # Energy attached to this Pokémon: any Energy (energy_type none) unless the row says.
-        filter_ = jnp.where(source == SOURCES.index("attached"), CARD_FILTERS.index("energy"),
-                            col["card_filter"])  # fmt: skip
-        matching = self.zone_definition_counts(
-            board, zone, filter_, col["energy_type"], col["max_hp"]
+        # The cards there the row's filter passes (Energy attached to a Pokémon: any Energy
+        # unless the row names a type).
+        passes = self.search_filters.matches(
+            d, jnp.clip(sel.row.astype(jnp.int32), 0, MAX_EFFECTS - 1), board.definition
         )
+        matching = zones.definition_counts(board, (board.zone == zone) & passes, len(self.cards))
         looking = self.zone_definition_counts(
             board, zone, CARD_FILTERS.index("any"), 0
         )  # any card, for the ordering stage
@@ -751,7 +778,7 @@ class Interpreter:
         )
         # Less damage during the turn after its own attack (Lightning Wall), after W/R.
         turn = state.board.turn_number.astype(jnp.int16)
-        reduced = state.reduced_turn[player, slot] >= turn
+        reduced = in_force(state.reduced_turn[player, slot], turn)
         amount = jnp.maximum(amount - jnp.where(reduced, self.damage_reduction[defender], 0), 0)
         occupied = view["occupied"][player, slot]
         # A Tera Pokémon on the Bench takes no damage from attacks (Charizard ex).
@@ -853,8 +880,8 @@ class Interpreter:
                 op == OP["extra_damage_per_own_counter"],
                 op == OP["extra_damage_per_prize_taken"],
             ],
-            [amount, amount * counters, amount * typed_units, amount * heads,
-             amount * own_counters, amount * taken],
+            [amount, for_each(amount, counters), for_each(amount, typed_units),
+             for_each(amount, heads), for_each(amount, own_counters), for_each(amount, taken)],
             0,
         )  # fmt: skip
         state = state.replace(
@@ -879,15 +906,17 @@ class Interpreter:
             poisoned=state.poisoned.at[opponent].set(state.poisoned[opponent] | poison),
             burned=state.burned.at[opponent].set(state.burned[opponent] | burn),
         )
-        # Durations on this Pokémon: the field the op sets, to the turn this many turns on (the
-        # player's next turn, or the opponent's next turn).
-        for field, name, ahead in (
-            ("cannot_attack_turn", "cannot_attack_next_turn", 2),
-            ("protected_turn", "prevent_attack_effects", 1),
-            ("reduced_turn", "reduce_damage_next_turn", 1),
+        # Durations on this Pokémon: the field the op sets, to the last turn it lasts (the
+        # player's next turn, or the opponent's next turn; an attack's player is the turn player).
+        for field, name, duration in (
+            ("cannot_attack_turn", "cannot_attack_next_turn", CONTROLLERS_NEXT_TURN),
+            ("protected_turn", "prevent_attack_effects", OPPONENTS_NEXT_TURN),
+            ("reduced_turn", "reduce_damage_next_turn", OPPONENTS_NEXT_TURN),
         ):
             rows = getattr(state, field)
-            until = jnp.where(op == OP[name], turn + ahead, rows[player, own_slot])
+            until = jnp.where(
+                op == OP[name], last_turn(duration, turn, True), rows[player, own_slot]
+            )
             state = state.replace(**{field: rows.at[player, own_slot].set(until.astype(jnp.int16))})
         # Healing the attacker itself needs no choice (Marill's Bubble Drain).
         heal_self = (op == OP["heal"]) & (col["target"] == TARGET["self"])
@@ -1243,7 +1272,10 @@ class Interpreter:
         turn = state.board.turn_number.astype(jnp.int16)
         locked = state.replace(
             locked_attack=state.locked_attack.at[opponent, 0].set(jnp.asarray(i, jnp.int8)),
-            locked_turn=state.locked_turn.at[opponent, 0].set(turn + 1),
+            # During the opponent's next turn (the attack's player chooses in its own turn).
+            locked_turn=state.locked_turn.at[opponent, 0].set(
+                last_turn(OPPONENTS_NEXT_TURN, turn, True).astype(jnp.int16)
+            ),
             selection=chosen,
         )
         view = self.slot_view(state)

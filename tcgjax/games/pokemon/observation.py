@@ -45,6 +45,7 @@ import numpy as np
 
 from tcgjax.core import zones
 from tcgjax.core.observation import ObservationLayout
+from tcgjax.core.primitives import in_force
 from tcgjax.core.visibility import visible_mask
 from tcgjax.games.pokemon import encoding as E
 from tcgjax.games.pokemon import rules as R
@@ -294,11 +295,11 @@ class Observer:
                 [
                     mine_first(state.since_turn) == turn,
                     mine_first(state.ability_used),
-                    mine_first(state.cannot_attack_turn) >= turn,
+                    in_force(mine_first(state.cannot_attack_turn), turn),
                     mine_first(rules.protected_slots(state)),
                     mine_first(rules.slot_view(state)["tool"]),
-                    mine_first(state.reduced_turn) >= turn,
-                    mine_first(state.locked_turn) >= turn,
+                    in_force(mine_first(state.reduced_turn), turn),
+                    in_force(mine_first(state.locked_turn), turn),
                 ],
                 axis=1,
             )

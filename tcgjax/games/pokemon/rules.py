@@ -87,6 +87,7 @@ from tcgjax.core.decks import check_pairs
 from tcgjax.core.effects import EffectQueue, Selection
 from tcgjax.core.errors import FIRST_GAME_CODE, ConfigError, RuleError
 from tcgjax.core.invariants import Invariant, InvariantTable
+from tcgjax.core.primitives import in_force
 from tcgjax.core.tree import tree_where, when_any, when_some
 from tcgjax.games.pokemon.cards import (
     KINDS,
@@ -1017,7 +1018,7 @@ class PokemonRules(Interpreter):
         )
         attack_def, attack_row, has_attack = self.attack_sources(view, me)
         attack_cost = self.attack_cost[attack_def, jnp.minimum(attack_row, MAX_ATTACKS - 1)]
-        locked = (state.locked_turn[me, 0] >= turn) & (
+        locked = in_force(state.locked_turn[me, 0], turn) & (
             jnp.arange(MAX_ATTACKS) == state.locked_attack[me, 0]
         )
         use_attack = err(
@@ -1025,7 +1026,7 @@ class PokemonRules(Interpreter):
             (~has_attack, code["no_such_attack"]),
             (turn == 1, code["first_turn_attack"]),
             (cannot_act, code["attack_condition"]),
-            (state.cannot_attack_turn[me, 0] >= turn, code["cannot_attack"]),
+            (in_force(state.cannot_attack_turn[me, 0], turn), code["cannot_attack"]),
             (locked, code["attack_locked"]),
             (~self.cost_paid(units[None, :], attack_cost), code["attack_cost"]),
         )
