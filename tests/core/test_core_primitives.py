@@ -1,6 +1,8 @@
 """The effect primitives both card games share (tcgjax/core/primitives.py): durations, counting
 "for each" and the card-filter table, each under jit, vmap and both."""
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -8,6 +10,7 @@ import pytest
 
 from tcgjax.core.primitives import (
     CONTROLLERS_NEXT_TURN,
+    DURATIONS,
     OPPONENTS_NEXT_TURN,
     THIS_TURN,
     CardFilters,
@@ -36,6 +39,21 @@ def test_last_turn_counts_whose_turn_comes_next(duration, mine, expected):
     # In force through its last turn, over when that turn ends.
     assert bool(in_force(last, expected)) and not bool(in_force(last, expected + 1))
     assert bool(in_force(last, 7))
+
+
+def test_durations_are_named_in_their_order():
+    assert [DURATIONS[d] for d in (THIS_TURN, OPPONENTS_NEXT_TURN, CONTROLLERS_NEXT_TURN)] == [
+        "this_turn",
+        "opponents_next_turn",
+        "controllers_next_turn",
+    ]
+
+
+def test_a_duration_outside_the_table_is_clipped_into_it():
+    # Documented: the lookup stays in range (games check their rows on load). Below the table is
+    # this turn, above it the controller's next turn.
+    assert int(last_turn(-1, 7, True)) == 7 and int(last_turn(-5, 7, False)) == 7
+    assert int(last_turn(3, 7, True)) == 9 and int(last_turn(9, 7, False)) == 8
 
 
 def test_no_effect_is_in_force_on_turn_one_when_its_field_says_zero():
@@ -119,6 +137,11 @@ def test_card_filters_without_any_filter_pass_everything_with_no_table_lookup():
     filters = CardFilters.build([[], [None, None]], num_rows=2, predicate=predicate)
     assert filters.num_filters == 1
     assert jax.jit(filters.matches)(1, 1, jnp.asarray([[0, 1]])).tolist() == [[True, True]]
+    program = jax.make_jaxpr(filters.matches)(1, 1, jnp.asarray([0, 1]))
+    assert not [e for e in program.jaxpr.eqns if e.primitive.name == "gather"]
+    # With a filter, one gather of the row's filter and one of the candidates.
+    program = jax.make_jaxpr(build().matches)(1, 1, jnp.asarray([0, 1]))
+    assert [e.primitive.name for e in program.jaxpr.eqns].count("gather") >= 1
 
 
 def test_card_filters_refuse_a_definition_longer_than_the_table_and_a_bad_predicate():
@@ -126,3 +149,10 @@ def test_card_filters_refuse_a_definition_longer_than_the_table_and_a_bad_predic
         CardFilters.build([[], [None, None, (1, 4)]], num_rows=2, predicate=predicate)
     with pytest.raises(ValueError, match=r"filter \(1, 4\): predicate shape \(4,\)"):
         CardFilters.build([[], [(1, 4)]], num_rows=1, predicate=lambda key: np.ones(4, bool))
+
+
+def test_card_filters_cannot_be_changed_after_they_are_built():
+    # A jitted step has the tables baked in: a later change would not reach it, so none is allowed.
+    filters = build()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        filters.passes = np.zeros_like(filters.passes)
