@@ -112,7 +112,17 @@ TARGETS = (
     Target("tcgjax/core/actions.py", ("tests/core/test_core_layouts.py", *_CORE)),
     Target("tcgjax/core/board.py", ("tests/core/test_core_board.py", *_CORE)),
     Target("tcgjax/core/cards.py", ("tests/core/test_core_cards.py", *_CORE)),
-    Target("tcgjax/core/decks.py", ("tests/core/test_core_decks.py", *_CORE)),
+    Target(
+        "tcgjax/core/decks.py",
+        (
+            "tests/core/test_core_decks.py",
+            # Deck lists as players write them (their headers and counts) are read here and
+            # tested through each game's list format.
+            "tests/games/digimon/test_digimon_deck_lists.py",
+            "tests/games/pokemon/test_pokemon_deck_lists.py",
+            *_CORE,
+        ),
+    ),
     Target("tcgjax/core/checked.py", ("tests/core/test_checked_actions.py", *_CORE_API)),
     Target("tcgjax/core/env.py", ("tests/core/test_env_conventions.py", *_CORE_API)),
     Target("tcgjax/core/effects.py", ("tests/core/test_core_effects.py", *_CORE)),

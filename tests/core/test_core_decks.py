@@ -1,9 +1,18 @@
 """The deck-file helpers the card games share: every bad deck is refused naming source, entry, field."""
 
+import dataclasses
+
 import pytest
 
 from tcgjax.core.cards import CardRegistry, CardSchema, IntField, TextField
-from tcgjax.core.decks import check_copies, deck_section, read_deck, vanilla_problems
+from tcgjax.core.decks import (
+    DeckListFormat,
+    ListedCard,
+    check_copies,
+    deck_section,
+    read_deck,
+    vanilla_problems,
+)
 from tcgjax.core.errors import CardDataError, ConfigError
 
 REGISTRY = CardRegistry(
@@ -207,3 +216,14 @@ def test_a_malformed_decks_option_is_refused_naming_the_entry(decks, message):
 
     with pytest.raises(ConfigError, match=message):
         parse_matchups("g", decks)
+
+
+def test_parsed_card_lines_and_list_formats_cannot_be_changed():
+    # A game's list format is one shared constant, and a parsed line is checked once: changing
+    # either later would bypass those checks.
+    card = ListedCard(count=4, name="Agumon", code="ST1-03", section="", line=1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        card.count = 5
+    form = DeckListFormat(lines=(), sections={}, to_data=lambda source, cards: {}, example="")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        form.example = "4 Agumon ST1-03"
