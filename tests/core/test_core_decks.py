@@ -1,6 +1,7 @@
 """The deck-file helpers the card games share: every bad deck is refused naming source, entry, field."""
 
 import dataclasses
+import re
 
 import pytest
 
@@ -11,6 +12,7 @@ from tcgjax.core.decks import (
     check_copies,
     deck_section,
     read_deck,
+    read_deck_list,
     vanilla_problems,
 )
 from tcgjax.core.errors import CardDataError, ConfigError
@@ -227,3 +229,57 @@ def test_parsed_card_lines_and_list_formats_cannot_be_changed():
     form = DeckListFormat(lines=(), sections={}, to_data=lambda source, cards: {}, example="")
     with pytest.raises(dataclasses.FrozenInstanceError):
         form.example = "4 Agumon ST1-03"
+
+
+LIST_FORMAT = DeckListFormat(
+    lines=(re.compile(r"^(?P<count>\d+)\s+(?P<name>.+?)\s+(?P<code>[A-Z]+-\d+)$"),),
+    sections={"main": "main"},
+    to_data=lambda source, cards: {"cards": {c.code: c.count for c in cards}},
+    example="4 Agumon A-1",
+)
+
+
+def test_a_total_line_checks_the_cards_so_far_and_reading_goes_on_after_it():
+    text = "Main: 4\n4 Agumon A-1\nTotal: 4\n2 Gabumon A-2\n"
+    cards = read_deck_list(text, "<list>", LIST_FORMAT)
+    assert [(c.count, c.code, c.section, c.line) for c in cards] == [
+        (4, "A-1", "main", 2),
+        (2, "A-2", "main", 4),
+    ]
+
+
+def test_the_accepted_forms_name_deck_lists_only_for_a_game_that_reads_them():
+    with pytest.raises(ConfigError, match=r"a deck list \(\.txt file or text\)"):
+        read_deck(3, "/nowhere", ("st1",), required=REQUIRED, deck_list=LIST_FORMAT)
+    with pytest.raises(ConfigError) as info:
+        read_deck(3, "/nowhere", ("st1",), required=REQUIRED)
+    assert "deck list" not in str(info.value)
+
+
+def test_the_most_matchups_an_env_takes_is_accepted():
+    from tcgjax.core.decks import MAX_MATCHUPS, parse_matchups
+
+    pairs = [[f"d{i}", f"d{i + 1}"] for i in range(MAX_MATCHUPS)]
+    m = parse_matchups("g", pairs)
+    assert len(m.pairs) == MAX_MATCHUPS == 127
+    assert m.pairs[-1] == (MAX_MATCHUPS - 1, MAX_MATCHUPS)
+
+
+def test_a_read_matchup_option_cannot_be_changed():
+    # An env's matchup indices are baked into its jitted tables; changing the record later would
+    # leave the names and the tables disagreeing.
+    from tcgjax.core.decks import parse_matchups
+
+    m = parse_matchups("g", ("x", "y"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        m.pairs = ((1, 0),)
+
+
+def test_matchup_names_need_one_loaded_deck_per_spec():
+    from types import SimpleNamespace
+
+    from tcgjax.core.decks import parse_matchups
+
+    m = parse_matchups("g", ("x", "y"))
+    with pytest.raises(ValueError, match="zip"):
+        m.names([SimpleNamespace(name="X")], shipped=("x", "y"))
