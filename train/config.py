@@ -127,6 +127,9 @@ class PPOConfig:
     pfsp_power: float = 2.0
     snapshot_every: int = 10  # updates between snapshots
     eval_games: int = 2000
+    # Evaluate against the game's shipped baseline too (tcgjax/train/baselines/<game>: the
+    # CPU-trained agent the GPU configs must beat); it must read this run's observation and ids.
+    eval_baseline: bool = False
     eval_every: int | None = None  # updates between evaluations (None = only at the end)
     checkpoint_every: int | None = None  # updates between checkpoints (None = only at the end)
     run_dir: str = "runs"

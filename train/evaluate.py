@@ -368,13 +368,15 @@ def evaluation_table(
     *,
     greedy: bool = True,
     max_invalid: int = 8,
+    others: Mapping[str, Policy] | None = None,
 ) -> dict[str, dict]:
     """The network (``params``) against the standard opponents, one :func:`evaluate` row each.
 
     Rows, in order: ``"random"``; ``"heuristic"`` if ``env.id`` has one in
     ``tcgjax.train.opponents.HEURISTICS``; ``"checkpoint"`` (the same network with ``checkpoint_params``)
     when given. The checkpoint's copy always samples its moves: two greedy copies of one policy
-    would replay the same games, so that row said 0, 50 or 100% by construction. ``greedy`` picks
+    would replay the same games, so that row said 0, 50 or 100% by construction. Then one row per
+    entry of ``others`` (e.g. ``{"baseline": load_policy("baseline", env)}``). ``greedy`` picks
     how the network acts (see :func:`network_policy`). ``key`` is consumed. All rows are one jitted program
     (:func:`evaluate_against`), and the parameters are its arguments: evaluating new ``params`` of
     the same network does not recompile.
@@ -391,6 +393,10 @@ def evaluation_table(
         opponents["heuristic"] = heuristic_policy(env)
     if checkpoint_params is not None:
         opponents["checkpoint"] = network_policy(network, checkpoint_params, greedy=False)
+    for name, policy in (others or {}).items():
+        if name in opponents:
+            raise ValueError(f"evaluation_table: others={name!r} is already a standard row")
+        opponents[name] = policy
     return evaluate_against(
         env, learner, opponents, key, num_games, max_invalid=max_invalid if unmasked else None
     )

@@ -46,6 +46,7 @@ __all__ = [
 METRICS_FILE = "metrics.jsonl"
 TB_SUBDIR = "tb"
 CURVES_FILE = "curves.png"
+MILESTONES_FILE = "milestones.json"
 
 # Train-row keys drawn by plot_curves, in this order, when present.
 TRAIN_CURVES = (
@@ -256,6 +257,77 @@ class RunLogger:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _games_vs_heuristic(row: Mapping[str, Any], opponent: str) -> tuple[float, float] | None:
+    """``(games, score)`` of one train row against the scripted heuristic (score: wins plus half
+    the draws), or None when the row's games against it cannot be told apart from others."""
+    if opponent == "heuristic":
+        games = float(row.get("episodes", 0))
+        wins, losses = float(row.get("learner_wins", 0)), float(row.get("learner_losses", 0))
+        return games, wins + (games - wins - losses) / 2.0
+    if opponent == "league" and "league_games_vs_heuristic" in row:
+        games = float(row["league_games_vs_heuristic"])
+        return games, games * float(row["league_win_rate_vs_heuristic"])
+    return None
+
+
+def heuristic_milestones(
+    rows: Sequence[Mapping[str, Any]],
+    opponent: str,
+    thresholds: Sequence[float] = (0.6, 0.8),
+    min_games: int = 256,
+) -> dict[str, dict[str, float] | None] | None:
+    """When training first beat the scripted heuristic at each of ``thresholds``.
+
+    The rate at an update is pooled over the fewest trailing updates (that one included) with at
+    least ``min_games`` finished games against the heuristic (wins plus half the draws), so one
+    lucky update of a few games does not count. Reads the train rows of ``metrics.jsonl``
+    (``opponent``: the run's, ``"heuristic"`` or ``"league"``; others give None: their games
+    against the heuristic are not logged apart).
+
+    Returns ``{"0.6": {"update", "env_steps", "wall_s", "win_rate"} or None (never reached), ...}``;
+    ``wall_s`` is the logging process's seconds since it started (compilation of the update
+    included; a resumed run starts again from 0).
+    """
+    window: list[tuple[float, float]] = []
+    found: dict[str, dict[str, float] | None] = {f"{t:g}": None for t in thresholds}
+    seen = False
+    for row in rows:
+        if row.get("kind", "train") != "train":
+            continue
+        counts = _games_vs_heuristic(row, opponent)
+        if counts is None:
+            continue
+        seen = True
+        window.append(counts)
+        while len(window) > 1 and sum(g for g, _ in window[1:]) >= min_games:
+            window.pop(0)
+        games = sum(g for g, _ in window)
+        if games < min_games:
+            continue
+        rate = sum(s for _, s in window) / games
+        for t in thresholds:
+            if found[f"{t:g}"] is None and rate >= t:
+                found[f"{t:g}"] = {
+                    "update": int(row["update"]),
+                    "env_steps": int(row["env_steps"]),
+                    "wall_s": float(row["wall_s"]),
+                    "win_rate": rate,
+                }
+    return found if seen else None
+
+
+def format_milestones(found: Mapping[str, Mapping[str, float] | None]) -> str:
+    """One line: ``training vs the heuristic: >= 60% at 123 s (4,194,304 steps); >= 80%: not reached``."""
+    parts = []
+    for t, hit in found.items():
+        label = f">= {float(t):.0%}"
+        if hit is None:
+            parts.append(f"{label}: not reached")
+        else:
+            parts.append(f"{label} at {hit['wall_s']:.0f} s ({hit['env_steps']:,} steps)")
+    return "training vs the heuristic: " + "; ".join(parts)
 
 
 def _recent_win_rate(rows: Iterable[Mapping[str, Any]]) -> float | None:

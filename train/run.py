@@ -28,7 +28,10 @@ end: an orbax checkpoint (:mod:`tcgjax.train.checkpoint`). Everything goes to
     tb/                TensorBoard events
     checkpoints/<u>/   orbax checkpoint at update u (runner state, config, step) and its digest
     curves.png         learning curves drawn from metrics.jsonl at the end
-    eval.txt           the final evaluation table (also printed)
+    eval.txt           the final evaluation table (also printed; with ``eval_baseline`` a row
+                       against the game's shipped baseline)
+    milestones.json    when the training win rate against the heuristic (heuristic or league
+                       opponent) first reached 60% and 80%: update, env steps, wall seconds
 
 A resumed run (``--resume RUN_DIR``) restores the latest checkpoint, drops the log rows written after
 it, and continues; with the same config it reproduces the uninterrupted run bit for bit (the runner
@@ -44,6 +47,7 @@ that is not a directory or a ``metrics.jsonl`` with a damaged row.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -257,8 +261,9 @@ class _Job:
     """What the loop needs besides the runner: the PPO pieces, the logger, the deployment probe and
     the latest evaluation table."""
 
-    def __init__(self, ppo: PPO, config: PPOConfig, run_dir: str, logger):
+    def __init__(self, ppo: PPO, config: PPOConfig, run_dir: str, logger, others=None):
         self.ppo, self.config, self.run_dir, self.log = ppo, config, run_dir, logger
+        self.others = dict(others or {})
         self.num_seeds = config.num_seeds
         self.steps_per_update = config.num_envs * config.num_steps * config.num_seeds
         self.probe = (
@@ -314,6 +319,7 @@ class _Job:
             self.config.eval_games,
             checkpoint_params=checkpoint_params,
             max_invalid=self.config.max_invalid,
+            others=self.others,
         )
         row: dict[str, Any] = {
             "update": update,
@@ -370,8 +376,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _eval_others(config: PPOConfig, env: tcgjax.Env) -> dict[str, Any]:
+    """The evaluation's rows beyond random, heuristic and checkpoint: the game's shipped baseline
+    when ``eval_baseline`` (loaded before the run directory exists: a game without a baseline, or
+    one trained on another observation or action layout, is refused with nothing written)."""
+    if not config.eval_baseline:
+        return {}
+    from tcgjax.train.policies import load_policy
+
+    try:
+        return {"baseline": load_policy("baseline", env, greedy=True)}
+    except ConfigError as exc:
+        raise ConfigError(f"config key 'eval_baseline' = True: {exc}") from exc
+
+
 def _start(args: argparse.Namespace):
-    """``(config, ppo, runner, run_dir, changed)`` for a new run or a resumed one."""
+    """``(config, ppo, runner, run_dir, changed, others)`` for a new run or a resumed one
+    (``others``: :func:`_eval_others`)."""
     if args.resume:
         _check_resume_dir(args.resume)
     config = resolve_config(args)
@@ -389,6 +410,7 @@ def _start(args: argparse.Namespace):
     else:
         _check_run_root(config)
     ppo = make_ppo(config)
+    others = _eval_others(config, ppo.env)
     num_seeds = config.num_seeds
     keys = jax.vmap(jax.random.key)(config.seed + jnp.arange(num_seeds))
     # Jitted: eager init would compile hundreds of small ops one by one (seconds on CPU).
@@ -406,7 +428,7 @@ def _start(args: argparse.Namespace):
     else:
         run_dir = _new_run_dir(config)
     _write_config(run_dir, config)
-    return config, ppo, runner, run_dir, changed
+    return config, ppo, runner, run_dir, changed, others
 
 
 def _restore(run_dir: str, template, config: PPOConfig, step: int, *, verify: bool):
@@ -489,7 +511,7 @@ def main(argv: list[str] | None = None) -> str:
         parser.error("--resume reads the run's config.yaml: give overrides, not --config/--env")
     if args.no_verify and not args.resume:
         parser.error("--no-verify goes with --resume")
-    config, ppo, runner, run_dir, changed = _start(args)
+    config, ppo, runner, run_dir, changed, others = _start(args)
     total = config.num_updates
     steps_per_update = config.num_envs * config.num_steps * config.num_seeds
     start_update = int(np.asarray(runner.update).reshape(-1)[0])
@@ -507,7 +529,7 @@ def main(argv: list[str] | None = None) -> str:
         initial_env_steps=start_update * steps_per_update,
         progress=not args.no_progress,
     )
-    job = _Job(ppo, config, run_dir, logger)
+    job = _Job(ppo, config, run_dir, logger, others)
     with logger:
         runner = _train(job, runner, fresh=not args.resume)
     curves = logging_utils.plot_curves(
@@ -519,6 +541,14 @@ def main(argv: list[str] | None = None) -> str:
         fh.write(text + "\n")
     print(f"final evaluation after {total} updates ({total * steps_per_update:,} env steps):")
     print(text)
+    rows = logging_utils.read_jsonl(os.path.join(run_dir, logging_utils.METRICS_FILE))
+    milestones = logging_utils.heuristic_milestones(rows, config.opponent)
+    if milestones is not None:
+        with open(
+            os.path.join(run_dir, logging_utils.MILESTONES_FILE), "w", encoding="utf-8"
+        ) as fh:
+            json.dump(milestones, fh, indent=1)
+        print(logging_utils.format_milestones(milestones))
     print(f"run dir: {run_dir} (curves: {os.path.basename(curves)})", flush=True)
     return run_dir
 

@@ -283,3 +283,20 @@ def test_matchup_names_need_one_loaded_deck_per_spec():
     m = parse_matchups("g", ("x", "y"))
     with pytest.raises(ValueError, match="zip"):
         m.names([SimpleNamespace(name="X")], shipped=("x", "y"))
+
+
+def test_a_rules_objects_matchups_default_to_the_first_two_decks_and_are_checked():
+    from tcgjax.core.decks import MAX_MATCHUPS, check_pairs
+
+    assert check_pairs("g", None, 2) == ((0, 1),)
+    assert check_pairs("g", [[1, 0], (2, 2)], 3) == ((1, 0), (2, 2))
+    assert len(check_pairs("g", [(0, 1)] * MAX_MATCHUPS, 2)) == MAX_MATCHUPS
+    for pairs, message in [
+        ([], r"g: pairs: 1 to 127 matchups, got 0"),
+        ([(0, 1)] * (MAX_MATCHUPS + 1), r"got 128"),
+        ([(0, 1), (0, 2)], r"g: pairs\[1\] = \(0, 2\): two deck indices in \[0, 2\)"),
+        ([(-1, 0)], r"pairs\[0\] = \(-1, 0\)"),
+        ([(0, 1, 1)], r"pairs\[0\] = \(0, 1, 1\)"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            check_pairs("g", pairs, 2)
