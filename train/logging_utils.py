@@ -284,7 +284,7 @@ def heuristic_milestones(
     least ``min_games`` finished games against the heuristic (wins plus half the draws), so one
     lucky update of a few games does not count. Reads the train rows of ``metrics.jsonl``
     (``opponent``: the run's, ``"heuristic"`` or ``"league"``; others give None: their games
-    against the heuristic are not logged apart).
+    against the heuristic are not logged apart; so does a league that never played it).
 
     Returns ``{"0.6": {"update", "env_steps", "wall_s", "win_rate"} or None (never reached), ...}``;
     ``wall_s`` is the logging process's seconds since it started (compilation of the update
@@ -299,7 +299,7 @@ def heuristic_milestones(
         counts = _games_vs_heuristic(row, opponent)
         if counts is None:
             continue
-        seen = True
+        seen = seen or counts[0] > 0
         window.append(counts)
         while len(window) > 1 and sum(g for g, _ in window[1:]) >= min_games:
             window.pop(0)

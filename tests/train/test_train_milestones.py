@@ -68,6 +68,8 @@ def test_a_league_reads_its_games_against_the_heuristic_and_other_opponents_have
     assert found["0.6"]["win_rate"] == pytest.approx(230 / 300)
     assert found["0.8"] is None
     assert logging_utils.heuristic_milestones(rows, "self") is None
+    # A league whose heuristic share is 0 never met it: nothing to report, not "not reached".
+    assert logging_utils.heuristic_milestones([_league_row(1, 0, 0.0)], "league") is None
     assert logging_utils.heuristic_milestones([_heuristic_row(1, 9, 9, 0, 1.0)], "mixed") is None
 
 
