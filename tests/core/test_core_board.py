@@ -229,6 +229,26 @@ def test_new_board_fields(layout):
         assert getattr(board, name).dtype == dtype, name
 
 
+def test_one_matchup_draws_nothing_and_several_draw_each_row_uniformly(layout):
+    board = new_board(layout, initial_cards(layout))
+    key = jax.random.key(7)
+    one = np.array([[4, 3, 2, 1, 4, 3, 2, 1]])
+    same, pair, key_after = board_lib.draw_matchup(board, one, key)
+    # One matchup: the board as dealt, pair 0, and the key unsplit (single-matchup games unchanged).
+    assert_boards_equal(same, board)
+    assert int(pair) == 0
+    assert jax.random.key_data(key_after).tolist() == jax.random.key_data(key).tolist()
+
+    rows = np.array([[1] * 8, [2] * 8, [3] * 8])
+    draw = jax.jit(jax.vmap(lambda k: board_lib.draw_matchup(board, rows, k)))
+    drawn, pairs, keys_after = draw(jax.random.split(key, 600))
+    counts = np.bincount(np.asarray(pairs), minlength=3)
+    assert counts.sum() == 600 and len(counts) == 3 and counts.min() > 150  # 0, 1 and 2, uniform
+    np.testing.assert_array_equal(np.asarray(drawn.definition), rows[np.asarray(pairs)])
+    assert drawn.definition.dtype == board.definition.dtype
+    assert not np.array_equal(jax.random.key_data(keys_after[0]), jax.random.key_data(key))
+
+
 def test_new_board_over_capacity(layout):
     cards = initial_cards(layout)
     cards[0] = (cards[0][0], 0, BOARD_P1)

@@ -266,3 +266,13 @@ def test_validate_names_max_steps_when_truncation_is_missing_there():
     env.validate(s)
     with pytest.raises(errors.InvalidStateError, match=r"env.truncated.*step 2 .*past max_steps"):
         env.validate(s.replace(truncated=jnp.bool_(False)))
+
+
+def test_a_game_without_decks_reports_matchup_zero_under_jit_and_vmap(duel_env):
+    # Per-matchup evaluation splits games by env.matchup: a game without decks is all matchup 0.
+    states = jax.vmap(duel_env.init)(jax.random.split(jax.random.key(3), 4))
+    matchups = jax.jit(jax.vmap(duel_env.matchup))(states)
+    assert matchups.dtype == jnp.int32
+    assert matchups.tolist() == [0, 0, 0, 0]
+    one = jax.tree.map(lambda x: x[0], states)
+    assert int(duel_env.matchup(one)) == 0
