@@ -232,3 +232,13 @@ def test_two_gates_under_vmap_match_the_single_games(apply):
         for a, b in zip(jax.tree.leaves(single), jax.tree.leaves(vmapped), strict=True):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b)[i])
     assert [paralyzed(s) for s in singles] == [False, False, True, False]
+
+
+def test_the_activation_kinds_keep_the_numbers_saved_states_record():
+    # A JSON state or replay records ``game.effect_kind`` as a number (core/serialization), and
+    # the validator names them in this order ("none, attack, Trainer, Ability or Stadium"):
+    # renumbering a kind would misread every saved state of a pending activation.
+    from tcgjax.games.pokemon import effects as E
+
+    kinds = (E.NO_EFFECT, E.ATTACK, E.TRAINER, E.ABILITY, E.STADIUM)
+    assert kinds == (0, 1, 2, 3, 4)
