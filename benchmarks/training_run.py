@@ -20,21 +20,32 @@ import statistics
 
 import jax
 
-from tcgjax.bench import machine_description
+from tcgjax.bench import append_rows, machine_description
 from tcgjax.train import logging_utils
 from tcgjax.train.config import load_config
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TITLE = "## Training runs on an accelerator (issue 37 points 4 and 5)"
-HEADER = (
-    f"\n{TITLE}\n\n"
+TITLE = (
+    "## Training runs on an accelerator (issue 37 points 4 and 5)\n\n"
     "Each row: one run of `python -m tcgjax.train`, read by `benchmarks/training_run.py`. *to 60% / "
     "80%*: the training win rate against the heuristic, pooled over at least 256 games "
     "(`milestones.json`), first at that level: seconds of the logger's clock (the update's "
-    "compilation included) and env steps. *final*: the evaluation at the end, greedy, win rate.\n\n"
-    "| date (UTC) | machine | jax | game | config | num_envs | wall s | env steps | train steps/s "
-    "(median) | to 60% | to 80% | final vs random / heuristic / baseline | notes |\n"
-    "|---|---|---|---|---|---:|---:|---:|---:|---|---|---|---|\n"
+    "compilation included) and env steps. *final*: the evaluation at the end, greedy, win rate."
+)
+COLUMNS = (
+    "date (UTC)",
+    "machine",
+    "jax",
+    "game",
+    "config",
+    "num_envs",
+    "wall s",
+    "env steps",
+    "train steps/s (median)",
+    "to 60%",
+    "to 80%",
+    "final vs random / heuristic / baseline",
+    "notes",
 )
 
 
@@ -83,19 +94,13 @@ def format_row(run_dir: str, summary: dict, wall_s: float | None, note: str) -> 
         finals if final else "no final evaluation (stopped)",
         note,
     ]
-    return "| " + " | ".join(cells) + " |\n"
+    return "| " + " | ".join(cells) + " |"
 
 
-def add_row(text: str, row: str) -> str:
-    """``text`` (RESULTS.md) with ``row`` after the last row of this section's table (the section
-    and its header first, at the end, when it is not there yet)."""
-    if TITLE not in text:
-        return text.rstrip("\n") + "\n" + HEADER + row
-    lines = text.splitlines(keepends=True)
-    start = next(i for i, line in enumerate(lines) if line.startswith(TITLE))
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-    last = max(i for i in range(start, end) if lines[i].startswith("|"))
-    return "".join(lines[: last + 1]) + row + "".join(lines[last + 1 :])
+def record(path: str, row: str) -> None:
+    """``row`` after the last row of this section's table in ``path`` (the section, with its
+    explanation and header, at the end when it is not there yet): ``tcgjax.bench.append_rows``."""
+    append_rows(path, [row], columns=COLUMNS, title=TITLE)
 
 
 def main(argv=None) -> str:
@@ -106,13 +111,9 @@ def main(argv=None) -> str:
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args(argv)
     row = format_row(args.run_dir, summarize(args.run_dir), args.wall_s, args.note)
-    print(row, end="")
+    print(row)
     if not args.no_record:
-        path = os.path.join(HERE, "RESULTS.md")
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(add_row(text, row))
+        record(os.path.join(HERE, "RESULTS.md"), row)
     return row
 
 

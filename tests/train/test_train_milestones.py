@@ -126,12 +126,18 @@ def _training_run_module():
     return module
 
 
-def test_a_training_row_goes_under_its_section_or_starts_it():
+def test_a_training_row_goes_under_its_section_or_starts_it(tmp_path):
     bench = _training_run_module()
+    path = tmp_path / "RESULTS.md"
     text = "# Results\n\n## Other\n\n| a |\n|---|\n| 1 |\n"
-    first = bench.add_row(text, "| row 1 |\n")
-    assert first == text + bench.HEADER + "| row 1 |\n"
-    second = bench.add_row(first + "\nA paragraph.\n\n## Later\n\n| b |\n", "| row 2 |\n")
+    path.write_text(text)
+    bench.record(str(path), "| row 1 |")
+    header = "| " + " | ".join(bench.COLUMNS) + " |\n" + "|---" * len(bench.COLUMNS) + "|\n"
+    first = path.read_text()
+    assert first == text + "\n" + bench.TITLE + "\n\n" + header + "| row 1 |\n"
+    path.write_text(first + "\nA paragraph.\n\n## Later\n\n| b |\n")
+    bench.record(str(path), "| row 2 |")
+    second = path.read_text()
     assert "| row 1 |\n| row 2 |\n\nA paragraph.\n\n## Later\n\n| b |\n" in second
     assert second.count("| row 2 |") == 1
 
