@@ -41,14 +41,13 @@ def test_a_lucky_update_of_few_games_does_not_count_the_pool_of_enough_games_doe
         _heuristic_row(4, 100, 60, 40, 8.0),  # 1-4 (2-4 hold 210 only): 160 / 310
         _heuristic_row(5, 100, 90, 10, 9.0),  # 2-5 (3-5 hold 210 only): 210 / 310
         _heuristic_row(6, 300, 250, 50, 10.0),  # 6 alone holds 300: 250 / 300
-        _eval := {"kind": "eval", "update": 6, "env_steps": 6000, "vs": {}},
+        {"kind": "eval", "update": 6, "env_steps": 6000, "vs": {}},  # not a train row: skipped
     ]
     found = logging_utils.heuristic_milestones(rows, "heuristic", thresholds=(0.6, 0.8))
     assert found == {
         "0.6": {"update": 5, "env_steps": 5000, "wall_s": 9.0, "win_rate": 210 / 310},
         "0.8": {"update": 6, "env_steps": 6000, "wall_s": 10.0, "win_rate": 250 / 300},
     }
-    assert _eval["kind"] == "eval"
 
 
 def test_draws_count_half_and_a_threshold_never_reached_is_none():
