@@ -189,6 +189,15 @@ TARGETS = (
         "tcgjax/games/digimon/invariants.py",
         ("tests/games/digimon/test_digimon_validate.py", "tests/games/digimon"),
     ),
+    # The card vocabulary and the card file's reader: its tables feed every room of the rules.
+    Target(
+        "tcgjax/games/digimon/cards.py",
+        (
+            "tests/games/digimon/test_digimon_cards.py",
+            "tests/games/digimon/test_digimon_importer.py",
+            "tests/games/digimon",
+        ),
+    ),
     Target(
         "tcgjax/games/pokemon/rules.py",
         (
@@ -204,6 +213,13 @@ TARGETS = (
             "tests/games/pokemon/test_pokemon_effects.py",
             "tests/games/pokemon",
         ),
+    ),
+    # Trained agents as policies (run directories, the shipped baselines and their card-id
+    # remapping). Named by its git path: ``tcgjax/train`` is a link to ``train/``, and git blame
+    # (``--first-since``) reads tracked paths only.
+    Target(
+        "train/policies.py",
+        ("tests/train/test_train_policies.py", "tests/train/test_train_milestones.py"),
     ),
 )
 
