@@ -68,9 +68,12 @@ ENTRIES = [
           effects=[{"where": "main", "trigger": "main", "op": "dp_mod",
                     "target": "choose_opponent_digimon", "count": 1, "amount": -3000,
                     "duration": "this_turn"}]),
-    # ST7-03-like: may digivolve into [SP-TARGET] for 4 while the opponent has a level 6+.
+    # ST7-03-like: may digivolve into [SP-TARGET] for 4 while the opponent has a level 6+. The
+    # row comes second, after an inherited one: a card's rows are read in any order.
     digimon("SP-ROOKIE", 3, 2000, digivolve=R2,
-            effects=[{"where": "main", "trigger": "continuous", "window": "your_turn",
+            effects=[{"where": "inherited", "trigger": "when_attacking", "op": "memory",
+                      "target": "player", "amount": 1},
+                     {"where": "main", "trigger": "continuous", "window": "your_turn",
                       "condition": "opponent_has_level_at_least", "condition_value": 6,
                       "op": "digivolve_into", "name_is": "SP-TARGET", "amount": 4}]),
     # Its named card: printed to digivolve from a level 5 only; [When Digivolving] +1 memory.
@@ -207,7 +210,8 @@ def test_the_named_card_digivolves_for_its_cost_while_the_opponent_has_a_level_6
     rules, apply, errors
 ):
     """Level 3 into level 6, requirements ignored: 4 memory paid, the digivolution draw, and
-    the new top card's [When Digivolving] (+1 memory): 5 - 4 + 1 = 2."""
+    the new top card's [When Digivolving] (+1 memory): 5 - 4 + 1 = 2. SP-ROOKIE's special row
+    is its second (the first is an inherited one): the row is found wherever it stands."""
     me = {"hand": ["SP-TARGET"], "deck": ["OD-SMALL"], "field": [["SP-ROOKIE"]]}
     s = situation(rules, me, {"field": [["SP-LV6"]]}, memory=5)
     s, _ = step_ok(rules, apply, errors, s, SPECIAL)
