@@ -100,16 +100,23 @@ ENTRIES = [
                       "amount": 1}]),
     digimon("B-3K", 3, 3000, digivolve=R2),
     digimon("B-9K", 5, 9000, digivolve=R2),
+    # 10 DP over what a 5000 leaves of an 8000 budget: the sum is compared to the point.
+    digimon("B-3010", 3, 3010, digivolve=R2),
     # ST7-12-like: delete any number of opposing Digimon whose DP add up to 8000 at most.
     other("BUDGET", "option", cost=0,
           effects=[{"where": "main", "trigger": "main", "op": "delete",
                     "target": "choose_opponent_digimon", "count": 10, "flags": ["up_to"],
                     "max_total_dp": 8000}]),
 ]  # fmt: skip
-# 50 cards: 4 of the Digimon that fill a battle area, 2 of every other card.
+# 50 cards: 4 of the Digimon that fill a battle area, 1 of two cards a test uses once, 2 of every
+# other card.
 FOUR = ("OD-BIG", "OD-SMALL", "SP-LV5", "B-9K")
+ONE = ("T-ZUDRAMON", "B-3010")
 MAIN = [
-    e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(4 if e["id"] in FOUR else 2)
+    e["id"]
+    for e in ENTRIES
+    if e["kind"] != "digi_egg"
+    for _ in range(4 if e["id"] in FOUR else 1 if e["id"] in ONE else 2)
 ]
 THEIRS = 112
 
@@ -317,6 +324,17 @@ def test_budget_picks_while_the_sum_fits_and_deletes_them_together(rules, apply,
     assert stack(rules, s, 1, 0) == [] and stack(rules, s, 1, 1) == []
     assert stack(rules, s, 1, 2) == ["OD-BIG"] and stack(rules, s, 1, 3) == ["OD-SMALL"]
     assert int(s.memory) == 3 + 1
+
+
+def test_budget_counts_every_point_of_dp(rules, apply, errors):
+    """After a 5000, 3000 more is exactly the 8000 budget and fits; a 3010 is 10 over and does
+    not: the picks' DP are summed exactly (rules 1-3-6)."""
+    them = {"field": [["OD-BIG"], ["B-3010"], ["B-3K"]]}
+    s = situation(rules, {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"]]}, them, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert legal(errors, s) == [THEIRS + i for i in range(3)], "each fits alone"
+    s, _ = step_ok(rules, apply, errors, s, THEIRS + 0)
+    assert legal(errors, s) == [A.LAYOUT.start("pass"), THEIRS + 2], "the 3010 is over"
 
 
 def test_budget_ends_when_the_player_passes(rules, apply, errors):
