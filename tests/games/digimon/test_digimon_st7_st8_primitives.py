@@ -69,8 +69,9 @@ ENTRIES = [
                     "target": "choose_opponent_digimon", "count": 1, "amount": -3000,
                     "duration": "this_turn"}]),
     # ST7-03-like: may digivolve into [SP-TARGET] for 4 while the opponent has a level 6+. The
-    # row comes second, after an inherited one: a card's rows are read in any order.
-    digimon("SP-ROOKIE", 3, 2000, digivolve=R2,
+    # row comes second, after an inherited one: a card's rows are read in any order. Its id
+    # sorts first in the test registry (definition 1, the first real card): no card is skipped.
+    digimon("A0-SP-ROOKIE", 3, 2000, digivolve=R2,
             effects=[{"where": "inherited", "trigger": "when_attacking", "op": "memory",
                       "target": "player", "amount": 1},
                      {"where": "main", "trigger": "continuous", "window": "your_turn",
@@ -217,19 +218,19 @@ def test_the_named_card_digivolves_for_its_cost_while_the_opponent_has_a_level_6
     rules, apply, errors
 ):
     """Level 3 into level 6, requirements ignored: 4 memory paid, the digivolution draw, and
-    the new top card's [When Digivolving] (+1 memory): 5 - 4 + 1 = 2. SP-ROOKIE's special row
+    the new top card's [When Digivolving] (+1 memory): 5 - 4 + 1 = 2. A0-SP-ROOKIE's special row
     is its second (the first is an inherited one): the row is found wherever it stands."""
-    me = {"hand": ["SP-TARGET"], "deck": ["OD-SMALL"], "field": [["SP-ROOKIE"]]}
+    me = {"hand": ["SP-TARGET"], "deck": ["OD-SMALL"], "field": [["A0-SP-ROOKIE"]]}
     s = situation(rules, me, {"field": [["SP-LV6"]]}, memory=5)
     s, _ = step_ok(rules, apply, errors, s, SPECIAL)
-    assert stack(rules, s, 0, 0) == ["SP-ROOKIE", "SP-TARGET"]
+    assert stack(rules, s, 0, 0) == ["A0-SP-ROOKIE", "SP-TARGET"]
     assert zone_cards(rules, s, "hand", 0) == ["OD-SMALL"] and int(s.memory) == 2
 
 
 def test_no_special_digivolution_without_an_opposing_level_6(rules, errors):
     """A level 5 is not enough, nor a level 6 in the breeding area (not in play there for
     effects: the battle area only); the printed requirement (level 5) is not met either."""
-    me = {"hand": ["SP-TARGET"], "field": [["SP-ROOKIE"]]}
+    me = {"hand": ["SP-TARGET"], "field": [["A0-SP-ROOKIE"]]}
     for opponent in ({"field": [["SP-LV5"]]}, {"breeding": ["EGG", "SP-LV6"]}, {}):
         s = situation(rules, me, opponent, memory=5)
         assert code_name(errors(s)[SPECIAL]) == "requirement_not_met", opponent
@@ -238,10 +239,10 @@ def test_no_special_digivolution_without_an_opposing_level_6(rules, errors):
 def test_only_the_exact_name_and_only_from_the_top_card(rules, errors):
     """[SP-TARGET] is an exact name (rules 2-3-1-2): SP-TARGET-ALT is refused. The row is the
     top card's own text: under another card it grants nothing."""
-    s = situation(rules, {"hand": ["SP-TARGET-ALT"], "field": [["SP-ROOKIE"]]},
+    s = situation(rules, {"hand": ["SP-TARGET-ALT"], "field": [["A0-SP-ROOKIE"]]},
                   {"field": [["SP-LV6"]]}, memory=5)  # fmt: skip
     assert code_name(errors(s)[SPECIAL]) == "requirement_not_met"
-    s = situation(rules, {"hand": ["SP-TARGET"], "field": [["SP-ROOKIE", "OD-SMALL"]]},
+    s = situation(rules, {"hand": ["SP-TARGET"], "field": [["A0-SP-ROOKIE", "OD-SMALL"]]},
                   {"field": [["SP-LV6"]]}, memory=5)  # fmt: skip
     assert code_name(errors(s)[SPECIAL]) == "requirement_not_met"
 
@@ -249,10 +250,10 @@ def test_only_the_exact_name_and_only_from_the_top_card(rules, errors):
 def test_the_special_cost_must_be_affordable(rules, errors):
     """The special cost (4) is paid like any other: within the gauge's reach (memory may go
     down to -10, G1), so at -6 it is legal and at -7 it is not."""
-    s = situation(rules, {"hand": ["SP-TARGET"], "field": [["SP-ROOKIE"]]},
+    s = situation(rules, {"hand": ["SP-TARGET"], "field": [["A0-SP-ROOKIE"]]},
                   {"field": [["SP-LV6"]]}, memory=-7)  # fmt: skip
     assert code_name(errors(s)[SPECIAL]) == "not_enough_memory"
-    s = situation(rules, {"hand": ["SP-TARGET"], "field": [["SP-ROOKIE"]]},
+    s = situation(rules, {"hand": ["SP-TARGET"], "field": [["A0-SP-ROOKIE"]]},
                   {"field": [["SP-LV6"]]}, memory=-6)  # fmt: skip
     assert code_name(errors(s)[SPECIAL]) == "ok"
 
