@@ -111,14 +111,8 @@ ENTRIES = [
 ]  # fmt: skip
 # 50 cards: 4 of the Digimon that fill a battle area, 1 of two cards a test uses once, 2 of every
 # other card.
-FOUR = ("OD-BIG", "OD-SMALL", "SP-LV5", "B-9K")
-ONE = ("T-ZUDRAMON", "B-3010")
-MAIN = [
-    e["id"]
-    for e in ENTRIES
-    if e["kind"] != "digi_egg"
-    for _ in range(4 if e["id"] in FOUR else 1 if e["id"] in ONE else 2)
-]
+COPIES = {"OD-BIG": 4, "OD-SMALL": 4, "SP-LV5": 4, "B-9K": 4, "T-ZUDRAMON": 1, "B-3010": 1}
+MAIN = [e["id"] for e in ENTRIES if e["kind"] != "digi_egg" for _ in range(COPIES.get(e["id"], 2))]
 THEIRS = 112
 
 
