@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+import types
 
 import pytest
 import yaml
@@ -914,3 +915,27 @@ def test_a_module_fixture_built_by_a_mutant_is_built_again_for_the_unmutated_run
         "fixture": ("killed", "test_other.py::test_built"),
         "after": ("killed", "test_toy.py::test_small"),
     }
+
+
+def test_the_order_on_the_command_line_stands_outside_xdist():
+    """``--tests-first`` works only if one ``pytest -x`` process runs the files in the order given:
+    the suite's conftest sorts its long files first for pytest-xdist's workers only."""
+    suffix = os.path.join("tests", "conftest.py")
+    (conftest,) = {
+        m
+        for m in list(sys.modules.values())
+        if (getattr(m, "__file__", None) or "").endswith(suffix)
+    }
+
+    class Item:
+        def __init__(self, nodeid):
+            self.nodeid = nodeid
+
+    first = Item("tests/games/digimon/test_digimon_st7_effects.py::test_a")
+    slow = Item(f"{conftest.SLOW_FILES[0]}::test_b")
+    alone = [first, slow]
+    conftest.pytest_collection_modifyitems(types.SimpleNamespace(), alone)
+    assert alone == [first, slow]
+    worker = [first, slow]
+    conftest.pytest_collection_modifyitems(types.SimpleNamespace(workerinput={}), worker)
+    assert worker == [slow, first]
