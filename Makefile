@@ -35,7 +35,7 @@ browser:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver; }
 
 test: $(STAMP) browser
-	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --max-worker-restart=0 tests
+	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --max-worker-restart=0 --durations=30 tests
 
 # CONFIG: a config in configs/ppo (e.g. pokemon_mixed); ARGS: key=value overrides.
 CONFIG ?=

@@ -939,3 +939,18 @@ def test_the_order_on_the_command_line_stands_outside_xdist():
     worker = [first, slow]
     conftest.pytest_collection_modifyitems(types.SimpleNamespace(workerinput={}), worker)
     assert worker == [slow, first]
+
+
+def test_the_test_command_names_files_in_the_targets_order(tmp_path, monkeypatch):
+    """A folder in the test list becomes its files: pytest collects a file named before its own
+    folder in that folder's walk (name order), so ``--tests-first`` would come to nothing."""
+    (tmp_path / "tests" / "sub").mkdir(parents=True)
+    for name in ("tests/test_a.py", "tests/test_z.py", "tests/sub/test_b.py", "tests/helper.py"):
+        (tmp_path / name).write_text("")
+    monkeypatch.setattr(mutation, "REPO", str(tmp_path))
+    target = mutation.Target("pkg/m.py", ("tests/test_z.py", "tests"))
+    config = tmp_path / "cosmic-ray.toml"
+    mutation._write_config(target, str(config), timeout_s=60)
+    (command,) = [line for line in config.read_text().splitlines() if line.startswith("test-")]
+    named = command.split("cacheprovider ", 1)[1].rstrip('"').split()
+    assert named == ["tests/test_z.py", "tests/test_a.py", "tests/sub/test_b.py"]

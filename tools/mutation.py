@@ -308,7 +308,9 @@ def _cosmic_ray(*args: str, cwd: str, timeout: float | None = None) -> subproces
 
 
 def _write_config(target: Target, path: str, timeout_s: float) -> None:
-    tests = " ".join(target.tests)
+    # Files, not folders: pytest collects a folder's files in name order, and a file named before
+    # its folder is collected in that walk, not where it was named (``--tests-first`` was lost).
+    tests = " ".join(_test_files(target))
     test_command = f"{_python()} -m pytest -x -q -p no:cacheprovider {tests}"
     with open(path, "w") as fh:
         fh.write(
@@ -750,7 +752,7 @@ def _run_one(
     with _open_db(session) as db:
         (item,) = [i for i in db.work_items if i.job_id == job_id]
     (mutation,) = item.mutations
-    tests = " ".join(target.tests)
+    tests = " ".join(_test_files(target))  # in the target's order (:func:`_write_config`)
     command = f"{_python()} -m pytest -x -q -p no:cacheprovider {tests}"
     only_quick = False
     if coverage is not None:
