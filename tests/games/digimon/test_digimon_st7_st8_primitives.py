@@ -241,6 +241,31 @@ def test_only_the_exact_name_and_only_from_the_top_card(rules, errors):
     assert code_name(errors(s)[SPECIAL]) == "requirement_not_met"
 
 
+def test_a_special_row_outside_the_tables_cards_skips_only_itself():
+    """With a large card file the digivolution tables cover the decks' cards only (``used``,
+    ``DIGIVOLVE_TABLE_ALL_CARDS``): a special row on a card outside them is passed over, and the
+    rows of the cards after it still count."""
+    from tcgjax.core.cards import CardRegistry
+    from tcgjax.games.digimon import cards as C
+    from tcgjax.games.digimon.state import _digivolve_cost_table, _special_digivolve_table
+
+    def special(number, cost):
+        row = {"where": "main", "trigger": "continuous", "window": "your_turn",
+               "op": "digivolve_into", "name_is": "SP-TARGET", "amount": cost}  # fmt: skip
+        return digimon(number, 3, 2000, digivolve=R2, effects=[row])
+
+    target = next(e for e in ENTRIES if e["id"] == "SP-TARGET")
+    cards = CardRegistry(
+        C.SCHEMA, [special("A-OUTSIDE", 1), special("B-INSIDE", 4), target], source="t.yaml"
+    )
+    used = [0, cards.index("B-INSIDE"), cards.index("SP-TARGET")]
+    compact, _ = _digivolve_cost_table(cards, used)
+    cost = _special_digivolve_table(cards, used, compact)
+    inside, named = compact[cards.index("B-INSIDE")], compact[cards.index("SP-TARGET")]
+    assert cost[named, inside] == 4
+    assert (cost >= 0).sum() == 1
+
+
 def test_the_special_cost_must_be_affordable(rules, errors):
     """The special cost (4) is paid like any other: within the gauge's reach (memory may go
     down to -10, G1), so at -6 it is legal and at -7 it is not."""
@@ -359,6 +384,7 @@ def test_budget_rows_are_refused_on_other_ops_and_without_up_to():
     for effect, message in (
         (row, "it needs the flag up_to"),
         (dict(row, op="bounce_to_hand", flags=["up_to"]), "max_total_dp bounds"),
+        (dict(row, max_total_dp=0, flags=["up_to"]), "max_total_dp is a budget above 0 DP"),
         ({"where": "main", "trigger": "continuous", "op": "digivolve_into", "amount": 4},
          "digivolve_into and the card name"),
         ({"where": "main", "trigger": "main", "op": "play_self_after_battle"},
