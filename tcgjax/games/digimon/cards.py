@@ -514,6 +514,10 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return "the condition has_keyword holds only for continuous rows"
     if condition == "has_keyword" and not 0 <= effect["condition_value"] < len(KEYWORDS):
         return f"has_keyword: condition_value is a keyword index 0..{len(KEYWORDS) - 1}"
+    if condition in ("self_level_at_least", "opponent_has_level_at_least") and not (
+        2 <= effect["condition_value"] <= 7
+    ):  # the levels a card can print (a Digi-Egg 2); 0 or 1 is no level a Digimon has
+        return f"{condition}: condition_value is a level, 2..7"
     if effect["max_cost"] >= 0 and target not in _CHOOSE:
         return "max_cost bounds a chosen Digimon (a choose_* target)"
     if effect["burst"] and not (trigger == "main" and where == "main" and kind == "digimon"):
