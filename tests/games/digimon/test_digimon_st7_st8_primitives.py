@@ -357,6 +357,21 @@ def test_budget_counts_every_point_of_dp(rules, apply, errors):
     assert legal(errors, s) == [A.LAYOUT.start("pass"), THEIRS + 2], "the 3010 is over"
 
 
+def test_a_pick_in_the_last_battle_slot_deletes_only_that_digimon(rules, apply, errors):
+    """The twelfth battle slot (11) picked and the picking ended: that Digimon goes to the trash;
+    the other eleven and the opponent's breeding area (the zone before slot 0) stay as they were."""
+    eleven = ["OD-BIG"] * 4 + ["OD-SMALL"] * 4 + ["B-9K"] * 3
+    them = {"field": [[n] for n in eleven] + [["B-3K"]], "breeding": ["EGG"]}
+    s = situation(rules, {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"]]}, them, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    s, _ = step_ok(rules, apply, errors, s, THEIRS + 11)
+    s, _ = step_ok(rules, apply, errors, s, A.LAYOUT.start("pass"))
+    assert A.PHASES[int(s.board.phase)] == "main"
+    assert zone_cards(rules, s, "trash", 1) == ["B-3K"]
+    assert stack(rules, s, 1, 11) == [] and stack(rules, s, 1, 12) == ["EGG"]
+    assert [stack(rules, s, 1, i) for i in range(11)] == [[n] for n in eleven]
+
+
 def test_budget_ends_when_the_player_passes(rules, apply, errors):
     them = {"field": [["OD-SMALL"], ["B-3K"]]}
     s = situation(rules, {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"]]}, them, memory=3)
