@@ -241,6 +241,31 @@ def test_only_the_exact_name_and_only_from_the_top_card(rules, errors):
     assert code_name(errors(s)[SPECIAL]) == "requirement_not_met"
 
 
+def test_a_special_digivolution_for_0_memory_is_a_special_way():
+    """A card file whose only special row costs 0 memory: 0 is a cost, so the special way is
+    there (with no memory left), though the printed requirement (level 5) is not met."""
+    import jax
+
+    from tcgjax.core.cards import CardRegistry
+    from tcgjax.games.digimon import cards as C
+    from tcgjax.games.digimon import rules as R
+
+    row = {"where": "main", "trigger": "continuous", "window": "your_turn",
+           "op": "digivolve_into", "name_is": "ZERO-TARGET", "amount": 0}  # fmt: skip
+    fillers = [digimon(f"ZERO-FILL{k}", 3, 1000, digivolve=R2) for k in range(11)]
+    entries = [
+        other("EGG", "digi_egg"),
+        digimon("ZERO-ROOKIE", 3, 2000, digivolve=R2, effects=[row]),
+        digimon("ZERO-TARGET", 6, 11000, digivolve=[{"color": "red", "level": 5, "cost": 3}]),
+        *fillers,
+    ]
+    main = ["ZERO-ROOKIE"] * 4 + ["ZERO-TARGET"] * 2 + [f["id"] for f in fillers for _ in range(4)]
+    decks = [(["EGG"] * 4, main)] * 2
+    zero = R.DigimonRules(CardRegistry(C.SCHEMA, entries, source="zero.yaml"), decks)
+    s = situation(zero, {"hand": ["ZERO-TARGET"], "field": [["ZERO-ROOKIE"]]}, {}, memory=0)
+    assert code_name(jax.jit(zero.action_errors)(s)[SPECIAL]) == "ok"
+
+
 def test_a_special_row_outside_the_tables_cards_skips_only_itself():
     """With a large card file the digivolution tables cover the decks' cards only (``used``,
     ``DIGIVOLVE_TABLE_ALL_CARDS``): a special row on a card outside them is passed over, and the
