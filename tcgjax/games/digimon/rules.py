@@ -360,15 +360,16 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
         )
         self._digivolve_costs_by_live = np.stack([normal, both]).astype(np.int8)
         self._card_filters = _card_filters(cards)
-        # Some row deletes under a total-DP budget (``max_total_dp``): its picks are marked.
-        self._budget_rows = bool(np.any(np.asarray(cards.numpy["effects.max_total_dp"]) >= 0))
-        # Definitions whose [Security] row plays the card after its battle (a printed fact).
+        # The card table's real rows: the padding rows past ``num_rows`` hold 0 in every column.
         ops = np.asarray(cards.numpy["effects.op"])
-        self._after_battle = np.any(
-            (ops == OP_PLAY_AFTER_BATTLE)
-            & (np.arange(ops.shape[1]) < np.asarray(cards.numpy["effects.num_rows"])[:, None]),
-            axis=1,
-        )
+        real_rows = np.arange(ops.shape[1]) < np.asarray(cards.numpy["effects.num_rows"])[:, None]
+        # Some row deletes under a total-DP budget (``max_total_dp``, -1 for none; a padding
+        # row's 0 is not a budget): its picks are marked. Host-known, the budget code is traced
+        # only for a card file that has such a row.
+        budgets = np.asarray(cards.numpy["effects.max_total_dp"])
+        self._budget_rows = bool(np.any(real_rows & (budgets >= 0)))
+        # Definitions whose [Security] row plays the card after its battle (a printed fact).
+        self._after_battle = np.any((ops == OP_PLAY_AFTER_BATTLE) & real_rows, axis=1)
         self._initial_board = self._initial()
         # The 0 DP rule can only find a Digimon at 0 DP when something lowers DP (a timed -DP
         # modifier, checked per state) or, for the card file as a whole, a continuous row that

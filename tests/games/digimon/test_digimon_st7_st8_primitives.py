@@ -241,29 +241,61 @@ def test_only_the_exact_name_and_only_from_the_top_card(rules, errors):
     assert code_name(errors(s)[SPECIAL]) == "requirement_not_met"
 
 
-def test_a_special_digivolution_for_0_memory_is_a_special_way():
-    """A card file whose only special row costs 0 memory: 0 is a cost, so the special way is
-    there (with no memory left), though the printed requirement (level 5) is not met."""
-    import jax
-
+@pytest.fixture(scope="module")
+def plain_rules():
+    """A card file of its own, without the shared registry's budget row (ST7-12-like) and with
+    one special row that costs 0 memory: the host-known switches of those rows are off and on."""
     from tcgjax.core.cards import CardRegistry
     from tcgjax.games.digimon import cards as C
     from tcgjax.games.digimon import rules as R
 
     row = {"where": "main", "trigger": "continuous", "window": "your_turn",
            "op": "digivolve_into", "name_is": "ZERO-TARGET", "amount": 0}  # fmt: skip
-    fillers = [digimon(f"ZERO-FILL{k}", 3, 1000, digivolve=R2) for k in range(11)]
+    kill = {"where": "main", "trigger": "main", "op": "delete",
+            "target": "choose_opponent_digimon", "count": 1}  # fmt: skip
+    fillers = [digimon(f"ZERO-FILL{k}", 3, 1000, digivolve=R2) for k in range(10)]
     entries = [
         other("EGG", "digi_egg"),
+        other("ZERO-KILL", "option", cost=0, effects=[kill]),
         digimon("ZERO-ROOKIE", 3, 2000, digivolve=R2, effects=[row]),
         digimon("ZERO-TARGET", 6, 11000, digivolve=[{"color": "red", "level": 5, "cost": 3}]),
         *fillers,
     ]
-    main = ["ZERO-ROOKIE"] * 4 + ["ZERO-TARGET"] * 2 + [f["id"] for f in fillers for _ in range(4)]
-    decks = [(["EGG"] * 4, main)] * 2
-    zero = R.DigimonRules(CardRegistry(C.SCHEMA, entries, source="zero.yaml"), decks)
-    s = situation(zero, {"hand": ["ZERO-TARGET"], "field": [["ZERO-ROOKIE"]]}, {}, memory=0)
-    assert code_name(jax.jit(zero.action_errors)(s)[SPECIAL]) == "ok"
+    main = ["ZERO-KILL", "ZERO-TARGET"] * 3 + ["ZERO-ROOKIE"] * 4
+    main += [f["id"] for f in fillers for _ in range(4)]
+    return R.DigimonRules(
+        CardRegistry(C.SCHEMA, entries, source="plain.yaml"), [(["EGG"] * 4, main)] * 2
+    )
+
+
+@pytest.fixture(scope="module")
+def plain_errors(plain_rules):
+    import jax
+
+    return jax.jit(plain_rules.action_errors)
+
+
+def test_a_special_digivolution_for_0_memory_is_a_special_way(plain_rules, plain_errors):
+    """The card file's only special row costs 0 memory: 0 is a cost, so the special way is there
+    (with no memory left), though the printed requirement (level 5) is not met."""
+    me = {"hand": ["ZERO-TARGET"], "field": [["ZERO-ROOKIE"]]}
+    s = situation(plain_rules, me, {}, memory=0)
+    assert code_name(plain_errors(s)[SPECIAL]) == "ok"
+
+
+def test_without_budget_rows_a_chosen_digimon_is_deleted_at_once(plain_rules, plain_errors):
+    """No row of this card file has a max_total_dp: a chosen target is deleted when chosen, not
+    marked for a later group deletion."""
+    from digimon_testlib import jit_apply
+
+    apply = jit_apply(plain_rules)
+    me = {"hand": ["ZERO-KILL"], "field": [["ZERO-FILL1"]]}  # a Digimon of the Option's color
+    s = situation(plain_rules, me, {"field": [["ZERO-FILL0"]]}, memory=3)
+    s, _ = step_ok(plain_rules, apply, plain_errors, s, A.encode("play", 0))
+    s, _ = step_ok(plain_rules, apply, plain_errors, s, THEIRS)
+    assert A.PHASES[int(s.board.phase)] == "main"
+    assert stack(plain_rules, s, 1, 0) == []
+    assert zone_cards(plain_rules, s, "trash", 1) == ["ZERO-FILL0"]
 
 
 def test_a_special_row_outside_the_tables_cards_skips_only_itself():
