@@ -917,15 +917,12 @@ def test_a_module_fixture_built_by_a_mutant_is_built_again_for_the_unmutated_run
     }
 
 
-def test_the_order_on_the_command_line_stands_outside_xdist():
+def test_the_order_on_the_command_line_stands_outside_xdist(request):
     """``--tests-first`` works only if one ``pytest -x`` process runs the files in the order given:
-    the suite's conftest sorts its long files first for pytest-xdist's workers only."""
-    suffix = os.path.join("tests", "conftest.py")
-    (conftest,) = {
-        m
-        for m in list(sys.modules.values())
-        if (getattr(m, "__file__", None) or "").endswith(suffix)
-    }
+    the suite's conftest sorts its long files first for pytest-xdist's workers only. (The conftest
+    is found among pytest's plugins: its module name depends on how pytest imported it.)"""
+    plugins = request.config.pluginmanager.get_plugins()
+    (conftest,) = [p for p in plugins if hasattr(p, "SLOW_FILES")]
 
     class Item:
         def __init__(self, nodeid):
