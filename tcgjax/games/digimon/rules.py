@@ -379,10 +379,7 @@ class DigimonRules(Legality, TurnLoop, EffectInterpreter, Selections, Attacks):
             (np.asarray(cards.numpy["effects.trigger"]) == TRIGGER_CONTINUOUS)
             & (np.asarray(cards.numpy["effects.op"]) == OP_DP)
             & (np.asarray(cards.numpy["effects.amount"]) < 0)
-            & (
-                np.arange(cards.numpy["effects.op"].shape[1])
-                < np.asarray(cards.numpy["effects.num_rows"])[:, None]
-            )
+            & real_rows
         )
         self._zero_dp_always = bool(cont_neg.any() or np.any((kind[1:] == DIGIMON) & (dp[1:] <= 0)))
         battle = np.zeros(self.layout.num_zones, bool)
