@@ -244,13 +244,16 @@ def test_only_the_exact_name_and_only_from_the_top_card(rules, errors):
 @pytest.fixture(scope="module")
 def plain_rules():
     """A card file of its own, without the shared registry's budget row (ST7-12-like) and with
-    one special row that costs 0 memory: the host-known switches of those rows are off and on."""
+    special rows that cost 0 memory: the host-known switches of those rows are off and on."""
     from tcgjax.core.cards import CardRegistry
     from tcgjax.games.digimon import cards as C
     from tcgjax.games.digimon import rules as R
 
     row = {"where": "main", "trigger": "continuous", "window": "your_turn",
            "op": "digivolve_into", "name_is": "ZERO-TARGET", "amount": 0}  # fmt: skip
+    # A 0-memory special row into a card whose printed requirement (2 memory) its holder meets
+    # too: both ways apply (one such row a card: the loader's rule).
+    two_way = dict(row, name_is="ZERO-TWOWAY")
     kill = {"where": "main", "trigger": "main", "op": "delete",
             "target": "choose_opponent_digimon", "count": 1}  # fmt: skip
     fillers = [digimon(f"ZERO-FILL{k}", 3, 1000, digivolve=R2) for k in range(10)]
@@ -258,10 +261,12 @@ def plain_rules():
         other("EGG", "digi_egg"),
         other("ZERO-KILL", "option", cost=0, effects=[kill]),
         digimon("ZERO-ROOKIE", 3, 2000, digivolve=R2, effects=[row]),
+        digimon("ZERO-ROOKIE2", 3, 2000, digivolve=R2, effects=[two_way]),
         digimon("ZERO-TARGET", 6, 11000, digivolve=[{"color": "red", "level": 5, "cost": 3}]),
+        digimon("ZERO-TWOWAY", 4, 5000, digivolve=[{"color": "red", "level": 3, "cost": 2}]),
         *fillers,
     ]
-    main = ["ZERO-KILL", "ZERO-TARGET"] * 3 + ["ZERO-ROOKIE"] * 4
+    main = ["ZERO-KILL", "ZERO-TARGET"] * 3 + ["ZERO-ROOKIE"] * 2 + ["ZERO-ROOKIE2", "ZERO-TWOWAY"]
     main += [f["id"] for f in fillers for _ in range(4)]
     return R.DigimonRules(
         CardRegistry(C.SCHEMA, entries, source="plain.yaml"), [(["EGG"] * 4, main)] * 2
@@ -281,6 +286,17 @@ def test_a_special_digivolution_for_0_memory_is_a_special_way(plain_rules, plain
     me = {"hand": ["ZERO-TARGET"], "field": [["ZERO-ROOKIE"]]}
     s = situation(plain_rules, me, {}, memory=0)
     assert code_name(plain_errors(s)[SPECIAL]) == "ok"
+
+
+def test_where_both_ways_apply_the_0_memory_special_way_is_the_cost(plain_rules, plain_errors):
+    """ZERO-ROOKIE2 (red level 3) meets ZERO-TWOWAY's printed requirement (2 memory) and has a
+    special row into it for 0: the cheaper way is the cost, so at -9 memory (the gauge ends at
+    -10, G1) the digivolution is legal, where 2 memory would not be."""
+    me = {"hand": ["ZERO-TWOWAY"], "field": [["ZERO-ROOKIE2"]]}
+    s = situation(plain_rules, me, {}, memory=-9)
+    assert code_name(plain_errors(s)[SPECIAL]) == "ok"
+    s = situation(plain_rules, {"hand": ["ZERO-TWOWAY"], "field": [["ZERO-FILL0"]]}, {}, memory=-9)
+    assert code_name(plain_errors(s)[SPECIAL]) == "not_enough_memory"  # the printed way alone
 
 
 def test_without_budget_rows_a_chosen_digimon_is_deleted_at_once(plain_rules, plain_errors):
