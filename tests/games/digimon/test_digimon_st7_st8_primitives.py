@@ -251,9 +251,11 @@ def plain_rules():
 
     row = {"where": "main", "trigger": "continuous", "window": "your_turn",
            "op": "digivolve_into", "name_is": "ZERO-TARGET", "amount": 0}  # fmt: skip
-    # A 0-memory special row into a card whose printed requirement (2 memory) its holder meets
-    # too: both ways apply (one such row a card: the loader's rule).
+    # Special rows into cards whose printed requirement their holder meets too, so that both
+    # ways apply: the special way for 0 (printed 2), and the printed way for 0 (special 3). One
+    # such row a card: the loader's rule.
     two_way = dict(row, name_is="ZERO-TWOWAY")
+    printed_free = dict(row, name_is="ZERO-PRINTED0", amount=3)
     kill = {"where": "main", "trigger": "main", "op": "delete",
             "target": "choose_opponent_digimon", "count": 1}  # fmt: skip
     fillers = [digimon(f"ZERO-FILL{k}", 3, 1000, digivolve=R2) for k in range(10)]
@@ -262,11 +264,14 @@ def plain_rules():
         other("ZERO-KILL", "option", cost=0, effects=[kill]),
         digimon("ZERO-ROOKIE", 3, 2000, digivolve=R2, effects=[row]),
         digimon("ZERO-ROOKIE2", 3, 2000, digivolve=R2, effects=[two_way]),
+        digimon("ZERO-ROOKIE3", 3, 2000, digivolve=R2, effects=[printed_free]),
         digimon("ZERO-TARGET", 6, 11000, digivolve=[{"color": "red", "level": 5, "cost": 3}]),
         digimon("ZERO-TWOWAY", 4, 5000, digivolve=[{"color": "red", "level": 3, "cost": 2}]),
+        digimon("ZERO-PRINTED0", 4, 5000, digivolve=[{"color": "red", "level": 3, "cost": 0}]),
         *fillers,
     ]
-    main = ["ZERO-KILL", "ZERO-TARGET"] * 3 + ["ZERO-ROOKIE"] * 2 + ["ZERO-ROOKIE2", "ZERO-TWOWAY"]
+    main = ["ZERO-KILL"] * 3 + ["ZERO-TARGET"] * 2 + ["ZERO-ROOKIE"]
+    main += ["ZERO-ROOKIE2", "ZERO-TWOWAY", "ZERO-ROOKIE3", "ZERO-PRINTED0"]
     main += [f["id"] for f in fillers for _ in range(4)]
     return R.DigimonRules(
         CardRegistry(C.SCHEMA, entries, source="plain.yaml"), [(["EGG"] * 4, main)] * 2
@@ -281,22 +286,23 @@ def plain_errors(plain_rules):
 
 
 def test_a_special_digivolution_for_0_memory_is_a_special_way(plain_rules, plain_errors):
-    """The card file's only special row costs 0 memory: 0 is a cost, so the special way is there
-    (with no memory left), though the printed requirement (level 5) is not met."""
+    """ZERO-ROOKIE's special row costs 0 memory: 0 is a cost, so the special way is there (with
+    no memory left), though the printed requirement (level 5) is not met."""
     me = {"hand": ["ZERO-TARGET"], "field": [["ZERO-ROOKIE"]]}
     s = situation(plain_rules, me, {}, memory=0)
     assert code_name(plain_errors(s)[SPECIAL]) == "ok"
 
 
-def test_where_both_ways_apply_the_0_memory_special_way_is_the_cost(plain_rules, plain_errors):
-    """ZERO-ROOKIE2 (red level 3) meets ZERO-TWOWAY's printed requirement (2 memory) and has a
-    special row into it for 0: the cheaper way is the cost, so at -9 memory (the gauge ends at
-    -10, G1) the digivolution is legal, where 2 memory would not be."""
-    me = {"hand": ["ZERO-TWOWAY"], "field": [["ZERO-ROOKIE2"]]}
-    s = situation(plain_rules, me, {}, memory=-9)
-    assert code_name(plain_errors(s)[SPECIAL]) == "ok"
+def test_where_both_ways_apply_the_way_for_0_memory_is_the_cost(plain_rules, plain_errors):
+    """A red level 3 meets the printed requirement of the card it has a special row into, and
+    one of the two ways costs 0 (the special one into ZERO-TWOWAY, printed 2; the printed one into
+    ZERO-PRINTED0, special 3): the cheaper way is the cost, so at -9 memory (the gauge ends at
+    -10, G1) the digivolution is legal, where 2 memory, the printed way alone, is not."""
+    for top, into in (("ZERO-ROOKIE2", "ZERO-TWOWAY"), ("ZERO-ROOKIE3", "ZERO-PRINTED0")):
+        s = situation(plain_rules, {"hand": [into], "field": [[top]]}, {}, memory=-9)
+        assert code_name(plain_errors(s)[SPECIAL]) == "ok", into
     s = situation(plain_rules, {"hand": ["ZERO-TWOWAY"], "field": [["ZERO-FILL0"]]}, {}, memory=-9)
-    assert code_name(plain_errors(s)[SPECIAL]) == "not_enough_memory"  # the printed way alone
+    assert code_name(plain_errors(s)[SPECIAL]) == "not_enough_memory"
 
 
 def test_without_budget_rows_a_chosen_digimon_is_deleted_at_once(plain_rules, plain_errors):
