@@ -151,6 +151,48 @@ def test_forget_survivors_keeps_killed_skipped_and_explained_mutants(tmp_path, m
     assert mutation._forget_survivors(session, "pkg/other.py") == ["f"]
 
 
+def test_known_equivalents_are_recorded_without_a_test_run(tmp_path, monkeypatch):
+    """A pending mutant that an entry explains is recorded as a survivor with cosmic-ray's diff,
+    not run; the same line mutated otherwise (1 -> 0) and the other line's mutants stay
+    pending."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "m.py").write_text("def f(x):\n    y = x + 1\n    return y + 1\n")
+    monkeypatch.setattr(mutation, "REPO", str(repo))
+    monkeypatch.setattr(mutation, "WORK", str(repo / ".mutation"))
+    equivalent = tmp_path / "equivalent.yaml"
+    equivalent.write_text(
+        "- {module: pkg/m.py, operator: core/NumberReplacer, original: 'y = x + 1', "
+        "mutated: 'y = x + 2', line: 2, why: same}\n"
+    )
+    monkeypatch.setattr(mutation, "EQUIVALENT", str(equivalent))
+    target = mutation.Target("pkg/m.py", ("tests",))
+    base = repo / ".mutation" / target.slug
+    files = ["pkg/m.py"]
+    mutation._copy_tree(files, str(base / "tree"))
+    config, session = str(base / "cosmic-ray.toml"), str(base / "session.sqlite")
+    mutation._write_config(target, config, timeout_s=60)
+    assert mutation._cosmic_ray("init", config, session, cwd=str(base / "tree")).returncode == 0
+    with mutation._open_db(session) as db:
+        numbers = [
+            i for i in db.work_items if i.mutations[0].operator_name == "core/NumberReplacer"
+        ]
+        before = db.num_results
+    # NumberReplacer writes each literal 1 as 2 and as 0: two mutants a line, four in all.
+    assert len(numbers) == 4
+    assert mutation.record_known_equivalents(target, str(base / "tree"), session) == 1
+    with mutation._open_db(session) as db:
+        results = dict(db.results)
+        assert db.num_results == before + 1
+        (job_id,) = [j for j in results if results[j].output == mutation.EQUIVALENT_NOT_RUN]
+        result = results[job_id]
+        (item,) = [i for i in db.work_items if i.job_id == job_id]
+    assert result.test_outcome.name == "SURVIVED" and item.mutations[0].start_pos[0] == 2
+    assert "-    y = x + 1" in result.diff.splitlines() and result.diff.startswith("--- mutation")
+    assert mutation._is_equivalent("pkg/m.py", "core/NumberReplacer", result.diff)
+    assert mutation.record_known_equivalents(target, str(base / "tree"), session) == 0
+
+
 def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
     """A new checkout resumes from the tracked archive: export a session, drop it, restore it."""
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult

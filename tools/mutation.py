@@ -24,7 +24,9 @@ from it, so results outlive the machine that ran them.
 
 When a module's source changes, its session starts over, except that a kill carries over to the
 same mutant of a statement or definition whose text did not change (``carry_kills``: a rules
-module that grows does not lose the gate it passed); when anything else changes (its tests,
+module that grows does not lose the gate it passed), and a mutant that an entry of
+``tools/mutation_equivalent.yaml`` explains is recorded as such without a test run
+(``record_known_equivalents``: a survivor costs the whole test run); when anything else changes (its tests,
 other modules), the survivors not explained as equivalent (and only they) run again, before any
 new mutant: a new test can only kill more mutants (use ``--fresh`` after a change elsewhere that
 could revive one, or to run every mutant of a changed module again). cosmic-ray runs the other
@@ -61,6 +63,7 @@ import argparse
 import ast
 import contextlib
 import dataclasses
+import difflib
 import fnmatch
 import hashlib
 import json
@@ -417,6 +420,66 @@ def _is_equivalent(module: str, operator: str, diff: str) -> bool:
         and e.get("line", _changed_line_number(diff)) == _changed_line_number(diff)
         for e in _equivalents()
     )
+
+
+EQUIVALENT_NOT_RUN = "explained equivalent (tools/mutation_equivalent.yaml): not run"
+
+
+def record_known_equivalents(target: Target, tree: str, session: str) -> int:
+    """Record the pending mutants that an entry of :data:`EQUIVALENT` already explains as
+    survivors without running them (output :data:`EQUIVALENT_NOT_RUN`, with the diff that
+    ``cosmic-ray`` would write); returns how many. A survivor costs the target's whole test run
+    (minutes), and a changed module re-runs every mutant, known equivalents included. Only
+    mutants on a line whose text an entry names are mutated here (parsing the module per mutant
+    is slow)."""
+    import cosmic_ray.plugins
+    from cosmic_ray.mutating import mutate_code
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    entries = [e for e in _equivalents() if e["module"] == target.module]
+    if not entries:
+        return 0
+    with open(os.path.join(tree, target.module)) as fh:
+        source = fh.read()
+    lines = source.split("\n")
+    originals = {(e["operator"], e["original"].strip()) for e in entries}
+    found = []
+    with _open_db(session) as db:
+        for item in db.pending_work_items:
+            (mutation,) = item.mutations
+            text = lines[mutation.start_pos[0] - 1].strip()
+            if (mutation.operator_name, text) not in originals:
+                continue
+            operator_class = cosmic_ray.plugins.get_operator(mutation.operator_name)
+            operator = operator_class(**(mutation.operator_args or {}))
+            mutated = mutate_code(source, operator, mutation.occurrence)
+            if mutated is None:
+                continue
+            diff = "\n".join(
+                [
+                    "--- mutation diff ---",
+                    *difflib.unified_diff(
+                        lines,
+                        mutated.split("\n"),
+                        fromfile=f"a/{mutation.module_path}",
+                        tofile=f"b/{mutation.module_path}",
+                        lineterm="",
+                    ),
+                ]
+            )
+            if _is_equivalent(target.module, mutation.operator_name, diff):
+                found.append((item.job_id, diff))
+        for job_id, diff in found:
+            db.set_result(
+                job_id,
+                WorkResult(
+                    worker_outcome=WorkerOutcome.NORMAL,
+                    output=EQUIVALENT_NOT_RUN,
+                    test_outcome=TestOutcome.SURVIVED,
+                    diff=diff,
+                ),
+            )
+    return len(found)
 
 
 def _changed_line_number(diff: str) -> int | None:
@@ -1299,6 +1362,9 @@ def execute(
     with open(state_path) as fh:
         state = json.load(fh)
     deadline = None if budget_s is None else time.monotonic() + budget_s
+    known = record_known_equivalents(target, tree, session)
+    if known:
+        _log(target.slug, f"{known} pending mutants explained as equivalent: recorded, not run")
     rerun = state.get("rerun", [])
     if coverage is not None and quick is None:
         # A run with every test: the quick survivors first (the slower tests may kill them).
