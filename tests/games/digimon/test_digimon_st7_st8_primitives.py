@@ -221,12 +221,15 @@ def test_the_named_card_digivolves_for_its_cost_while_the_opponent_has_a_level_6
     assert zone_cards(rules, s, "hand", 0) == ["OD-SMALL"] and int(s.memory) == 2
 
 
-def test_the_second_player_digivolves_by_their_own_special_row(rules, errors):
-    """In player 2's turn the special way is read from player 2's Digimon: legal with the row on
-    their rookie, not with the rookie and the row on player 1's side (the row is [Your Turn])."""
-    rookie = {"hand": ["SP-TARGET"], "field": [["A0-SP-ROOKIE"]]}
+def test_the_second_player_digivolves_by_their_own_special_row(rules, apply, errors):
+    """In player 2's turn the special way is read from player 2's Digimon (and the condition
+    from player 1's): legal with the row on their rookie, and it costs the row's 4 (5 - 4 + 1,
+    as for player 1); not legal with the rookie and the row on player 1's side ([Your Turn])."""
+    rookie = {"hand": ["SP-TARGET"], "deck": ["OD-SMALL"], "field": [["A0-SP-ROOKIE"]]}
     s = situation(rules, {"field": [["SP-LV6"]]}, rookie, active=1, memory=5)
-    assert code_name(errors(s)[SPECIAL]) == "ok"
+    s, _ = step_ok(rules, apply, errors, s, SPECIAL)
+    assert stack(rules, s, 1, 0) == ["A0-SP-ROOKIE", "SP-TARGET"]
+    assert zone_cards(rules, s, "hand", 1) == ["OD-SMALL"] and int(s.memory) == 2
     mirrored = {"field": [["A0-SP-ROOKIE"], ["SP-LV6"]]}
     s = situation(rules, mirrored, {"hand": ["SP-TARGET"], "field": [["OD-SMALL"]]}, active=1)
     assert code_name(errors(s)[SPECIAL]) == "requirement_not_met"
