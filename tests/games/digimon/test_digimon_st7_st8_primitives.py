@@ -467,9 +467,10 @@ def test_a_pick_in_the_last_battle_slot_deletes_only_that_digimon(rules, apply, 
 
 def test_budget_played_by_the_second_player_deletes_the_first_players_picks(rules, apply, errors):
     """The same row in player 2's turn: the picked Digimon are player 1's (the controller's
-    opponent), deleted when the picking ends; player 2's own Digimon stay."""
+    opponent), deleted when the picking ends; player 2's own Digimon stay. (Their slot 1 holds
+    a 9000: over the budget, so the marked pick validates only as player 1's.)"""
     them = {"field": [["OD-SMALL"], ["B-3K"]]}
-    me = {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"], ["B-3K"]]}
+    me = {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"], ["B-9K"]]}
     s = situation(rules, them, me, active=1, memory=3)
     s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
     s, _ = step_ok(rules, apply, errors, s, THEIRS + 1)
@@ -477,7 +478,7 @@ def test_budget_played_by_the_second_player_deletes_the_first_players_picks(rule
     assert A.PHASES[int(s.board.phase)] == "main"
     assert zone_cards(rules, s, "trash", 0) == ["B-3K"]
     assert stack(rules, s, 0, 0) == ["OD-SMALL"] and stack(rules, s, 0, 1) == []
-    assert stack(rules, s, 1, 0) == ["GAIN-ALWAYS"] and stack(rules, s, 1, 1) == ["B-3K"]
+    assert stack(rules, s, 1, 0) == ["GAIN-ALWAYS"] and stack(rules, s, 1, 1) == ["B-9K"]
 
 
 def test_budget_ends_when_the_player_passes(rules, apply, errors):
