@@ -481,6 +481,48 @@ def test_budget_played_by_the_second_player_deletes_the_first_players_picks(rule
     assert stack(rules, s, 1, 0) == ["GAIN-ALWAYS"] and stack(rules, s, 1, 1) == ["B-9K"]
 
 
+@pytest.fixture(scope="module")
+def picking(rules, apply, errors):
+    """Player 1 picking under BUDGET's 8000, the opponent's 5000 in slot 0 picked; their battle
+    area: 5000, 3000, 5000, 2000 in slots 0-3, slots 4-11 empty."""
+    them = {"field": [["OD-BIG"], ["B-3K"], ["OD-BIG"], ["OD-SMALL"]]}
+    s = situation(rules, {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"]]}, them, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    s, _ = step_ok(rules, apply, errors, s, THEIRS + 0)
+    assert int(s.selection.picked) == 1
+    return s
+
+
+@pytest.mark.parametrize(
+    ("picked", "problem"),
+    [
+        (0b0011, None),  # 5000 + 3000: the budget exactly
+        (0b1011, "their DP 10000 over the row's max_total_dp 8000"),
+        (0b0101, "their DP 10000 over"),
+        (0b10001, "a picked slot of player2 holds no Digimon"),  # slot 4 is empty
+        (1 << 11, "a picked slot of player2 holds no Digimon"),  # the last slot, empty
+        ((1 << A.FIELD_SLOTS) - 1, "holds no Digimon"),  # every slot: in range
+        (0, "not a set of battle slots 0-11"),
+        (1 << A.FIELD_SLOTS, "not a set of battle slots"),
+        (-2, "not a set of battle slots"),
+    ],
+)
+def test_the_budget_picks_are_checked(rules, picking, picked, problem):
+    """``validate`` on a max_total_dp row's picks (``Selection.picked``, a set of the opponent's
+    battle slots): each a Digimon, their DP within the budget, the set within slots 0-11."""
+    import jax.numpy as jnp
+
+    from tcgjax import InvalidStateError
+
+    s = picking.replace(selection=picking.selection.replace(picked=jnp.int16(picked)))
+    if problem is None:
+        rules.validate(s)
+        return
+    with pytest.raises(InvalidStateError, match=problem) as info:
+        rules.validate(s)
+    assert info.value.field == "game.selection"
+
+
 def test_budget_ends_when_the_player_passes(rules, apply, errors):
     them = {"field": [["OD-SMALL"], ["B-3K"]]}
     s = situation(rules, {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"]]}, them, memory=3)
