@@ -409,6 +409,16 @@ def test_a_security_digimon_that_wins_its_battle_enters_play_too(rules, apply, e
     assert zone_cards(rules, s, "trash", 1) == [] and A.PHASES[int(s.board.phase)] == "main"
 
 
+def test_in_the_second_players_attack_it_enters_the_first_players_area(rules, apply, errors):
+    """The same with the seats swapped: player 2's OD-SMALL attacks, player 1's PAB deletes it
+    and enters player 1's battle area, beside their own Digimon."""
+    them = {"field": [["OD-SMALL"]]}
+    s = situation(rules, {"field": [["B-3K"]], "security": ["PAB"]}, them, active=1, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("attack", 0, PLAYER))
+    assert stack(rules, s, 1, 0) == [] and stack(rules, s, 0, 1) == ["PAB"]
+    assert stack(rules, s, 0, 0) == ["B-3K"] and zone_cards(rules, s, "trash", 0) == []
+
+
 def test_with_a_full_battle_area_it_goes_to_the_trash(rules, apply, errors):
     """No free battle slot: the card cannot be played and is trashed (rules 13-1-8)."""
     field = [["SP-LV5"]] * 4 + [["B-9K"]] * 4 + [["OD-BIG"]] * 4
