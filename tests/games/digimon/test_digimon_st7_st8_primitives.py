@@ -569,3 +569,52 @@ def test_budget_rows_are_refused_on_other_ops_and_without_up_to():
         bad = other("BAD", "option", effects=[effect])
         with pytest.raises(CardDataError, match=message):
             C.check_card_rules(CardRegistry(C.SCHEMA, [bad], source="bad.yaml"))
+
+
+SPECIAL_ROW = {"where": "main", "trigger": "continuous", "window": "your_turn",
+               "op": "digivolve_into", "name_is": "SP-TARGET", "amount": 4}  # fmt: skip
+AFTER_BATTLE = {"where": "security", "trigger": "security", "op": "play_self_after_battle"}
+BUDGET_ROW = {"where": "main", "trigger": "main", "op": "delete", "count": 10, "flags": ["up_to"],
+              "target": "choose_opponent_digimon", "max_total_dp": 8000}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        (digimon("OK", 3, 2000, effects=[SPECIAL_ROW]), None),
+        (digimon("OK", 3, 2000, effects=[dict(SPECIAL_ROW, amount=0)]), None),
+        (digimon("OK", 3, 2000, effects=[dict(SPECIAL_ROW, amount=20)]), None),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, amount=21)]), "the memory cost, 0..20"),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, amount=-1)]), "the memory cost, 0..20"),
+        (digimon("BAD", 3, 2000, effects=[SPECIAL_ROW, dict(SPECIAL_ROW, name_is="OD-BIG")]),
+         "one digivolve_into row per card"),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, window="all_turns")]),
+         "in force in your turn only"),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, window="opponents_turn")]),
+         "in force in your turn only"),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, where="inherited")]),
+         "a Digimon's own continuous row"),
+        (other("BAD", "tamer", effects=[SPECIAL_ROW]), "a Digimon's own continuous row"),
+        (digimon("BAD", 3, 2000, effects=[{"where": "main", "trigger": "main", "op": "draw",
+                                           "target": "player", "amount": 1, "name_is": "X"}]),
+         "digivolve_into and the card name"),
+        (digimon("OK", 3, 2000, effects=[AFTER_BATTLE]), None),
+        (other("BAD", "tamer", effects=[AFTER_BATTLE]), "a Digimon card's security row"),
+        (other("BAD", "option", effects=[AFTER_BATTLE]), "a Digimon card's security row"),
+        (other("OK", "option", cost=0, effects=[BUDGET_ROW]), None),
+        (other("OK", "option", cost=0, effects=[dict(BUDGET_ROW, max_total_dp=1)]), None),
+    ],
+)  # fmt: skip
+def test_the_loader_rules_of_the_st7_st8_rows(entry, problem):
+    """What the card loader accepts and refuses of the special digivolution, the after-battle
+    play and the total-DP budget rows, each refusal by its rule (no silent fallback)."""
+    from tcgjax.core.cards import CardRegistry
+    from tcgjax.core.errors import CardDataError
+    from tcgjax.games.digimon import cards as C
+
+    entries = [entry, next(e for e in ENTRIES if e["id"] == "SP-TARGET")]
+    if problem is None:
+        C.check_card_rules(CardRegistry(C.SCHEMA, entries, source="rows.yaml"))
+        return
+    with pytest.raises(CardDataError, match=problem):
+        C.check_card_rules(CardRegistry(C.SCHEMA, entries, source="rows.yaml"))
