@@ -533,6 +533,22 @@ def test_the_budget_picks_are_checked(rules, picking, picked, problem):
     assert info.value.field == "game.selection"
 
 
+def test_picks_are_refused_on_a_row_without_a_budget(rules, apply, errors):
+    """OD-KILL's choice (delete 1, no max_total_dp) in the same phase: a set of picks there is
+    refused as unused, not judged against a budget."""
+    import jax.numpy as jnp
+
+    from tcgjax import InvalidStateError
+
+    me = {"hand": ["OD-KILL"], "field": [["OD-BIG"]]}  # a red Digimon: the Option's color
+    s = situation(rules, me, {"field": [["OD-SMALL"]]}, memory=3)
+    s, _ = step_ok(rules, apply, errors, s, A.encode("play", 0))
+    assert A.PHASES[int(s.board.phase)] == "select_target" and int(s.selection.picked) == -1
+    s = s.replace(selection=s.selection.replace(picked=jnp.int16(1)))
+    with pytest.raises(InvalidStateError, match="unused: -1, but for a max_total_dp row's picks"):
+        rules.validate(s)
+
+
 def test_budget_ends_when_the_player_passes(rules, apply, errors):
     them = {"field": [["OD-SMALL"], ["B-3K"]]}
     s = situation(rules, {"hand": ["BUDGET"], "field": [["GAIN-ALWAYS"]]}, them, memory=3)
