@@ -158,6 +158,58 @@ def test_a_card_ids_file_that_does_not_fit_is_refused(tmp_path):
         policies._card_tables_by_id(template, params, {"a": 1}, env, "card_ids.json")
 
 
+def _card_env(ids):
+    """What ``_card_tables_by_id`` reads of an env: its card registry's ids."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(rules=SimpleNamespace(cards=SimpleNamespace(ids=list(ids))))
+
+
+def _tables(embedding, dense):
+    return {"params": {"card_embedding": {"embedding": embedding}, "dense": {"kernel": dense}}}
+
+
+def test_card_rows_move_by_id_and_cards_no_longer_in_the_file_are_dropped():
+    """Trained rows for B, GONE, A (in that order) into a registry A, B, C: A's and B's rows land
+    at their new indices, GONE's is dropped, C gets zeros; a table outside the card embedding is
+    left as it was."""
+    env = _card_env(["A", "B", "C"])
+    template = _tables(np.zeros((3, 2)), np.zeros((2, 2)))
+    trained = np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+    dense = np.arange(4.0).reshape(2, 2)
+    out = policies._card_tables_by_id(
+        template, _tables(trained, dense), ["B", "GONE", "A"], env, "ids.json"
+    )
+    np.testing.assert_array_equal(
+        out["params"]["card_embedding"]["embedding"], [[3.0, 3.0], [1.0, 1.0], [0.0, 0.0]]
+    )
+    np.testing.assert_array_equal(out["params"]["dense"]["kernel"], dense)
+
+
+def test_without_card_ids_a_smaller_table_stands_for_the_first_cards():
+    """No ``card_ids.json``: a table of fewer rows (a card file grown by appending) fills the
+    first rows, the new cards get zeros; a table of as many rows or more, or of another width, is
+    left for the caller's shape check to refuse."""
+    env = _card_env(["A", "B", "C"])
+    template = _tables(np.zeros((3, 2)), np.zeros((2, 2)))
+    dense = np.zeros((2, 2))
+    grown = policies._card_tables_by_id(
+        template, _tables(np.ones((2, 2)), dense), None, env, "ids.json"
+    )
+    np.testing.assert_array_equal(
+        grown["params"]["card_embedding"]["embedding"], [[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]]
+    )
+    for shape in ((3, 2), (4, 2), (2, 3)):
+        same = policies._card_tables_by_id(
+            template, _tables(np.ones(shape), dense), None, env, "ids.json"
+        )
+        assert same["params"]["card_embedding"]["embedding"].shape == shape
+    with pytest.raises(ConfigError, match="2 card ids for a card embedding of \\[2, 3\\]"):
+        policies._card_tables_by_id(
+            template, _tables(np.ones((2, 3)), dense), ["A", "B"], env, "ids.json"
+        )
+
+
 def test_a_run_s_checkpoints_are_rated_against_the_scripted_players(run_dir, capsys):
     """``python -m tcgjax.train.ratings``: every checkpoint (sampled play) and the named players
     in one round robin; the table, the pairs and the plot written into the run directory."""
