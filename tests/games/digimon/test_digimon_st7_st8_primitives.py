@@ -619,6 +619,12 @@ BUDGET_ROW = {"where": "main", "trigger": "main", "op": "delete", "count": 10, "
         (other("BAD", "option", effects=[AFTER_BATTLE]), "a Digimon card's security row"),
         (other("OK", "option", cost=0, effects=[BUDGET_ROW]), None),
         (other("OK", "option", cost=0, effects=[dict(BUDGET_ROW, max_total_dp=1)]), None),
+        (other("OK", "option", cost=0, effects=[dict(BUDGET_ROW, max_total_dp=30000)]), None),
+        (other("BAD", "option", cost=0, effects=[dict(BUDGET_ROW, max_total_dp=30001)]),
+         "'max_total_dp': 30001 is outside \\[-1, 30000\\]"),
+        (digimon("OK", 3, 2000, effects=[dict(SPECIAL_ROW, max_total_dp=-1)]), None),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, max_total_dp=-2)]),
+         "'max_total_dp': -2 is outside \\[-1, 30000\\]"),
     ],
 )  # fmt: skip
 def test_the_loader_rules_of_the_st7_st8_rows(entry, problem):
