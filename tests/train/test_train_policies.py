@@ -81,6 +81,12 @@ def test_a_baseline_folder_round_trips_and_refuses_an_altered_file(run_dir, tmp_
     params.write_bytes(bytes(data))
     with pytest.raises(ConfigError, match=r"\['params.msgpack'\] do not match digest.json"):
         policies.load_policy("baseline", env)
+    # A file the digest does not list (here a card_ids.json added afterwards) is named too.
+    data[-5] ^= 0xFF
+    params.write_bytes(bytes(data))
+    (tmp_path / "deployment" / "card_ids.json").write_text("[]")
+    with pytest.raises(ConfigError, match=r"\['card_ids.json'\] do not match digest.json"):
+        policies.load_policy("baseline", env)
 
 
 def test_bad_sources_and_other_envs_are_refused_by_name(run_dir, tmp_path):
@@ -188,18 +194,18 @@ def test_card_rows_move_by_id_and_cards_no_longer_in_the_file_are_dropped():
 
 def test_without_card_ids_a_smaller_table_stands_for_the_first_cards():
     """No ``card_ids.json``: a table of fewer rows (a card file grown by appending) fills the
-    first rows, the new cards get zeros; a table of as many rows or more, or of another width, is
-    left for the caller's shape check to refuse."""
+    first rows, the new cards get zeros; a table of as many rows or more, of another width, or
+    not a matrix, is left for the caller's shape check to refuse."""
     env = _card_env(["A", "B", "C"])
-    template = _tables(np.zeros((3, 2)), np.zeros((2, 2)))
+    template = _tables(np.zeros((3, 4)), np.zeros((2, 2)))
     dense = np.zeros((2, 2))
     grown = policies._card_tables_by_id(
-        template, _tables(np.ones((2, 2)), dense), None, env, "ids.json"
+        template, _tables(np.ones((2, 4)), dense), None, env, "ids.json"
     )
     np.testing.assert_array_equal(
-        grown["params"]["card_embedding"]["embedding"], [[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]]
+        grown["params"]["card_embedding"]["embedding"], [[1.0] * 4, [1.0] * 4, [0.0] * 4]
     )
-    for shape in ((3, 2), (4, 2), (2, 3)):
+    for shape in ((3, 4), (4, 4), (2, 3), (3,)):
         same = policies._card_tables_by_id(
             template, _tables(np.ones(shape), dense), None, env, "ids.json"
         )
