@@ -195,17 +195,18 @@ def test_card_rows_move_by_id_and_cards_no_longer_in_the_file_are_dropped():
 def test_without_card_ids_a_smaller_table_stands_for_the_first_cards():
     """No ``card_ids.json``: a table of fewer rows (a card file grown by appending) fills the
     first rows, the new cards get zeros; a table of as many rows or more, of another width, or
-    not a matrix, is left for the caller's shape check to refuse."""
-    env = _card_env(["A", "B", "C"])
-    template = _tables(np.zeros((3, 4)), np.zeros((2, 2)))
+    not a matrix, is left for the caller's shape check to refuse. (Four cards, two columns: rows
+    and width apart.)"""
+    env = _card_env(["A", "B", "C", "D"])
+    template = _tables(np.zeros((4, 2)), np.zeros((2, 2)))
     dense = np.zeros((2, 2))
     grown = policies._card_tables_by_id(
-        template, _tables(np.ones((2, 4)), dense), None, env, "ids.json"
+        template, _tables(np.ones((3, 2)), dense), None, env, "ids.json"
     )
     np.testing.assert_array_equal(
-        grown["params"]["card_embedding"]["embedding"], [[1.0] * 4, [1.0] * 4, [0.0] * 4]
+        grown["params"]["card_embedding"]["embedding"], [[1.0, 1.0]] * 3 + [[0.0, 0.0]]
     )
-    for shape in ((3, 4), (4, 4), (2, 3), (3,)):
+    for shape in ((4, 2), (5, 2), (3, 3), (3,)):
         same = policies._card_tables_by_id(
             template, _tables(np.ones(shape), dense), None, env, "ids.json"
         )
