@@ -3,6 +3,7 @@ decks: every card's printed facts (a golden table written out here), every card'
 deck files and their validation."""
 
 import pytest
+from digimon_testlib import digimon, other
 
 import tcgjax
 from tcgjax.games.digimon import cards as C
@@ -660,3 +661,83 @@ def test_rows_the_interpreter_cannot_run_are_refused_by_name(tmp_path, effects, 
     message = str(info.value)
     assert "cards.yaml" in message and "X-01" in message and "effects" in message, message
     assert needle in message, message
+
+
+# -- The loader's rules of the ST-7 / ST-8 rows (special digivolution, after-battle play, budget) --
+
+
+def test_budget_rows_are_refused_on_other_ops_and_without_up_to():
+    from tcgjax.core.cards import CardRegistry
+    from tcgjax.core.errors import CardDataError
+    from tcgjax.games.digimon import cards as C
+
+    row = {"where": "main", "trigger": "main", "op": "delete", "count": 10,
+           "target": "choose_opponent_digimon", "max_total_dp": 8000}  # fmt: skip
+    for effect, message in (
+        (row, "it needs the flag up_to"),
+        (dict(row, op="bounce_to_hand", flags=["up_to"]), "max_total_dp bounds"),
+        (dict(row, max_total_dp=0, flags=["up_to"]), "max_total_dp is a budget above 0 DP"),
+        ({"where": "main", "trigger": "continuous", "op": "digivolve_into", "amount": 4},
+         "digivolve_into and the card name"),
+        ({"where": "main", "trigger": "main", "op": "play_self_after_battle"},
+         "play_self_after_battle is a Digimon card's security row"),
+    ):  # fmt: skip
+        bad = other("BAD", "option", effects=[effect])
+        with pytest.raises(CardDataError, match=message):
+            C.check_card_rules(CardRegistry(C.SCHEMA, [bad], source="bad.yaml"))
+
+
+SPECIAL_ROW = {"where": "main", "trigger": "continuous", "window": "your_turn",
+               "op": "digivolve_into", "name_is": "SP-TARGET", "amount": 4}  # fmt: skip
+AFTER_BATTLE = {"where": "security", "trigger": "security", "op": "play_self_after_battle"}
+BUDGET_ROW = {"where": "main", "trigger": "main", "op": "delete", "count": 10, "flags": ["up_to"],
+              "target": "choose_opponent_digimon", "max_total_dp": 8000}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("entry", "problem"),
+    [
+        (digimon("OK", 3, 2000, effects=[SPECIAL_ROW]), None),
+        (digimon("OK", 3, 2000, effects=[dict(SPECIAL_ROW, amount=0)]), None),
+        (digimon("OK", 3, 2000, effects=[dict(SPECIAL_ROW, amount=20)]), None),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, amount=21)]), "the memory cost, 0..20"),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, amount=-1)]), "the memory cost, 0..20"),
+        (digimon("BAD", 3, 2000, effects=[SPECIAL_ROW, dict(SPECIAL_ROW, name_is="OD-BIG")]),
+         "one digivolve_into row per card"),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, window="all_turns")]),
+         "in force in your turn only"),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, window="opponents_turn")]),
+         "in force in your turn only"),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, where="inherited")]),
+         "a Digimon's own continuous row"),
+        (other("BAD", "tamer", effects=[SPECIAL_ROW]), "a Digimon's own continuous row"),
+        (digimon("BAD", 3, 2000, effects=[{"where": "main", "trigger": "main", "op": "draw",
+                                           "target": "player", "amount": 1, "name_is": "X"}]),
+         "digivolve_into and the card name"),
+        (digimon("OK", 3, 2000, effects=[AFTER_BATTLE]), None),
+        (other("BAD", "tamer", effects=[AFTER_BATTLE]), "a Digimon card's security row"),
+        (other("BAD", "option", effects=[AFTER_BATTLE]), "a Digimon card's security row"),
+        (other("OK", "option", cost=0, effects=[BUDGET_ROW]), None),
+        (other("OK", "option", cost=0, effects=[dict(BUDGET_ROW, max_total_dp=1)]), None),
+        (other("OK", "option", cost=0, effects=[dict(BUDGET_ROW, max_total_dp=30000)]), None),
+        (other("BAD", "option", cost=0, effects=[dict(BUDGET_ROW, max_total_dp=30001)]),
+         "'max_total_dp': 30001 is outside \\[-1, 30000\\]"),
+        (digimon("OK", 3, 2000, effects=[dict(SPECIAL_ROW, max_total_dp=-1)]), None),
+        (digimon("BAD", 3, 2000, effects=[dict(SPECIAL_ROW, max_total_dp=-2)]),
+         "'max_total_dp': -2 is outside \\[-1, 30000\\]"),
+    ],
+)  # fmt: skip
+def test_the_loader_rules_of_the_st7_st8_rows(entry, problem):
+    """What the card loader accepts and refuses of the special digivolution, the after-battle
+    play and the total-DP budget rows, each refusal by its rule (no silent fallback)."""
+    from tcgjax.core.cards import CardRegistry
+    from tcgjax.core.errors import CardDataError
+    from tcgjax.games.digimon import cards as C
+
+    target = digimon("SP-TARGET", 6, 11000, digivolve=[{"color": "red", "level": 5, "cost": 3}])
+    entries = [entry, target]
+    if problem is None:
+        C.check_card_rules(CardRegistry(C.SCHEMA, entries, source="rows.yaml"))
+        return
+    with pytest.raises(CardDataError, match=problem):
+        C.check_card_rules(CardRegistry(C.SCHEMA, entries, source="rows.yaml"))
