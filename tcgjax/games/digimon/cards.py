@@ -545,7 +545,7 @@ def row_problem(kind: str, effect: dict) -> str | None:
         return "digivolve_into is a Digimon's own continuous row (where: main)"
     if op == "digivolve_into" and not 0 <= effect["amount"] <= 20:
         return "digivolve_into: amount is the memory cost, 0..20"
-    budget = effect["max_total_dp"]
+    budget = effect.get("max_total_dp", -1)  # a row written before the field: none (-1)
     if budget == 0:  # a Digimon at 0 DP is deleted by rules processing (G11): none fits in 0
         return "max_total_dp is a budget above 0 DP (-1: none)"
     if budget >= 0 and (op != "delete" or target not in _CHOOSE):
