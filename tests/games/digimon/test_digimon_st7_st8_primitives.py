@@ -221,6 +221,17 @@ def test_the_named_card_digivolves_for_its_cost_while_the_opponent_has_a_level_6
     assert zone_cards(rules, s, "hand", 0) == ["OD-SMALL"] and int(s.memory) == 2
 
 
+def test_a_special_row_in_the_breeding_area_is_not_in_force(rules, errors):
+    """Two A0-SP-ROOKIE, one in the battle area (its row in force: an opposing level 6) and one
+    on top of the breeding area, whose effects do not activate: SP-TARGET digivolves onto the
+    first by the special way, not onto the second (level 5 printed requirement unmet)."""
+    me = {"hand": ["SP-TARGET"], "field": [["A0-SP-ROOKIE"]], "breeding": ["EGG", "A0-SP-ROOKIE"]}
+    s = situation(rules, me, {"field": [["SP-LV6"]]}, memory=5)
+    assert code_name(errors(s)[SPECIAL]) == "ok"
+    onto_breeding = A.encode("digivolve", 0, A.BREEDING_FIELD)
+    assert code_name(errors(s)[onto_breeding]) == "requirement_not_met"
+
+
 def test_the_second_player_digivolves_by_their_own_special_row(rules, apply, errors):
     """In player 2's turn the special way is read from player 2's Digimon (and the condition
     from player 1's): legal with the row on their rookie, and it costs the row's 4 (5 - 4 + 1,
