@@ -151,6 +151,16 @@ def test_forget_survivors_keeps_killed_skipped_and_explained_mutants(tmp_path, m
     assert mutation._forget_survivors(session, "pkg/other.py") == ["f"]
 
 
+def _cosmic_session(target, files, base):
+    """A cosmic-ray session of ``target`` under ``base`` (its tree copied, config written,
+    ``cosmic-ray init`` run); returns ``(config, session)``."""
+    mutation._copy_tree(files, str(base / "tree"))
+    config, session = str(base / "cosmic-ray.toml"), str(base / "session.sqlite")
+    mutation._write_config(target, config, timeout_s=60)
+    assert mutation._cosmic_ray("init", config, session, cwd=str(base / "tree")).returncode == 0
+    return config, session
+
+
 def test_known_equivalents_are_recorded_without_a_test_run(tmp_path, monkeypatch):
     """A pending mutant that an entry explains is recorded as a survivor with cosmic-ray's diff,
     not run; the same line mutated otherwise (1 -> 0) and the other line's mutants stay
@@ -169,10 +179,7 @@ def test_known_equivalents_are_recorded_without_a_test_run(tmp_path, monkeypatch
     target = mutation.Target("pkg/m.py", ("tests",))
     base = repo / ".mutation" / target.slug
     files = ["pkg/m.py"]
-    mutation._copy_tree(files, str(base / "tree"))
-    config, session = str(base / "cosmic-ray.toml"), str(base / "session.sqlite")
-    mutation._write_config(target, config, timeout_s=60)
-    assert mutation._cosmic_ray("init", config, session, cwd=str(base / "tree")).returncode == 0
+    config, session = _cosmic_session(target, files, base)
     with mutation._open_db(session) as db:
         numbers = [
             i for i in db.work_items if i.mutations[0].operator_name == "core/NumberReplacer"
@@ -210,10 +217,7 @@ def test_archive_round_trip_restores_every_outcome(tmp_path, monkeypatch):
     files = ["pkg/m.py"]
     module_fp = mutation._fingerprint(files)
     # A session with every kind of outcome: killed, timeout, survived, skipped and pending.
-    mutation._copy_tree(files, str(base / "tree"))
-    config, session = str(base / "cosmic-ray.toml"), str(base / "session.sqlite")
-    mutation._write_config(target, config, timeout_s=60)
-    assert mutation._cosmic_ray("init", config, session, cwd=str(base / "tree")).returncode == 0
+    config, session = _cosmic_session(target, files, base)
     with mutation._open_db(session) as db:
         items = sorted(db.work_items, key=lambda i: (i.mutations[0].operator_name, i.job_id))
         chosen = {
@@ -831,11 +835,7 @@ def test_kills_carry_over_to_the_unchanged_definitions_of_a_changed_module(tmp_p
 
             shutil.rmtree(base)
         base.mkdir(parents=True)
-        mutation._copy_tree(files, str(base / "tree"))
-        config, session = str(base / "cosmic-ray.toml"), str(base / "session.sqlite")
-        mutation._write_config(target, config, timeout_s=60)
-        assert mutation._cosmic_ray("init", config, session, cwd=str(base / "tree")).returncode == 0
-        return session
+        return _cosmic_session(target, files, base)[1]
 
     # Version 1: every mutant killed except one survivor in kept().
     session = new_session()
